@@ -1,1 +1,39 @@
-"""runtime/kernel."""
+"""The kernel: contexts, services, typed events, reversible effects and the plugin contract."""
+
+from .context import (
+    Bindable,
+    Context,
+    MissingServiceError,
+    ServiceConflictError,
+    ServiceKey,
+)
+from .effects import Disposer, Scope, ScopeDisposedError, once
+from .events import Event, EventBus, Hook, Next, Waterfall
+from .keys import AGENTS, APPROVALS, LLM, PROMPT, SESSIONS, TELEMETRY, TOOLS
+from .plugin import NoConfig, Plugin
+
+__all__ = [
+    "AGENTS",
+    "APPROVALS",
+    "LLM",
+    "PROMPT",
+    "SESSIONS",
+    "TELEMETRY",
+    "TOOLS",
+    "Bindable",
+    "Context",
+    "Disposer",
+    "Event",
+    "EventBus",
+    "Hook",
+    "MissingServiceError",
+    "Next",
+    "NoConfig",
+    "Plugin",
+    "Scope",
+    "ScopeDisposedError",
+    "ServiceConflictError",
+    "ServiceKey",
+    "Waterfall",
+    "once",
+]

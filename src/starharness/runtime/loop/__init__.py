@@ -1,1 +1,42 @@
-"""runtime/loop."""
+"""The agent loop: agents, turns and steps, hooks, and the headless runner."""
+
+from .agent import Agent, CancelCause
+from .hooks import (
+    AGENT_CREATED,
+    AGENT_DISPOSED,
+    PRE_STEP,
+    REQUEST,
+    SESSION_EVENT,
+    STATUS,
+    TURN_STOPPING,
+    LoggedEvent,
+    OutgoingRequest,
+    StatusChange,
+    StepPlan,
+    TurnStopping,
+)
+from .manager import AgentExistsError, AgentHandle, AgentManager, AgentsConfig, AgentsPlugin
+from .options import AgentOptions
+
+__all__ = [
+    "AGENT_CREATED",
+    "AGENT_DISPOSED",
+    "PRE_STEP",
+    "REQUEST",
+    "SESSION_EVENT",
+    "STATUS",
+    "TURN_STOPPING",
+    "Agent",
+    "AgentExistsError",
+    "AgentHandle",
+    "AgentManager",
+    "AgentOptions",
+    "AgentsConfig",
+    "AgentsPlugin",
+    "CancelCause",
+    "LoggedEvent",
+    "OutgoingRequest",
+    "StatusChange",
+    "StepPlan",
+    "TurnStopping",
+]

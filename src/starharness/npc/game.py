@@ -1,0 +1,70 @@
+"""The one entry point a game gives the framework."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .world import NpcCard, World
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechContract:
+    """Which tool speaks, and which of its argument fields hold the line, mood and options."""
+
+    tool_name: str
+    line_field: str
+    mood_field: str
+    options_field: str
+    option_id_field: str = "id"
+    option_label_field: str = "label"
+    max_options: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedAction:
+    """An action that committed during an encounter."""
+
+    name: str
+    arguments: dict[str, Any]
+    summary: str
+
+
+EncounterEnd = Callable[[World, NpcCard, str, Sequence[CommittedAction]], None]
+"""Called with (world, npc, player_id, committed actions) on close, disconnect and dispose."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """Everything the framework needs from a game; serve one with `--game module:attr`."""
+
+    name: str
+    open_world: Callable[[Path | None], World]
+    """Opens (creating and seeding on first use) the world at a path, or the game's default."""
+    actions: Sequence[Any]
+    """GameAction definitions made with `define_game_action`."""
+    speech: SpeechContract
+    protocol_text: str
+    """Behaviour rules every NPC of the game shares (sorted before the persona: one cached prefix)."""
+    moods: tuple[str, ...]
+    default_mood: str
+    attitude_range: tuple[int, int]
+    greets_first: bool = False
+    greeting_prompt: str = "(The player walks up to you.)"
+    """What the NPC's first turn is prompted with when it greets first."""
+    offline_responder: Any | None = None
+    """A mock-LLM responder that plays the NPCs without a model (see starharness.mockllm)."""
+    on_encounter_end: EncounterEnd | None = None
+    default_world_path: Callable[[], Path] | None = None
+    hud_model: Any | None = None
+    """Optional pydantic model of the `hud` frame's data, for the frame schema."""
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def __post_init__(self) -> None:
+        if self.default_mood not in self.moods:
+            raise ValueError(f"default_mood {self.default_mood!r} is not one of {self.moods}")
+        low, high = self.attitude_range
+        if low >= high:
+            raise ValueError(f"attitude_range {self.attitude_range} is empty")

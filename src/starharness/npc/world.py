@@ -1,0 +1,95 @@
+"""What the framework reads from a game's world, and how actions write to it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class NpcCard:
+    """An NPC as the framework sees it."""
+
+    id: str
+    name: str
+    persona: str
+    archetype: str
+    alive: bool
+    location_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorldEvent:
+    """Something that happened in the world, for the clients' news and later scenes."""
+
+    location_id: str
+    headline: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One attempted action, accepted or refused."""
+
+    action: str
+    actor_id: str
+    target_id: str | None
+    arguments: Mapping[str, Any]
+    ok: bool
+    reason: str | None
+    summary: str | None
+
+
+@runtime_checkable
+class GameWorld(Protocol):
+    """The read side of a game's world."""
+
+    def npc(self, npc_id: str) -> NpcCard | None:
+        """The NPC's card, or None when there is no such NPC."""
+        ...
+
+    def npcs(self) -> Sequence[NpcCard]:
+        """Every NPC, for the `welcome` frame."""
+        ...
+
+    def has_player(self, player_id: str) -> bool: ...
+
+    def can_meet(self, npc_id: str, player_id: str) -> bool:
+        """Whether the player can talk to the NPC now (same place, say)."""
+        ...
+
+    def player_view(self, player_id: str) -> Mapping[str, Any]:
+        """The game-defined HUD data for the player (JSON-able)."""
+        ...
+
+    def scene(self, npc_id: str, player_id: str) -> str:
+        """The scene as the NPC sees it now, memories included, rendered as text."""
+        ...
+
+    def attitude(self, npc_id: str, player_id: str) -> int: ...
+
+    def tick(self, days: int) -> Sequence[WorldEvent]:
+        """Advance the clock; returns what happened."""
+        ...
+
+
+@runtime_checkable
+class ActionHost(Protocol):
+    """The write side: one transaction per action, and an audit sink."""
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """`BEGIN IMMEDIATE` ... commit; an exception inside rolls back every write."""
+        ...
+
+    def is_alive(self, tx: Any, actor_id: str) -> bool:
+        """Read inside the action's transaction, so a death cannot slip in between."""
+        ...
+
+    def audit(self, tx: Any | None, record: AuditRecord) -> None:
+        """Store an audit row inside `tx`, or in a transaction of its own when `tx` is None."""
+        ...
+
+
+class World(GameWorld, ActionHost, Protocol):
+    """A game world that both reads and hosts actions."""

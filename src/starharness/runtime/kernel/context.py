@@ -1,0 +1,219 @@
+"""The Context: a tree of scopes that plugins extend with services, events and effects."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+
+from .effects import Disposer, Scope
+from .events import Event, EventBus, Hook, Listener, HookListener, Waterfall, WaterfallListener
+
+if TYPE_CHECKING:
+    from ..approvals import ApprovalService
+    from ..llm import LlmService
+    from ..loop import AgentManager
+    from ..prompt import PromptService
+    from ..session import SessionService
+    from ..telemetry import Telemetry
+    from ..tools import ToolRegistry
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class ServiceKey(Generic[T]):
+    """A typed name for a service: `ctx.get(TOOLS)` is a `ToolRegistry`."""
+
+    __slots__ = ("doc", "name")
+
+    def __init__(self, name: str, doc: str = "") -> None:
+        self.name = name
+        self.doc = doc
+
+    def __repr__(self) -> str:
+        return f"ServiceKey({self.name!r})"
+
+
+class MissingServiceError(LookupError):
+    """A service was asked for that no plugin provides."""
+
+
+class ServiceConflictError(RuntimeError):
+    """Two plugins tried to provide the same service in the same scope."""
+
+
+@runtime_checkable
+class Bindable(Protocol):
+    """A service that hands each context its own view (to own registrations or shadow them)."""
+
+    def bind(self, ctx: Context) -> Any: ...
+
+
+class Context:
+    """Plugins see the world through a Context: services, typed events and a scope of effects.
+
+    `fork()` gives a plugin its own scope over the same services and listeners; `child()` gives
+    an agent a layer of its own whose registrations shadow the wider ones and vanish with it.
+    """
+
+    __slots__ = ("_services", "_views", "events", "layer", "name", "parent", "scope")
+
+    def __init__(
+        self,
+        name: str = "root",
+        *,
+        parent: Context | None = None,
+        layer: Context | None = None,
+        services: dict[str, Any] | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        self.name = name
+        self.parent = parent
+        # The agent layer this context belongs to: None for the global (plugin) layer.
+        self.layer = layer
+        self.scope = Scope(name)
+        self.events = events if events is not None else EventBus()
+        self._services: dict[str, Any] = services if services is not None else {}
+        self._views: dict[str, Any] = {}
+
+    # -- structure -------------------------------------------------------------------------
+
+    def fork(self, name: str) -> Context:
+        """A plugin's context: same services and listeners, its own scope, undone on dispose."""
+        forked = Context(
+            name, parent=self, layer=self.layer, services=self._services, events=self.events
+        )
+        self.scope.add(forked.scope.aclose)
+        return forked
+
+    def child(self, name: str) -> Context:
+        """An agent's context: a new layer whose services and listeners shadow the parent's."""
+        layer = Context(name, parent=self, services={}, events=EventBus(self.events))
+        layer.layer = layer
+        self.scope.add(layer.scope.aclose)
+        return layer
+
+    @property
+    def layers(self) -> list[Context]:
+        """Agent layers from this one outwards (empty for the global layer)."""
+        found: list[Context] = []
+        ctx: Context | None = self
+        while ctx is not None:
+            if ctx.layer is ctx:
+                found.append(ctx)
+            ctx = ctx.parent
+        return found
+
+    async def dispose(self) -> None:
+        """Undo everything registered through this context, newest first."""
+        await self.scope.aclose()
+
+    # -- services --------------------------------------------------------------------------
+
+    def provide(self, key: ServiceKey[T], service: T) -> Disposer:
+        """Make `service` available as `key` in this layer until the disposer runs."""
+        if key.name in self._services:
+            raise ServiceConflictError(f"service {key.name!r} is already provided in {self.name!r}")
+        table = self._services
+        table[key.name] = service
+
+        def remove() -> None:
+            if table.get(key.name) is service:
+                del table[key.name]
+
+        return self.scope.add(remove)
+
+    def _lookup(self, name: str) -> Any | None:
+        ctx: Context | None = self
+        while ctx is not None:
+            found = ctx._services.get(name)
+            if found is not None:
+                return found
+            # Forks share their parent's table, so skip straight to the next distinct table.
+            parent = ctx.parent
+            while parent is not None and parent._services is ctx._services:
+                parent = parent.parent
+            ctx = parent
+        return None
+
+    def maybe(self, key: ServiceKey[T]) -> T | None:
+        """The service for `key` as seen from this context, or None."""
+        view = self._views.get(key.name)
+        if view is not None:
+            return cast(T, view)
+        service = self._lookup(key.name)
+        if service is None:
+            return None
+        if isinstance(service, Bindable):
+            view = service.bind(self)
+            self._views[key.name] = view
+            return cast(T, view)
+        return cast(T, service)
+
+    def get(self, key: ServiceKey[T]) -> T:
+        """The service for `key`; raises MissingServiceError naming it when none is provided."""
+        service = self.maybe(key)
+        if service is None:
+            hint = f" ({key.doc})" if key.doc else ""
+            raise MissingServiceError(f"no plugin provides the service {key.name!r}{hint}")
+        return service
+
+    def has(self, key: ServiceKey[Any]) -> bool:
+        return self._lookup(key.name) is not None
+
+    # -- events (registrations are owned by this context's scope) ---------------------------
+
+    def on(self, event: Event[T], listener: Listener[T]) -> Disposer:
+        return self.scope.add(self.events.on(event, listener))
+
+    def on_hook(self, hook: Hook[T, R], listener: HookListener[T, R]) -> Disposer:
+        return self.scope.add(self.events.on_hook(hook, listener))
+
+    def on_waterfall(self, hook: Waterfall[T], listener: WaterfallListener[T]) -> Disposer:
+        return self.scope.add(self.events.on_waterfall(hook, listener))
+
+    def emit(self, event: Event[T], payload: T) -> None:
+        self.events.emit(event, payload)
+
+    # -- the runtime's own services, typed --------------------------------------------------
+
+    @property
+    def tools(self) -> ToolRegistry:
+        from .keys import TOOLS
+
+        return self.get(TOOLS)
+
+    @property
+    def sessions(self) -> SessionService:
+        from .keys import SESSIONS
+
+        return self.get(SESSIONS)
+
+    @property
+    def llm(self) -> LlmService:
+        from .keys import LLM
+
+        return self.get(LLM)
+
+    @property
+    def prompt(self) -> PromptService:
+        from .keys import PROMPT
+
+        return self.get(PROMPT)
+
+    @property
+    def agents(self) -> AgentManager:
+        from .keys import AGENTS
+
+        return self.get(AGENTS)
+
+    @property
+    def approvals(self) -> ApprovalService:
+        from .keys import APPROVALS
+
+        return self.get(APPROVALS)
+
+    @property
+    def telemetry(self) -> Telemetry:
+        from .keys import TELEMETRY
+
+        return self.get(TELEMETRY)

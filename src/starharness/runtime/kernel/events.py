@@ -1,0 +1,141 @@
+"""Typed events with four dispatch modes: emit, serial, bail and waterfall."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
+
+from .effects import Disposer, once
+
+_log = logging.getLogger("starharness.runtime.events")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Event(Generic[T]):
+    """A named, typed event. Listeners are plain callables observing a payload of type T."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Event({self.name!r})"
+
+
+class Hook(Generic[T, R]):
+    """A named async hook whose listeners take T and may answer R (serial and bail modes)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Hook({self.name!r})"
+
+
+class Waterfall(Generic[T]):
+    """A named chain: each listener gets the value and `next`; not calling `next` vetoes."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Waterfall({self.name!r})"
+
+
+Listener = Callable[[T], None]
+HookListener = Callable[[T], Awaitable[R | None]]
+Next = Callable[[T], Awaitable[T | None]]
+WaterfallListener = Callable[[T, Next[T]], Awaitable[T | None]]
+
+
+class EventBus:
+    """Registers listeners (each registration returns a disposer) and dispatches to them."""
+
+    __slots__ = ("_listeners", "_parent")
+
+    def __init__(self, parent: EventBus | None = None) -> None:
+        # A child bus (an agent's) sees its own listeners first, then its ancestors'.
+        self._parent = parent
+        self._listeners: dict[str, list[Any]] = {}
+
+    def _add(self, name: str, fn: object) -> Disposer:
+        bucket = self._listeners.setdefault(name, [])
+        bucket.append(fn)
+
+        def remove() -> None:
+            try:
+                bucket.remove(fn)
+            except ValueError:
+                pass
+
+        return once(remove)
+
+    def _chain(self, name: str) -> list[Any]:
+        own = self._listeners.get(name)
+        if self._parent is None:
+            return list(own) if own else []
+        inherited = self._parent._chain(name)
+        return [*own, *inherited] if own else inherited
+
+    def has_listeners(self, event: Event[Any] | Hook[Any, Any] | Waterfall[Any]) -> bool:
+        return bool(self._chain(event.name))
+
+    def on(self, event: Event[T], listener: Listener[T]) -> Disposer:
+        return self._add(event.name, listener)
+
+    def on_hook(self, hook: Hook[T, R], listener: HookListener[T, R]) -> Disposer:
+        return self._add(hook.name, listener)
+
+    def on_waterfall(self, hook: Waterfall[T], listener: WaterfallListener[T]) -> Disposer:
+        return self._add(hook.name, listener)
+
+    def emit(self, event: Event[T], payload: T) -> None:
+        """Call every listener; one that raises is logged and does not starve the others."""
+        own = self._listeners.get(event.name)
+        listeners = self._chain(event.name) if self._parent is not None or not own else own
+        if not listeners:
+            return
+        for listener in tuple(listeners):
+            try:
+                listener(payload)
+            except Exception:
+                _log.exception("listener of %s failed", event.name)
+
+    async def serial(self, hook: Hook[T, R], payload: T) -> None:
+        """Await every listener in order; an exception propagates to the caller."""
+        for listener in self._chain(hook.name):
+            await listener(payload)
+
+    async def bail(self, hook: Hook[T, R], payload: T) -> R | None:
+        """Await listeners in order and return the first answer that is not None."""
+        for listener in self._chain(hook.name):
+            answer = await listener(payload)
+            if answer is not None:
+                return answer
+        return None
+
+    async def waterfall(self, hook: Waterfall[T], value: T) -> T | None:
+        """Pass `value` down the chain; returns the final value, or None when a listener vetoed."""
+        listeners = self._chain(hook.name)
+        if not listeners:
+            return value
+
+        async def step(index: int, current: T) -> T | None:
+            if index == len(listeners):
+                return current
+
+            async def next_(changed: T) -> T | None:
+                return await step(index + 1, changed)
+
+            listener: WaterfallListener[T] = listeners[index]
+            return await listener(current, next_)
+
+        return await step(0, value)

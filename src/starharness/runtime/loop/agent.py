@@ -1,0 +1,189 @@
+"""An agent: a session, an inbox, and one owned task that runs turns while input is queued."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..kernel import Context
+from ..llm.types import ToolSchema, UserMessage
+from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
+from .options import AgentOptions
+
+if TYPE_CHECKING:
+    from ..session import Session, SessionEvent
+
+_log = logging.getLogger("starharness.runtime.loop")
+
+
+class CancelCause:
+    """Why a turn was cancelled; `kind` is one of user, parent, disposed, hook, timeout."""
+
+    __slots__ = ("kind", "reason")
+
+    def __init__(self, kind: str, reason: str = "") -> None:
+        self.kind = kind
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"CancelCause({self.kind!r}, {self.reason!r})"
+
+
+class Agent:
+    """Runs turns for one session. Input goes in with `followup` and `steer`; observe via events."""
+
+    def __init__(self, ctx: Context, session: Session, options: AgentOptions) -> None:
+        self.ctx = ctx
+        self.session = session
+        self.options = options
+        self.id = session.id
+        self.inbox: deque[UserMessage] = deque()
+        self.steering: deque[UserMessage] = deque()
+        self.status: AgentStatus = "idle"
+        self.turn = self._last_turn(session)
+        self.last_context: str | None = self._last_context(session)
+        self.header: tuple[str, Sequence[ToolSchema]] | None = None
+        self.resumed = bool(session.events)
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._runner: asyncio.Task[None] | None = None
+        self._turn_task: asyncio.Task[Any] | None = None
+        self._cancel_cause: CancelCause | None = None
+        self._closed = False
+        self._publish = ctx.events.has_listeners(SESSION_EVENT)
+
+    @staticmethod
+    def _last_turn(session: Session) -> int:
+        for event in reversed(session.events):
+            if event.type == "turn/start":
+                turn: int = event.data["turn"]
+                return turn
+        return 0
+
+    @staticmethod
+    def _last_context(session: Session) -> str | None:
+        for event in reversed(session.events):
+            if event.type == "user/message" and event.data.get("source") == "context":
+                text: str = event.data["content"]
+                return text
+        return None
+
+    # -- input -------------------------------------------------------------------------------
+
+    def followup(self, message: UserMessage | str) -> None:
+        """Queue input for the next turn and wake the agent."""
+        self._ensure_open()
+        self.inbox.append(UserMessage(message) if isinstance(message, str) else message)
+        self._wake()
+
+    def steer(self, message: UserMessage | str) -> None:
+        """Insert input into the running turn at the next step (or start a turn when idle)."""
+        self._ensure_open()
+        msg = UserMessage(message) if isinstance(message, str) else message
+        if self.status == "running":
+            self.steering.append(msg)
+        else:
+            self.inbox.append(msg)
+            self._wake()
+
+    def cancel(self, cause: CancelCause | None = None, *, keep_inbox: bool = False) -> None:
+        """Stop the running turn (it ends with reason `aborted`); queued input is dropped."""
+        if not keep_inbox:
+            self.inbox.clear()
+            self.steering.clear()
+        task = self._turn_task
+        if task is not None and not task.done():
+            self._cancel_cause = cause or CancelCause("user")
+            task.cancel()
+
+    async def when_idle(self) -> None:
+        """Wait until no turn runs and no input is queued."""
+        await self._idle.wait()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"agent {self.id!r} is disposed")
+
+    # -- the runner --------------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        if self._runner is None or self._runner.done():
+            self._idle.clear()
+            self._set_status("running")
+            self._runner = asyncio.get_running_loop().create_task(
+                self._run(), name=f"agent:{self.id}"
+            )
+
+    def _set_status(self, status: AgentStatus) -> None:
+        if self.status != status:
+            self.status = status
+            self.ctx.emit(STATUS, StatusChange(self, status))
+
+    async def _run(self) -> None:
+        from .turn import run_turn
+
+        try:
+            while self.inbox and not self._closed:
+                first = self.inbox.popleft()
+                self._cancel_cause = None
+                self._publish = self.ctx.events.has_listeners(SESSION_EVENT)
+                turn = asyncio.get_running_loop().create_task(run_turn(self, first))
+                self._turn_task = turn
+                try:
+                    await asyncio.shield(turn)
+                except asyncio.CancelledError:
+                    # Our own runner was cancelled (dispose): stop the turn and wait for it.
+                    turn.cancel()
+                    await asyncio.gather(turn, return_exceptions=True)
+                    raise
+                finally:
+                    self._turn_task = None
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            _log.exception("agent %s: runner failed", self.id)
+        finally:
+            self._set_status("idle")
+            self._idle.set()
+
+    def take_cancel_cause(self) -> CancelCause:
+        cause = self._cancel_cause or CancelCause("user")
+        self._cancel_cause = None
+        return cause
+
+    # -- logging -----------------------------------------------------------------------------
+
+    def log(self, type_: str, data: dict[str, Any]) -> SessionEvent:
+        """Append to the session log and publish it to live observers."""
+        event = self.session.append(type_, data)
+        if self._publish:
+            self.ctx.emit(SESSION_EVENT, LoggedEvent(self, event))
+        return event
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop the loop and wait for it to exit; queued input is dropped."""
+        if self._closed:
+            return
+        self.cancel(CancelCause("disposed"))
+        self._closed = True
+        runner = self._runner
+        if runner is not None and not runner.done():
+            turn = self._turn_task
+            if turn is not None:
+                await asyncio.gather(turn, return_exceptions=True)
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

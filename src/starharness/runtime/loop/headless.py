@@ -1,0 +1,73 @@
+"""Run one task headless: stream the assistant's text to stdout, tool activity to stderr."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from typing import TextIO
+
+from ..kernel import Context
+from ..llm.types import UserMessage
+from ..session import event_types as ev
+from .hooks import SESSION_EVENT, LoggedEvent
+from .options import AgentOptions
+
+
+async def run_task(
+    ctx: Context,
+    task: str,
+    *,
+    options: AgentOptions | None = None,
+    session_id: str | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run `task` as one turn of a new agent; 0 when the turn completed, 1 otherwise."""
+    stdout = out or sys.stdout
+    stderr = err or sys.stderr
+    sid = session_id or f"run-{uuid.uuid4().hex[:12]}"
+    ended: dict[str, object] = {}
+    wrote_text = False
+
+    def observe(logged: LoggedEvent) -> None:
+        nonlocal wrote_text
+        event = logged.event
+        if event.type == ev.ASSISTANT_CHUNK:
+            chunk = event.data["chunk"]
+            if chunk["type"] == "text-delta":
+                stdout.write(chunk["text"])
+                stdout.flush()
+                wrote_text = True
+        elif event.type == ev.TOOL_CALL:
+            stderr.write(f"[tool] {event.data['name']}({event.data['arguments']})\n")
+        elif event.type == ev.TOOL_RESULT:
+            mark = "error" if event.data["is_error"] else "ok"
+            content = str(event.data["content"])
+            short = content if len(content) <= 200 else content[:200] + "..."
+            stderr.write(f"[tool] {event.data['name']} -> {mark}: {short}\n")
+        elif event.type == ev.LLM_RETRY:
+            stderr.write(
+                f"[retry] attempt {event.data['attempt']} in {event.data['delay_s']:.1f} s: "
+                f"{event.data['error']}\n"
+            )
+        elif event.type == ev.TURN_END:
+            ended.update(event.data)
+
+    def setup(agent_ctx: Context) -> None:
+        agent_ctx.on(SESSION_EVENT, observe)
+
+    handle = await ctx.agents.create(sid, setup=setup, options=options)
+    try:
+        handle.agent.followup(UserMessage(task))
+        await handle.agent.when_idle()
+    finally:
+        await handle.dispose()
+    if wrote_text:
+        stdout.write("\n")
+        stdout.flush()
+    reason = ended.get("reason")
+    if reason == "completed":
+        return 0
+    detail = ended.get("error") or reason or "the turn did not run"
+    stderr.write(f"error: turn ended ({reason}): {detail}\n")
+    return 1

@@ -1,0 +1,158 @@
+"""`ctx.agents`: create, resume, find and dispose agents; the AgentsPlugin provides it."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
+from .agent import Agent, CancelCause
+from .hooks import AGENT_CREATED, AGENT_DISPOSED
+from .options import AgentOptions
+
+Setup = Callable[[Context], Awaitable[None] | None]
+"""Registers sections, context providers and tools on the agent's own layer. Never drives."""
+
+
+class AgentExistsError(RuntimeError):
+    """An agent for that session id is already running."""
+
+
+class AgentHandle:
+    """What `create` returns: the agent and an idempotent `dispose()`."""
+
+    __slots__ = ("_disposed", "_manager", "agent")
+
+    def __init__(self, manager: AgentManager, agent: Agent) -> None:
+        self._manager = manager
+        self.agent = agent
+        self._disposed = False
+
+    async def dispose(self) -> None:
+        """Stop the loop, wait for it, unregister the agent and undo its layer."""
+        if self._disposed:
+            return
+        self._disposed = True
+        await self._manager.dispose_agent(self.agent)
+
+
+class AgentManager:
+    """Owns every agent of a process; each agent lives on its own context layer."""
+
+    def __init__(self, ctx: Context, defaults: AgentOptions) -> None:
+        self._ctx = ctx
+        self.defaults = defaults
+        self._agents: dict[str, Agent] = {}
+
+    def get(self, agent_id: str) -> Agent | None:
+        return self._agents.get(agent_id)
+
+    def list(self) -> list[Agent]:
+        return list(self._agents.values())
+
+    async def create(
+        self,
+        session_id: str,
+        *,
+        setup: Setup | None = None,
+        options: AgentOptions | None = None,
+        meta: dict[str, Any] | None = None,
+        parent: Context | None = None,
+    ) -> AgentHandle:
+        """Create the session and agent; `setup` runs first, and a failing setup rolls back."""
+        if session_id in self._agents:
+            raise AgentExistsError(f"an agent for session {session_id!r} already exists")
+        sessions = self._ctx.get(SESSIONS)
+        session = sessions.create(session_id, meta=meta)
+        return await self._start(session, setup, options, parent)
+
+    async def resume(
+        self,
+        session_id: str,
+        *,
+        setup: Setup | None = None,
+        options: AgentOptions | None = None,
+        parent: Context | None = None,
+    ) -> AgentHandle:
+        """Load a session from the store and run an agent on it."""
+        if session_id in self._agents:
+            raise AgentExistsError(f"an agent for session {session_id!r} already exists")
+        session = self._ctx.get(SESSIONS).resume(session_id)
+        return await self._start(session, setup, options, parent)
+
+    async def _start(
+        self, session: Any, setup: Setup | None, options: AgentOptions | None, parent: Context | None
+    ) -> AgentHandle:
+        layer = (parent or self._ctx).child(f"agent:{session.id}")
+        try:
+            if setup is not None:
+                result = setup(layer)
+                if inspect.isawaitable(result):
+                    await result
+        except BaseException:
+            await layer.dispose()
+            self._ctx.get(SESSIONS).close(session.id)
+            raise
+        agent = Agent(layer, session, options or self.defaults)
+        self._agents[agent.id] = agent
+        layer.emit(AGENT_CREATED, agent)
+        return AgentHandle(self, agent)
+
+    async def dispose_agent(self, agent: Agent) -> None:
+        await agent.aclose()
+        if self._agents.get(agent.id) is agent:
+            del self._agents[agent.id]
+        agent.ctx.emit(AGENT_DISPOSED, agent)
+        await agent.ctx.dispose()
+        self._ctx.get(SESSIONS).close(agent.id)
+
+    async def aclose(self) -> None:
+        for agent in list(self._agents.values()):
+            agent.cancel(CancelCause("disposed"))
+        for agent in list(self._agents.values()):
+            await self.dispose_agent(agent)
+
+
+class AgentsConfig(BaseModel):
+    """Defaults for every agent the process creates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str | None = None
+    model: str | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_steps: int = Field(default=16, ge=1, le=1000)
+    turn_timeout_s: float | None = Field(default=None, gt=0)
+    log_chunks: bool = True
+
+
+class AgentsPlugin(Plugin[AgentsConfig]):
+    """Provides `ctx.agents`."""
+
+    Config = AgentsConfig
+    inject = (SESSIONS, LLM)
+    provides = (AGENTS,)
+
+    async def setup(self, ctx: Context, config: AgentsConfig) -> None:
+        defaults = AgentOptions(
+            provider=config.provider,
+            model=config.model,
+            max_tokens=config.max_tokens,
+            temperature=config.temperature,
+            max_steps=config.max_steps,
+            turn_timeout_s=config.turn_timeout_s,
+            log_chunks=config.log_chunks,
+        )
+        manager = AgentManager(ctx, defaults)
+        ctx.provide(AGENTS, manager)
+        ctx.scope.add(manager.aclose)
+
+
+def with_options(base: AgentOptions, **changes: Any) -> AgentOptions:
+    """A copy of `base` with some fields changed."""
+    return replace(base, **changes)

@@ -1,0 +1,160 @@
+"""One model request: build it, stream it, log every chunk, and return the assistant message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..llm.types import (
+    AssistantMessage,
+    Finish,
+    FinishReason,
+    LlmRequest,
+    ReasoningDelta,
+    StreamChunk,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from ..session import event_types as ev
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    parts: list[str] = field(default_factory=list[str])
+
+
+@dataclass(slots=True)
+class StepResult:
+    message: AssistantMessage
+    usage: Usage | None
+    finish: FinishReason
+
+
+def chunk_data(chunk: StreamChunk) -> dict[str, Any]:
+    """The JSON form of a chunk as it is logged."""
+    if isinstance(chunk, TextDelta):
+        return {"type": chunk.type, "text": chunk.text}
+    if isinstance(chunk, ToolCallDelta):
+        return {
+            "type": chunk.type,
+            "index": chunk.index,
+            "id": chunk.id,
+            "name": chunk.name,
+            "arguments_delta": chunk.arguments_delta,
+        }
+    if isinstance(chunk, ReasoningDelta):
+        return {"type": chunk.type, "text": chunk.text}
+    if isinstance(chunk, Usage):
+        return usage_data(chunk) | {"type": chunk.type}
+    return {"type": chunk.type, "reason": chunk.reason}
+
+
+def usage_data(usage: Usage) -> dict[str, Any]:
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "reasoning": usage.reasoning,
+    }
+
+
+class StepAccumulator:
+    """Folds a chunk stream into an assistant message; tolerant of providers' ordering quirks."""
+
+    __slots__ = ("_calls", "_reasoning", "_text", "finish", "usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, _PendingCall] = {}
+        self.usage: Usage | None = None
+        self.finish: FinishReason | None = None
+
+    def add(self, chunk: StreamChunk) -> None:
+        if isinstance(chunk, TextDelta):
+            self._text.append(chunk.text)
+        elif isinstance(chunk, ToolCallDelta):
+            pending = self._calls.get(chunk.index)
+            if pending is None:
+                pending = self._calls[chunk.index] = _PendingCall()
+            if chunk.id:
+                pending.id = chunk.id
+            if chunk.name:
+                pending.name = chunk.name
+            if chunk.arguments_delta:
+                pending.parts.append(chunk.arguments_delta)
+        elif isinstance(chunk, ReasoningDelta):
+            self._reasoning.append(chunk.text)
+        elif isinstance(chunk, Usage):
+            self.usage = chunk
+        elif isinstance(chunk, Finish):  # pyright: ignore[reportUnnecessaryIsInstance]
+            self.finish = chunk.reason
+
+    @property
+    def has_output(self) -> bool:
+        return bool(self._text or self._calls or self._reasoning)
+
+    def text(self) -> str:
+        return "".join(self._text)
+
+    def message(self, *, drop_calls: bool = False) -> AssistantMessage:
+        calls: list[ToolCall] = []
+        for index in sorted(self._calls) if not drop_calls else ():
+            pending = self._calls[index]
+            call_id = pending.id or f"call_{index}"
+            calls.append(ToolCall(call_id, pending.name, "".join(pending.parts)))
+        reasoning = "".join(self._reasoning) if self._reasoning else None
+        return AssistantMessage(text=self.text(), reasoning=reasoning, tool_calls=tuple(calls))
+
+    def result(self) -> StepResult:
+        message = self.message()
+        finish: FinishReason = self.finish or ("tool-calls" if message.tool_calls else "stop")
+        return StepResult(message, self.usage, finish)
+
+
+def message_data(turn: int, step: int, result: StepResult) -> dict[str, Any]:
+    msg = result.message
+    data: dict[str, Any] = {
+        "turn": turn,
+        "step": step,
+        "text": msg.text,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls],
+        "finish": result.finish,
+    }
+    if msg.reasoning is not None:
+        data["reasoning"] = msg.reasoning
+    if result.usage is not None:
+        data["usage"] = usage_data(result.usage)
+    return data
+
+
+def request_context_data(provider: str, request: LlmRequest) -> dict[str, Any]:
+    choice = request.tool_choice
+    return {
+        "provider": provider,
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "tool_choice": choice if isinstance(choice, str) else {"name": choice.name},
+    }
+
+
+ChunkSink = Callable[[StreamChunk], None]
+"""Receives each chunk as it arrives (the turn logs and publishes it)."""
+
+__all__ = [
+    "ChunkSink",
+    "StepAccumulator",
+    "StepResult",
+    "chunk_data",
+    "ev",
+    "message_data",
+    "request_context_data",
+    "usage_data",
+]

@@ -1,0 +1,125 @@
+"""Run one step's model request: header, request hooks, streaming, and the assistant message."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..kernel import PROMPT, TOOLS
+from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
+from ..session import event_types as ev
+from ..telemetry import request_span
+from .hooks import REQUEST, OutgoingRequest
+from .step import StepAccumulator, StepResult, chunk_data, message_data, request_context_data
+
+if TYPE_CHECKING:
+    from ..llm import RetryInfo
+    from .agent import Agent
+
+_NO_TOOLS: tuple[ToolSchema, ...] = ()
+
+
+def _static_part(agent: Agent) -> tuple[str, Sequence[ToolSchema]]:
+    ctx = agent.ctx
+    prompt = ctx.maybe(PROMPT)
+    tools = ctx.maybe(TOOLS)
+    system = prompt.assemble(ctx) if prompt is not None else ""
+    return system, (tools.schemas() if tools is not None else _NO_TOOLS)
+
+
+def _log_header_if_changed(agent: Agent, system: str, tools: Sequence[ToolSchema]) -> None:
+    last = agent.header
+    if last is not None and last[0] is system and last[1] is tools:
+        return
+    if last is not None and last[0] == system and list(last[1]) == list(tools):
+        agent.header = (system, tools)
+        return
+    reason = "initial" if last is None and not agent.resumed else "change"
+    if last is None and agent.resumed:
+        reason = "resume"
+    agent.header = (system, tools)
+    agent.log(
+        ev.REQUEST_HEADER,
+        {
+            "system": system,
+            "tools": [
+                {"name": t.name, "description": t.description, "parameters": t.parameters}
+                for t in tools
+            ],
+            "reason": reason,
+        },
+    )
+
+
+async def run_step(
+    agent: Agent, turn: int, step: int, messages: Sequence[Message]
+) -> tuple[StepResult, bool] | None:
+    """Send one request and fold its stream; None when a request hook vetoed it."""
+    ctx = agent.ctx
+    llm = ctx.llm
+    provider = llm.get(agent.options.provider)
+    model = agent.options.model or provider.default_model
+    system, tools = _static_part(agent)
+    opts = agent.options
+    request = LlmRequest(
+        model=model,
+        system=system,
+        messages=messages,
+        session_id=agent.session.id,
+        tools=tools,
+        tool_choice=opts.tool_choice,
+        max_tokens=opts.max_tokens,
+        temperature=opts.temperature,
+    )
+    if ctx.events.has_listeners(REQUEST):
+        outgoing = await ctx.events.waterfall(REQUEST, OutgoingRequest(agent, turn, step, request))
+        if outgoing is None:
+            return None
+        request = outgoing.request
+    _log_header_if_changed(agent, request.system, request.tools)
+    agent.log(ev.REQUEST_CONTEXT, request_context_data(provider.name, request))
+    agent.log(ev.STEP_START, {"turn": turn, "step": step})
+
+    acc = StepAccumulator()
+    log_chunks = opts.log_chunks
+    log = agent.log
+    holder: list[StepAccumulator] = [acc]
+
+    def on_retry(info: RetryInfo) -> None:
+        log(
+            ev.LLM_RETRY,
+            {
+                "turn": turn,
+                "step": step,
+                "attempt": info.attempt,
+                "delay_s": info.delay_s,
+                "error": str(info.error),
+                "after_output": info.after_output,
+            },
+        )
+        # Output of a failed attempt is discarded; observers see the retry event and reset.
+        holder[0] = StepAccumulator()
+
+    chunk_type = ev.ASSISTANT_CHUNK
+    with request_span(provider.name, model):
+        try:
+            chunk: StreamChunk
+            async for chunk in llm.stream(request, provider=provider, on_retry=on_retry):
+                holder[0].add(chunk)
+                if log_chunks:
+                    log(chunk_type, {"turn": turn, "step": step, "chunk": chunk_data(chunk)})
+        except (asyncio.CancelledError, Exception):
+            partial = holder[0]
+            if partial.text():
+                data = message_data(turn, step, StepResult(partial.message(drop_calls=True), None, "aborted"))
+                data["interrupted"] = True
+                log(ev.ASSISTANT_MESSAGE, data)
+            raise
+    result = holder[0].result()
+    log(ev.ASSISTANT_MESSAGE, message_data(turn, step, result))
+    return result, False
+
+
+def header_of(agent: Agent) -> Any:
+    return agent.header

@@ -1,0 +1,129 @@
+"""A turn: steps until no tool result is owed and no input is queued, then `turn/end`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LlmError
+from ..llm.types import LlmRequest, UserMessage
+from ..session import event_types as ev
+from ..telemetry import turn_span
+from .hooks import PRE_STEP, TURN_STOPPING, StepPlan, TurnStopping
+from .step_runner import run_step
+from .tool_phase import run_tool_calls
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+_log = logging.getLogger("starharness.runtime.loop")
+
+
+class TurnLimitError(Exception):
+    """A turn hit its step or time bound."""
+
+
+def log_user(agent: Agent, message: UserMessage) -> None:
+    agent.log(ev.USER_MESSAGE, {"content": message.content, "source": message.source})
+
+
+async def run_turn(agent: Agent, first: UserMessage) -> None:
+    """Run one turn for `first` and log exactly one `turn/start` and one `turn/end`."""
+    agent.turn += 1
+    turn = agent.turn
+    agent.log(ev.TURN_START, {"turn": turn})
+    log_user(agent, first)
+    reason = "completed"
+    extra: dict[str, Any] = {}
+    with turn_span(agent.id, turn):
+        try:
+            timeout = agent.options.turn_timeout_s
+            if timeout is None:
+                reason = await _steps(agent, turn)
+            else:
+                try:
+                    reason = await asyncio.wait_for(_steps(agent, turn), timeout)
+                except TimeoutError:
+                    raise TurnLimitError(f"turn exceeded its time limit of {timeout:g} s") from None
+        except asyncio.CancelledError:
+            cause = agent.take_cancel_cause()
+            reason = "aborted"
+            extra = {"cause": cause.kind, "detail": cause.reason}
+        except TurnLimitError as exc:
+            reason, extra = "error", {"error": str(exc), "kind": "limit"}
+        except LlmError as exc:
+            reason, extra = "error", {"error": str(exc), "kind": type(exc).__name__}
+        except Exception as exc:
+            _log.exception("agent %s: turn %d failed", agent.id, turn)
+            reason, extra = "error", {"error": f"{type(exc).__name__}: {exc}", "kind": "internal"}
+        finally:
+            agent.log(ev.TURN_END, {"turn": turn, "reason": reason, **extra})
+
+
+async def _steps(agent: Agent, turn: int) -> str:
+    step = 0
+    while True:
+        step += 1
+        if step > agent.options.max_steps:
+            raise TurnLimitError(f"turn exceeded its limit of {agent.options.max_steps} steps")
+        while agent.steering:
+            log_user(agent, agent.steering.popleft())
+        if step == 1:
+            _snapshot_context(agent)
+        messages = agent.session.messages()
+        if agent.ctx.events.has_listeners(PRE_STEP):
+            plan = await agent.ctx.events.waterfall(
+                PRE_STEP, StepPlan(agent, turn, step, list(messages))
+            )
+            if plan is None:
+                return "aborted"
+            messages = plan.messages
+        outcome = await run_step(agent, turn, step, messages)
+        if outcome is None:
+            return "aborted"
+        result, concluded = outcome
+        if result.message.tool_calls:
+            concluded = await run_tool_calls(agent, turn, step, result.message.tool_calls)
+        agent.log(ev.STEP_END, {"turn": turn, "step": step})
+        if agent.steering:
+            continue
+        if result.message.tool_calls and not concluded:
+            continue
+        if result.finish == "max-tokens" and not result.message.tool_calls:
+            return "max-tokens"
+        if agent.ctx.events.has_listeners(TURN_STOPPING):
+            more = await agent.ctx.events.bail(
+                TURN_STOPPING, TurnStopping(agent, turn, step, result.message.text)
+            )
+            if isinstance(more, UserMessage):
+                log_user(agent, more)
+                continue
+        return "completed"
+
+
+def _snapshot_context(agent: Agent) -> None:
+    """Append the dynamic context once per turn, only when its text changed since the last one."""
+    from ..kernel import PROMPT
+
+    prompt = agent.ctx.maybe(PROMPT)
+    if prompt is None:
+        return
+    text = prompt.render_context(agent.ctx)
+    if text is not None and text != agent.last_context:
+        agent.last_context = text
+        agent.log(ev.USER_MESSAGE, {"content": text, "source": "context"})
+
+
+def build_request(agent: Agent, messages: Any, system: str, tools: Any, model: str) -> LlmRequest:
+    opts = agent.options
+    return LlmRequest(
+        model=model,
+        system=system,
+        messages=messages,
+        session_id=agent.session.id,
+        tools=tools,
+        tool_choice=opts.tool_choice,
+        max_tokens=opts.max_tokens,
+        temperature=opts.temperature,
+    )
