@@ -77,7 +77,7 @@ async def test_disposing_a_plugin_fork_undoes_its_services_and_listeners() -> No
     root.emit(PING, "b")
     assert seen == ["a"]
     assert root.maybe(NUMBER) is None
-    with pytest.raises(MissingServiceError, match="'number'.*add the number plugin"):
+    with pytest.raises(MissingServiceError, match=r"'number'.*add the number plugin"):
         root.get(NUMBER)
 
 

@@ -1,9 +1,63 @@
-"""The `star-harness` command."""
+"""The `star-harness` command. Each command lives in its own module with `register(app)`.
+
+Command modules import only typer at module level, so `star-harness --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
 
 import typer
 
-app = typer.Typer(no_args_is_help=True, help="star-harness: LLM NPCs that cannot cheat.")
+from . import chat, config, mock_llm, play, run, seed, serve
+from ._errors import USAGE_EXIT, user_message
+
+__all__ = ["app", "main", "run_cli"]
+
+app = typer.Typer(
+    name="star-harness",
+    add_completion=False,
+    # Locals in a traceback could include a credential; never print them.
+    pretty_exceptions_show_locals=False,
+    help="star-harness: give game NPCs an LLM brain that cannot cheat.",
+)
+
+for _command in (play, serve, chat, run, config, seed, mock_llm):
+    _command.register(app)
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Run the command line `argv` (default: sys.argv) and return its exit code."""
+    args = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        result = app(args=args or ["--help"], prog_name="star-harness", standalone_mode=False)
+    except typer.TyperException as exc:
+        # Usage errors (bad flags, missing arguments) end up here, as one line.
+        _error(exc.format_message() + _help_hint(exc))
+        return exc.exit_code
+    except typer.Abort:
+        _error("aborted")
+        return 130
+    except Exception as exc:
+        message = user_message(exc)
+        if message is None:
+            raise
+        _error(message)
+        return USAGE_EXIT
+    return result if isinstance(result, int) else 0
 
 
 def main() -> None:
-    app()
+    """Console-script entry point."""
+    sys.exit(run_cli())
+
+
+def _help_hint(exc: typer.TyperException) -> str:
+    command_path = getattr(getattr(exc, "ctx", None), "command_path", None)
+    return f" (see: {command_path} --help)" if isinstance(command_path, str) else ""
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"error: {' '.join(message.split())}\n")
+    sys.stderr.flush()

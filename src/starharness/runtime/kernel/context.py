@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from .effects import Disposer, Scope
-from .events import Event, EventBus, Hook, Listener, HookListener, Waterfall, WaterfallListener
+from .events import Event, EventBus, Hook, HookListener, Listener, Waterfall, WaterfallListener
 
 if TYPE_CHECKING:
     from ..approvals import ApprovalService

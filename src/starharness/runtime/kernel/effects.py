@@ -58,7 +58,9 @@ class Scope:
                 return
             result = cleanup()
             if inspect.isawaitable(result):
-                raise TypeError("an async cleanup cannot be disposed synchronously; close the scope")
+                raise TypeError(
+                    "an async cleanup cannot be disposed synchronously; close the scope"
+                )
 
         return dispose
 

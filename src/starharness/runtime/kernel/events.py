@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
@@ -71,10 +72,8 @@ class EventBus:
         bucket.append(fn)
 
         def remove() -> None:
-            try:
+            with contextlib.suppress(ValueError):
                 bucket.remove(fn)
-            except ValueError:
-                pass
 
         return once(remove)
 

@@ -64,3 +64,7 @@ class InvalidRequestError(LlmError):
 
 class MissingCredentialError(LlmError):
     """A provider was asked for explicitly but its key variable is not set."""
+
+
+class ProviderConfigError(LlmError):
+    """A provider cannot be built from its config (no model, no base URL, bad variable name)."""

@@ -81,11 +81,15 @@ class AgentManager:
         """Load a session from the store and run an agent on it."""
         if session_id in self._agents:
             raise AgentExistsError(f"an agent for session {session_id!r} already exists")
-        session = self._ctx.get(SESSIONS).resume(session_id)
+        session = await self._ctx.get(SESSIONS).resume(session_id)
         return await self._start(session, setup, options, parent)
 
     async def _start(
-        self, session: Any, setup: Setup | None, options: AgentOptions | None, parent: Context | None
+        self,
+        session: Any,
+        setup: Setup | None,
+        options: AgentOptions | None,
+        parent: Context | None,
     ) -> AgentHandle:
         layer = (parent or self._ctx).child(f"agent:{session.id}")
         try:

@@ -17,7 +17,7 @@ class AgentOptions:
     temperature: float | None = None
     tool_choice: ToolChoice = "auto"
     max_steps: int = 16
-    """A turn that needs more steps ends with reason `error` (a model that loops cannot run away)."""
+    """A turn needing more steps ends with reason `error`, so a looping model cannot run away."""
     turn_timeout_s: float | None = None
     """Wall-clock bound of one turn; hitting it ends the turn with reason `error`."""
     log_chunks: bool = True

@@ -124,7 +124,9 @@ def message_data(turn: int, step: int, result: StepResult) -> dict[str, Any]:
         "turn": turn,
         "step": step,
         "text": msg.text,
-        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls],
+        "tool_calls": [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls
+        ],
         "finish": result.finish,
     }
     if msg.reasoning is not None:

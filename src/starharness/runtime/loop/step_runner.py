@@ -58,7 +58,8 @@ async def run_step(
     """Send one request and fold its stream; None when a request hook vetoed it."""
     ctx = agent.ctx
     llm = ctx.llm
-    provider = llm.get(agent.options.provider)
+    provider_name = agent.options.provider
+    provider = llm.get(provider_name)
     model = agent.options.model or provider.default_model
     system, tools = _static_part(agent)
     opts = agent.options
@@ -105,14 +106,16 @@ async def run_step(
     with request_span(provider.name, model):
         try:
             chunk: StreamChunk
-            async for chunk in llm.stream(request, provider=provider, on_retry=on_retry):
+            async for chunk in llm.stream(request, provider=provider.name, on_retry=on_retry):
                 holder[0].add(chunk)
                 if log_chunks:
                     log(chunk_type, {"turn": turn, "step": step, "chunk": chunk_data(chunk)})
         except (asyncio.CancelledError, Exception):
             partial = holder[0]
             if partial.text():
-                data = message_data(turn, step, StepResult(partial.message(drop_calls=True), None, "aborted"))
+                data = message_data(
+                    turn, step, StepResult(partial.message(drop_calls=True), None, "aborted")
+                )
                 data["interrupted"] = True
                 log(ev.ASSISTANT_MESSAGE, data)
             raise

@@ -19,12 +19,20 @@ async def run_tool_calls(agent: Agent, turn: int, step: int, calls: Sequence[Too
     for call in calls:
         agent.log(
             ev.TOOL_CALL,
-            {"turn": turn, "step": step, "call_id": call.id, "name": call.name, "arguments": call.arguments},
+            {
+                "turn": turn,
+                "step": step,
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+            },
         )
     registry = agent.ctx.maybe(TOOLS)
     if registry is None:
         for call in calls:
-            _log_result(agent, turn, step, call, f"Error: unknown tool {call.name!r}", True, "UNKNOWN_TOOL")
+            _log_result(
+                agent, turn, step, call, f"Error: unknown tool {call.name!r}", True, "UNKNOWN_TOOL"
+            )
         return False
     done: set[str] = set()
     try:
@@ -44,6 +52,9 @@ async def run_tool_calls(agent: Agent, turn: int, step: int, calls: Sequence[Too
             data["traceback"] = outcome.traceback
         agent.log(ev.TOOL_RESULT, data)
         concluded = concluded or outcome.concludes_turn
+    for outcome in outcomes:
+        for text in outcome.deferred:
+            agent.log(ev.USER_MESSAGE, {"content": text, "source": "tool"})
     return concluded
 
 

@@ -1,1 +1,23 @@
-"""runtime/prompt."""
+"""runtime/prompt: the system prompt from ordered sections, plus dynamic context."""
+
+from .errors import PromptError
+from .plugin import (
+    IDENTITY_ORDER,
+    PERSONA_ORDER,
+    TOOL_GUIDANCE_ORDER,
+    PromptConfig,
+    PromptPlugin,
+)
+from .service import PromptService, SectionText, VariableValue
+
+__all__ = [
+    "IDENTITY_ORDER",
+    "PERSONA_ORDER",
+    "TOOL_GUIDANCE_ORDER",
+    "PromptConfig",
+    "PromptError",
+    "PromptPlugin",
+    "PromptService",
+    "SectionText",
+    "VariableValue",
+]

@@ -1,1 +1,60 @@
-"""runtime/session."""
+"""Session logs: append-only events, the model history projected from them, and their stores."""
+
+from . import event_types
+from .errors import (
+    SessionClosedError,
+    SessionCorruptError,
+    SessionError,
+    SessionExistsError,
+    SessionNotFound,
+    StoreClosedError,
+    StoreError,
+    StoreFormatError,
+    StoreWriteError,
+)
+from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
+from .memory_store import MemoryStore
+from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
+from .projection import Projection, RebuiltRequest, event_to_message, rebuild_requests
+from .recovery import close_interrupted_turn
+from .service import SessionService
+from .session import EventListener, EventView, Session, epoch_ms
+from .sqlite import SqliteStore
+from .store import SessionInfo, SessionStore, StoredSession
+
+__all__ = [
+    "EventListener",
+    "EventView",
+    "FrozenDict",
+    "MemoryStore",
+    "Projection",
+    "RebuiltRequest",
+    "Session",
+    "SessionClosedError",
+    "SessionCorruptError",
+    "SessionDataError",
+    "SessionError",
+    "SessionEvent",
+    "SessionExistsError",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionService",
+    "SessionStore",
+    "SessionsConfig",
+    "SessionsPlugin",
+    "SqliteStore",
+    "StoreClosedError",
+    "StoreError",
+    "StoreFormatError",
+    "StoreWriteError",
+    "StoredSession",
+    "close_interrupted_turn",
+    "data_to_json",
+    "default_sessions_path",
+    "epoch_ms",
+    "event_to_message",
+    "event_types",
+    "freeze_data",
+    "rebuild_requests",
+    "thaw",
+]

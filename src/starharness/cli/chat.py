@@ -1,0 +1,23 @@
+"""`star-harness chat`: not built yet; the NPC framework issue replaces this module."""
+
+from __future__ import annotations
+
+import typer
+
+from ._errors import not_built
+
+# Accept any arguments so that every invocation gets the same clear answer.
+_ANY_ARGUMENTS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `chat` command to `app`."""
+    app.command(
+        "chat",
+        help="Talk to one NPC in the terminal. (not built yet)",
+        context_settings=_ANY_ARGUMENTS,
+    )(chat)
+
+
+def chat(ctx: typer.Context) -> None:
+    not_built("chat", "NPC framework")

@@ -1,0 +1,22 @@
+"""Game actions: the only way a model changes the world."""
+
+from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
+from .factory import ActionDefinitionError, Apply, GameAction, Narrate, define_game_action
+from .guards import Guard, in_range, predicate
+from .refusal import Refusal
+
+__all__ = [
+    "ENCOUNTER",
+    "ActionAttempt",
+    "ActionDefinitionError",
+    "Apply",
+    "EncounterBinding",
+    "GameAction",
+    "Guard",
+    "Narrate",
+    "Refusal",
+    "Role",
+    "define_game_action",
+    "in_range",
+    "predicate",
+]

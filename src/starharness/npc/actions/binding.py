@@ -1,0 +1,47 @@
+"""What an encounter tells its actions: who acts, on whom, in which world, and who to tell."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ...runtime.kernel import ServiceKey
+from ..world import World
+
+
+class Role(StrEnum):
+    """Encounter roles an action parameter can be bound to."""
+
+    NPC = "npc"
+    PLAYER = "player"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionAttempt:
+    """One attempt as the encounter reports it: committed (ok) or refused."""
+
+    name: str
+    ok: bool
+    summary: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EncounterBinding:
+    """Provided on each encounter's agent layer; actions read it at call time."""
+
+    world: World
+    npc_id: str
+    player_id: str
+    report: Callable[[ActionAttempt], None]
+
+    def role(self, role: Role) -> str:
+        return self.npc_id if role is Role.NPC else self.player_id
+
+
+ENCOUNTER: ServiceKey[EncounterBinding] = ServiceKey(
+    "npc.encounter", "game actions run only inside an encounter"
+)

@@ -1,0 +1,176 @@
+"""`define_game_action`: validated, guarded, transactional, audited game actions as tools."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, create_model
+
+from ...runtime.tools import ToolDefinition, ToolRunContext, define_tool
+from ..world import AuditRecord
+from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
+from .guards import Guard
+from .refusal import Refusal
+
+_log = logging.getLogger("starharness.npc.actions")
+
+A = TypeVar("A", bound=BaseModel)
+
+Apply = Callable[[Any, A], Mapping[str, Any] | None]
+"""`apply(tx, args)`: the writes, inside the transaction; returns the effect (JSON-able)."""
+Narrate = Callable[[A, Mapping[str, Any]], str]
+"""`narrate(args, effect)`: one line for the `action` frame and the model."""
+
+
+class ActionDefinitionError(ValueError):
+    """A game action was declared wrongly."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GameAction(Generic[A]):
+    """A game action; `tool` is one shared runtime tool whose schema omits bound parameters."""
+
+    name: str
+    parameters: type[A]
+    bind: Mapping[str, Role]
+    actor_field: str | None
+    guards: tuple[Guard[A], ...]
+    apply: Apply[A]
+    narrate: Narrate[A]
+    tool: ToolDefinition[Any]
+
+
+def define_game_action(
+    name: str,
+    description: str,
+    parameters: type[A],
+    *,
+    apply: Apply[A],
+    narrate: Narrate[A],
+    bind: Mapping[str, Role] | None = None,
+    actor: str | None = None,
+    guards: Sequence[Guard[A]] = (),
+) -> GameAction[A]:
+    """Declare an action.
+
+    `bind` maps parameter fields to encounter roles; the model never sees them and cannot
+    override them. `actor` names the field of the acting party (default: the field bound to the
+    NPC); a dead actor cannot act.
+    """
+    bound = dict(bind or {})
+    fields = parameters.model_fields
+    for field in bound:
+        if field not in fields:
+            raise ActionDefinitionError(
+                f"action {name!r}: bound field {field!r} is not a parameter"
+            )
+    if actor is None:
+        actor = next((f for f, role in bound.items() if role is Role.NPC), None)
+    elif actor not in fields:
+        raise ActionDefinitionError(f"action {name!r}: actor field {actor!r} is not a parameter")
+    public = _public_model(name, parameters, bound)
+    holder: list[GameAction[A]] = []
+
+    async def execute(args: BaseModel, run: ToolRunContext) -> dict[str, Any]:
+        return _run(holder[0], args, run)
+
+    tool = define_tool(name, description, public, execute)
+    action = GameAction(
+        name=name,
+        parameters=parameters,
+        bind=bound,
+        actor_field=actor,
+        guards=tuple(guards),
+        apply=apply,
+        narrate=narrate,
+        tool=tool,
+    )
+    holder.append(action)
+    return action
+
+
+def _public_model(name: str, model: type[BaseModel], bound: Mapping[str, Role]) -> type[BaseModel]:
+    if not bound:
+        return model
+    keep: dict[str, Any] = {
+        field: (info.annotation, info)
+        for field, info in model.model_fields.items()
+        if field not in bound
+    }
+    public: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
+        f"{model.__name__}Public",
+        __doc__=model.__doc__,
+        __config__=model.model_config,
+        **keep,
+    )
+    return public
+
+
+def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dict[str, Any]:
+    binding = run.ctx.get(ENCOUNTER)
+    values = public.model_dump()
+    for field, role in action.bind.items():
+        values[field] = binding.role(role)
+    args = action.parameters.model_validate(values)
+    world = binding.world
+    actor = getattr(args, action.actor_field) if action.actor_field else None
+    try:
+        with world.transaction() as tx:
+            refusal = _check(action, world, tx, args, actor)
+            if refusal is not None:
+                world.audit(
+                    tx, _record(action, binding, actor, values, False, refusal.reason, None)
+                )
+                result = refusal.as_result()
+                outcome = ActionAttempt(action.name, False, refusal.hint, values, result)
+            else:
+                effect = dict(action.apply(tx, args) or {})
+                summary = action.narrate(args, effect)
+                world.audit(tx, _record(action, binding, actor, values, True, None, summary))
+                result = {"ok": True, "summary": summary, **effect}
+                outcome = ActionAttempt(action.name, True, summary, values, result)
+    except Exception as exc:
+        # The transaction rolled back; the failed attempt is still audited, then the runtime
+        # turns the exception into a tool error the model reads.
+        try:
+            world.audit(None, _record(action, binding, actor, values, False, f"error: {exc}", None))
+        except Exception:
+            _log.exception("could not audit the failed action %s", action.name)
+        raise
+    binding.report(outcome)
+    return result
+
+
+def _check(
+    action: GameAction[Any], world: Any, tx: Any, args: BaseModel, actor: str | None
+) -> Refusal | None:
+    if actor is not None and not world.is_alive(tx, actor):
+        return Refusal("actor_dead", f"{actor} is dead and cannot act", {"actor": actor})
+    for guard in action.guards:
+        refusal = guard(tx, args)
+        if refusal is not None:
+            return refusal
+    return None
+
+
+def _record(
+    action: GameAction[Any],
+    binding: EncounterBinding,
+    actor: str | None,
+    values: dict[str, Any],
+    ok: bool,
+    reason: str | None,
+    summary: str | None,
+) -> AuditRecord:
+    return AuditRecord(
+        action=action.name,
+        actor_id=actor or binding.npc_id,
+        target_id=binding.player_id,
+        arguments=values,
+        ok=ok,
+        reason=reason,
+        summary=summary,
+    )

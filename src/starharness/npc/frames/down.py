@@ -1,0 +1,143 @@
+"""Frames the harness sends to engines, in their generic form (any mood, any attitude).
+
+A game narrows `mood`, `attitude` and the HUD shape with `build_protocol`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, JsonValue
+
+from starharness.npc.frames.base import (
+    PROTOCOL_VERSION,
+    Frame,
+    WireModel,
+    omit_none,
+    optional_string_schema,
+)
+from starharness.npc.frames.errors import ErrorCode, FrameError
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+HudData = dict[str, JsonValue]
+"""The generic HUD payload: any JSON object; a game may declare a model instead."""
+
+
+class NpcEntry(WireModel):
+    """One NPC the player can walk up to."""
+
+    id: NonEmpty
+    name: str
+    location_id: str
+
+
+class OptionItem(WireModel):
+    """One reply the player can pick instead of typing."""
+
+    id: NonEmpty = Field(description="What the client sends back as `optionId`.")
+    label: NonEmpty = Field(description="What the player sees (and what the NPC hears).")
+
+
+class Welcome(Frame):
+    """Answers `hello`: the protocol version, the player's HUD and the NPCs there are."""
+
+    t: Literal["welcome"] = "welcome"
+    protocol: Literal[1] = PROTOCOL_VERSION
+    hud: HudData
+    npcs: list[NpcEntry]
+
+
+class EncounterOpened(Frame):
+    """The encounter exists; sent at once, before any model call."""
+
+    t: Literal["encounter.opened"] = "encounter.opened"
+    id: NonEmpty
+    npc_name: str
+    attitude: int = Field(description="The NPC's attitude towards the player, in the game's range.")
+
+
+class SayDelta(Frame):
+    """The next piece of the NPC's line, as soon as the model produced it."""
+
+    t: Literal["say.delta"] = "say.delta"
+    id: NonEmpty
+    text: NonEmpty
+
+
+class SayEnd(Frame):
+    """The NPC's line is complete; `mood` is one of the game's declared moods."""
+
+    t: Literal["say.end"] = "say.end"
+    id: NonEmpty
+    mood: NonEmpty
+
+
+class Options(Frame):
+    """Replies the player may pick; replaces any earlier options of this encounter."""
+
+    t: Literal["options"] = "options"
+    id: NonEmpty
+    items: list[OptionItem]
+
+
+class ActionFrame(Frame):
+    """The NPC acted on the world; presentation only, the change is already committed."""
+
+    t: Literal["action"] = "action"
+    id: NonEmpty
+    name: NonEmpty
+    ok: bool = Field(description="False when a guard refused the action; nothing changed then.")
+    summary: str
+
+
+class EncounterIdle(Frame):
+    """The turn is over; the client may accept input again."""
+
+    t: Literal["encounter.idle"] = "encounter.idle"
+    id: NonEmpty
+
+
+class ErrorFrame(Frame):
+    """A frame or turn failed; `id` names the encounter when there is one."""
+
+    t: Literal["error"] = "error"
+    id: NonEmpty | None = Field(
+        default=None, exclude_if=omit_none, json_schema_extra=optional_string_schema
+    )
+    code: ErrorCode
+    message: str
+
+    @classmethod
+    def from_error(cls, error: FrameError) -> ErrorFrame:
+        """The frame that reports a refused frame (or any FrameError) to the client."""
+        return cls(id=error.encounter_id, code=error.code, message=error.message)
+
+
+class WorldEvent(Frame):
+    """Something happened in the world (broadcast after `world.tick`)."""
+
+    t: Literal["world.event"] = "world.event"
+    location_id: str
+    headline: str
+
+
+class Hud(Frame):
+    """The player's game-defined view, sent after any committed change that affects it."""
+
+    t: Literal["hud"] = "hud"
+    player_id: NonEmpty
+    data: HudData
+
+
+DOWN_FRAME_TYPES: tuple[type[Frame], ...] = (
+    Welcome,
+    EncounterOpened,
+    SayDelta,
+    SayEnd,
+    Options,
+    ActionFrame,
+    EncounterIdle,
+    ErrorFrame,
+    WorldEvent,
+    Hud,
+)

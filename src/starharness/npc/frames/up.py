@@ -1,0 +1,77 @@
+"""Frames an engine sends to the harness."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Self
+
+from pydantic import Field, model_validator
+
+from starharness.npc.frames.base import Frame, omit_none, optional_string_schema
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Hello(Frame):
+    """Binds the connection to one player; answered by `welcome`."""
+
+    t: Literal["hello"] = "hello"
+    player_id: NonEmpty = Field(description="The player this connection acts for from now on.")
+
+
+class EncounterOpen(Frame):
+    """The player walks up to an NPC; answered by `encounter.opened` or `error`."""
+
+    t: Literal["encounter.open"] = "encounter.open"
+    id: NonEmpty = Field(description="Encounter id chosen by the client, unique per connection.")
+    npc_id: NonEmpty
+    player_id: NonEmpty
+
+
+class EncounterSay(Frame):
+    """The player speaks: exactly one of free `text` or the `optionId` of the last options."""
+
+    t: Literal["encounter.say"] = "encounter.say"
+    id: NonEmpty
+    text: NonEmpty | None = Field(
+        default=None, exclude_if=omit_none, json_schema_extra=optional_string_schema
+    )
+    option_id: NonEmpty | None = Field(
+        default=None, exclude_if=omit_none, json_schema_extra=optional_string_schema
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one_input(self) -> Self:
+        if self.text is None and self.option_id is None:
+            raise ValueError("exactly one of 'text' or 'optionId' is required, got neither")
+        if self.text is not None and self.option_id is not None:
+            raise ValueError("exactly one of 'text' or 'optionId' is required, got both")
+        return self
+
+
+class EncounterClose(Frame):
+    """The player walks away; a running turn is cancelled and the NPC's agent disposed."""
+
+    t: Literal["encounter.close"] = "encounter.close"
+    id: NonEmpty
+
+
+class WorldTick(Frame):
+    """Advance the world clock; the harness broadcasts the resulting `world.event` frames."""
+
+    t: Literal["world.tick"] = "world.tick"
+    days: int = Field(ge=1, description="How many days pass.")
+
+
+UpFrame = Annotated[
+    Hello | EncounterOpen | EncounterSay | EncounterClose | WorldTick,
+    Field(discriminator="t"),
+]
+"""Any frame an engine may send."""
+
+UP_FRAME_TYPES: tuple[type[Frame], ...] = (
+    Hello,
+    EncounterOpen,
+    EncounterSay,
+    EncounterClose,
+    WorldTick,
+)

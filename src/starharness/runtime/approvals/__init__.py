@@ -1,0 +1,29 @@
+"""runtime/approvals: whether a tool call that a policy asks about may run."""
+
+from .ask import request_approval
+from .plugin import ApprovalsConfig, ApprovalsPlugin, build_approvals
+from .services import AskUser, InteractiveApprovals, NonInteractiveApprovals
+from .types import (
+    APPROVAL_ASKED,
+    APPROVAL_DECIDED,
+    ApprovalDecided,
+    ApprovalRequest,
+    ApprovalService,
+    Decision,
+)
+
+__all__ = [
+    "APPROVAL_ASKED",
+    "APPROVAL_DECIDED",
+    "ApprovalDecided",
+    "ApprovalRequest",
+    "ApprovalService",
+    "ApprovalsConfig",
+    "ApprovalsPlugin",
+    "AskUser",
+    "Decision",
+    "InteractiveApprovals",
+    "NonInteractiveApprovals",
+    "build_approvals",
+    "request_approval",
+]

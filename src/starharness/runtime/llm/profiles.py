@@ -1,0 +1,95 @@
+"""Provider profiles: every provider quirk is a field here, never a check on a model name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderProfile:
+    """How one kind of chat-completions server is reached and which dialect it speaks."""
+
+    name: str
+    default_model: str | None
+    """None: the server has no sensible default, so the user must name a model."""
+    default_base_url: str | None
+    """Includes the version prefix (`.../v1`); `/chat/completions` is appended."""
+    api_key_env: str | None
+    """Name of the variable holding the key (only the name is ever configured)."""
+    base_url_env: str | None
+    key_required: bool = True
+    reasoning_fields: tuple[str, ...] = ()
+    """Delta fields that carry reasoning text, tried in order."""
+    reasoning_send_field: str | None = None
+    """Field to pass reasoning back in on assistant messages; None: never send it back."""
+    cache_read_paths: tuple[tuple[str, ...], ...] = ()
+    """Paths inside `usage` to the cached prompt tokens; the first one present wins."""
+    cache_write_paths: tuple[tuple[str, ...], ...] = ()
+    reasoning_tokens_paths: tuple[tuple[str, ...], ...] = (
+        ("completion_tokens_details", "reasoning_tokens"),
+    )
+    cache_key_field: str | None = None
+    """Body field for a stable per-session prompt cache key; None: the server takes none."""
+    stream_usage: bool = True
+    """Send `stream_options.include_usage` so the last chunk reports token usage."""
+    max_tokens_field: str = "max_tokens"
+    supports_tool_choice: bool = True
+    supports_named_tool_choice: bool = True
+    """False: a named tool choice is sent as "required" (the only tool the model may call)."""
+
+
+DEEPSEEK = ProviderProfile(
+    name="deepseek",
+    default_model="deepseek-v4-flash",
+    default_base_url="https://api.deepseek.com",
+    api_key_env="DEEPSEEK_API_KEY",
+    base_url_env="DEEPSEEK_BASE_URL",
+    reasoning_fields=("reasoning_content",),
+    # Thinking mode refuses a follow-up whose tool-calling assistant turns lack their reasoning.
+    reasoning_send_field="reasoning_content",
+    cache_read_paths=(("prompt_cache_hit_tokens",),),
+)
+
+OPENAI = ProviderProfile(
+    name="openai",
+    default_model="gpt-5-mini",
+    default_base_url="https://api.openai.com/v1",
+    api_key_env="OPENAI_API_KEY",
+    base_url_env="OPENAI_BASE_URL",
+    cache_read_paths=(("prompt_tokens_details", "cached_tokens"),),
+    cache_key_field="prompt_cache_key",
+    # Reasoning models refuse `max_tokens`; every current model accepts this one.
+    max_tokens_field="max_completion_tokens",
+)
+
+OPENAI_COMPATIBLE = ProviderProfile(
+    name="openai-compatible",
+    default_model=None,
+    default_base_url=None,
+    api_key_env="OPENAI_COMPATIBLE_API_KEY",
+    base_url_env="OPENAI_COMPATIBLE_BASE_URL",
+    key_required=False,
+    # vLLM, llama.cpp and LM Studio use the first name, Ollama and newer vLLM the second.
+    reasoning_fields=("reasoning_content", "reasoning"),
+    cache_read_paths=(("prompt_tokens_details", "cached_tokens"), ("prompt_cache_hit_tokens",)),
+)
+
+PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(
+    {p.name: p for p in (DEEPSEEK, OPENAI, OPENAI_COMPATIBLE)}
+)
+"""The built-in profiles by name."""
+
+
+class UnknownProviderError(LookupError):
+    """A provider name that no profile or registration knows."""
+
+
+def get_profile(name: str) -> ProviderProfile:
+    """The built-in profile called `name`; raises UnknownProviderError listing the known ones."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        known = ", ".join(PROFILES)
+        raise UnknownProviderError(f"unknown LLM provider {name!r} (known: {known})") from None

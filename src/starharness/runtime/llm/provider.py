@@ -1,0 +1,356 @@
+"""The provider contract and the chat-completions client every built-in profile uses."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import httpx
+
+from ..credentials import Secret
+from .decode import DONE, ChunkDecoder
+from .errors import (
+    InvalidRequestError,
+    LlmConnectionError,
+    LlmError,
+    LlmTimeoutError,
+    ProtocolError,
+)
+from .http_errors import error_from_response, error_from_transport
+from .profiles import ProviderProfile
+from .sse import SseParser
+from .stall import StallGuard
+from .types import LlmRequest, StreamChunk
+from .wire import WireEncoder, encoder_for
+
+SESSION_HEADER = "X-Star-Harness-Session"
+_ERROR_BODY_LIMIT = 64 * 1024
+_DRAIN_S = 2.0
+
+
+@runtime_checkable
+class LlmProvider(Protocol):
+    """A model endpoint: streams normalised chunks for a request."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def default_model(self) -> str: ...
+
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        """Chunks of the answer; raises LlmError subclasses. Closing it closes the response."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Seconds allowed for each phase of a request (None: no limit)."""
+
+    connect: float | None = 10.0
+    first_byte: float | None = 180.0
+    """From sending the request to the first bytes of the body (keep-alive comments count)."""
+    idle: float | None = 90.0
+    """Longest gap between two reads of the body."""
+    write: float | None = 60.0
+
+
+def _display_url(url: str) -> str:
+    """`url` without user info, which may hold credentials."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        return "<invalid URL>"
+    if parsed.userinfo:
+        return str(parsed.copy_with(username=None, password=None))
+    return url
+
+
+async def _drain(reads: AsyncIterator[bytes], guard: StallGuard) -> None:
+    """Read what follows [DONE] (normally just the end of the body) so the connection is reused."""
+    guard.begin(_DRAIN_S)
+    try:
+        async for _ in reads:
+            guard.begin(_DRAIN_S)
+    except httpx.HTTPError:
+        pass
+    except asyncio.CancelledError:
+        if not guard.is_timeout():
+            raise
+    finally:
+        guard.end()
+
+
+def _header_safe(value: str) -> bool:
+    return value.isascii() and value.isprintable() and bool(value)
+
+
+class OpenAICompatibleProvider:
+    """Streams chat completions from any server speaking the OpenAI wire format.
+
+    Every request carries `X-Star-Harness-Session: <session id>` and, where the profile names
+    a cache-key field, a prompt cache key that is the same for every request of a session.
+    """
+
+    __slots__ = (
+        "_cache_keys",
+        "_encoder",
+        "_headers",
+        "_http",
+        "_httpx_timeout",
+        "_model",
+        "_name",
+        "_owns_http",
+        "_profile",
+        "_secret",
+        "_timeouts",
+        "_url",
+        "_url_shown",
+    )
+
+    def __init__(
+        self,
+        profile: ProviderProfile,
+        *,
+        base_url: str,
+        api_key: str | Secret | None = None,
+        model: str | None = None,
+        http: httpx.AsyncClient | None = None,
+        timeouts: Timeouts | None = None,
+        name: str | None = None,
+    ) -> None:
+        chosen = model or profile.default_model
+        if not chosen:
+            raise ValueError(f"provider {profile.name!r} has no default model: name one")
+        self._profile = profile
+        self._name = name or profile.name
+        self._model = chosen
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._url_shown = _display_url(self._url)
+        if isinstance(api_key, str):
+            api_key = Secret(profile.api_key_env or "API_KEY", api_key) if api_key else None
+        self._secret = api_key
+        self._http = http
+        self._owns_http = http is None
+        self._timeouts = timeouts or Timeouts()
+        t = self._timeouts
+        limits = [x for x in (t.first_byte, t.idle) if x is not None]
+        # The stall guard enforces first-byte and idle precisely; httpx's read limit is a backstop.
+        self._httpx_timeout = httpx.Timeout(
+            connect=t.connect,
+            read=max(limits) + 1.0 if len(limits) == 2 else None,
+            write=t.write,
+            pool=t.connect,
+        )
+        self._encoder: WireEncoder = encoder_for(profile)
+        self._headers = {"accept": "text/event-stream", "content-type": "application/json"}
+        if self._secret is not None:
+            self._headers["authorization"] = "Bearer " + self._secret.reveal()
+        self._cache_keys: dict[str, str] = {}
+
+    # -- identity ------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def default_model(self) -> str:
+        return self._model
+
+    @property
+    def profile(self) -> ProviderProfile:
+        return self._profile
+
+    @property
+    def url(self) -> str:
+        """The chat-completions endpoint (user info removed)."""
+        return self._url_shown
+
+    @property
+    def timeouts(self) -> Timeouts:
+        return self._timeouts
+
+    def __repr__(self) -> str:
+        key = "set" if self._secret is not None else "none"
+        return (
+            f"OpenAICompatibleProvider(name={self._name!r}, url={self._url_shown!r}, "
+            f"model={self._model!r}, key={key})"
+        )
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def _client(self) -> httpx.AsyncClient:
+        client = self._http
+        if client is None:
+            # Building a client loads the CA bundle from disk, so keep it off the event loop.
+            made = await asyncio.to_thread(
+                httpx.AsyncClient,
+                timeout=self._httpx_timeout,
+                limits=httpx.Limits(max_connections=200, max_keepalive_connections=100),
+            )
+            if self._http is None:
+                self._http = made
+            else:
+                await made.aclose()
+            client = self._http
+        return client
+
+    async def aclose(self) -> None:
+        client, self._http = self._http, None
+        if client is not None and self._owns_http:
+            await client.aclose()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def cache_key(self, session_id: str) -> str | None:
+        """The prompt cache key sent for `session_id` (None if the profile takes none)."""
+        if self._profile.cache_key_field is None:
+            return None
+        key = self._cache_keys.get(session_id)
+        if key is None:
+            # A digest, not the id itself: stable across restarts, fixed length, reveals nothing.
+            key = "sh-" + hashlib.blake2b(session_id.encode(), digest_size=16).hexdigest()
+            if len(self._cache_keys) > 4096:
+                self._cache_keys.clear()
+            self._cache_keys[session_id] = key
+        return key
+
+    def encode(self, request: LlmRequest) -> bytes:
+        """The exact body `stream` sends for `request` (an empty model means the default)."""
+        return self._encoder.body(
+            request, model=self._model, cache_key=self.cache_key(request.session_id)
+        )
+
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        if not _header_safe(request.session_id):
+            raise InvalidRequestError(
+                f"session id {request.session_id!r} cannot be sent as an HTTP header "
+                "(printable ASCII only)"
+            )
+        return self._stream(request)
+
+    async def _stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        body = self.encode(request)
+        headers = dict(self._headers)
+        headers[SESSION_HEADER] = request.session_id
+        client = self._http or await self._client()
+        guard = StallGuard()
+        response: httpx.Response | None = None
+        phase = "first"
+        decoder = ChunkDecoder(self._profile)
+        try:
+            guard.begin(self._timeouts.first_byte)
+            http_request = client.build_request(
+                "POST", self._url, content=body, headers=headers, timeout=self._httpx_timeout
+            )
+            response = await client.send(http_request, stream=True)
+            await self._check_response(response, guard)
+            parser = SseParser()
+            reads = response.aiter_bytes().__aiter__()
+            idle = self._timeouts.idle
+            complete = False
+            while not complete:
+                try:
+                    raw = await reads.__anext__()
+                except StopAsyncIteration:
+                    break
+                except (httpx.HTTPError, asyncio.CancelledError) as exc:
+                    ours = isinstance(exc, asyncio.CancelledError) and guard.is_timeout()
+                    if isinstance(exc, asyncio.CancelledError) and not ours:
+                        raise
+                    if decoder.finished:
+                        break  # only the usage report can be missing; the answer is whole
+                    if ours:
+                        raise self._timeout_error(phase) from None
+                    raise
+                guard.end()
+                phase = "idle"
+                for data in parser.feed(raw):
+                    if data == DONE:
+                        complete = True
+                        break
+                    for chunk in decoder.decode(data):
+                        yield chunk
+                guard.begin(idle)
+            guard.end()
+            if not complete:
+                for data in parser.close():
+                    if data == DONE:
+                        complete = True
+                    else:
+                        for chunk in decoder.decode(data):
+                            yield chunk
+            if not complete and not decoder.finished:
+                if decoder.events == 0:
+                    what = "an empty body" if parser.lines_seen == 0 else "no data events"
+                    raise ProtocolError(f"{self._url_shown} answered with {what}")
+                raise LlmConnectionError(
+                    f"the stream from {self._url_shown} ended before the answer was finished"
+                )
+            for chunk in decoder.finish():
+                yield chunk
+            if complete:
+                await _drain(reads, guard)
+        except asyncio.CancelledError:
+            if guard.is_timeout():
+                raise self._timeout_error(phase) from None
+            raise
+        except httpx.HTTPError as exc:
+            raise self._redacted(error_from_transport(exc, url=self._url_shown)) from None
+        except LlmError as exc:
+            raise self._redacted(exc) from None
+        finally:
+            guard.close()
+            if response is not None:
+                await response.aclose()
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    async def _check_response(self, response: httpx.Response, guard: StallGuard) -> None:
+        status = response.status_code
+        content_type = response.headers.get("content-type", "")
+        if 200 <= status < 300 and content_type.lower().startswith("text/event-stream"):
+            return
+        body = await self._read_limited(response, guard)
+        if not 200 <= status < 300:
+            key_env = self._secret.name if self._secret else self._profile.api_key_env
+            raise error_from_response(status, response.headers, body, key_env=key_env)
+        snippet = body[:200].decode("utf-8", "replace")
+        raise ProtocolError(
+            f"expected an event stream from {self._url_shown} but got "
+            f"{content_type or 'no content type'}: {snippet}"
+        )
+
+    async def _read_limited(self, response: httpx.Response, guard: StallGuard) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        idle = self._timeouts.idle
+        async for raw in response.aiter_bytes():
+            guard.begin(idle)
+            parts.append(raw)
+            size += len(raw)
+            if size >= _ERROR_BODY_LIMIT:
+                break
+        return b"".join(parts)[:_ERROR_BODY_LIMIT]
+
+    def _timeout_error(self, phase: str) -> LlmError:
+        t = self._timeouts
+        if phase == "first":
+            text = f"no response from {self._url_shown} within {t.first_byte}s"
+        else:
+            text = f"the stream from {self._url_shown} stalled for more than {t.idle}s"
+        return LlmTimeoutError(text)
+
+    def _redacted(self, exc: LlmError) -> LlmError:
+        secret = self._secret
+        if secret is not None and exc.args and isinstance(exc.args[0], str):
+            value = secret.reveal()
+            if value in exc.args[0]:
+                exc.args = (exc.args[0].replace(value, "***"), *exc.args[1:])
+        return exc

@@ -1,0 +1,39 @@
+"""Errors of the session log and its stores."""
+
+from __future__ import annotations
+
+
+class SessionError(Exception):
+    """Base of the session errors."""
+
+
+class SessionNotFound(SessionError, LookupError):
+    """No live or stored session has this id."""
+
+
+class SessionExistsError(SessionError):
+    """A session with this id already exists (live or stored); resume it instead."""
+
+
+class SessionClosedError(SessionError):
+    """The session was closed; nothing more can be appended to it."""
+
+
+class StoreError(SessionError):
+    """A session store failed."""
+
+
+class StoreFormatError(StoreError):
+    """The file is not ours, or of a schema this build does not read; it is left untouched."""
+
+
+class StoreClosedError(StoreError):
+    """The store was closed."""
+
+
+class StoreWriteError(StoreError):
+    """Events could not be written to the store."""
+
+
+class SessionCorruptError(StoreError):
+    """A stored log is damaged before its last write: dropping a torn tail cannot recover it."""

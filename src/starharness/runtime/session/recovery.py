@@ -1,0 +1,73 @@
+"""Closing a turn that a crash cut short, so a resumed session is consistent again."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .event_types import (
+    ASSISTANT_MESSAGE,
+    INTERRUPTED,
+    STEP_END,
+    STEP_START,
+    TOOL_RESULT,
+    TURN_END,
+    TURN_START,
+)
+from .events import SessionEvent
+from .session import Session
+
+INTERRUPTED_TOOL_MESSAGE = "interrupted before the tool call finished"
+
+
+def close_interrupted_turn(session: Session) -> list[SessionEvent]:
+    """If the log ends inside a turn, append what closes it and return the appended events.
+
+    Tool calls still owed a result get an error result (a model request must answer every call),
+    an open step gets its step/end, and the turn ends with reason "interrupted".
+    """
+    events = session.events
+    start: SessionEvent | None = None
+    for event in reversed(events):
+        if event.type == TURN_END:
+            return []
+        if event.type == TURN_START:
+            start = event
+            break
+    if start is None:
+        return []
+    turn = start.data.get("turn")
+    owed: dict[str, tuple[Any, str]] = {}
+    open_step: Any = None
+    for event in events[start.seq + 1 :]:
+        data = event.data
+        if event.type == ASSISTANT_MESSAGE:
+            calls: tuple[Mapping[str, str], ...] = data.get("tool_calls", ())
+            for call in calls:
+                owed[call["id"]] = (data.get("step"), call["name"])
+        elif event.type == TOOL_RESULT:
+            owed.pop(data["call_id"], None)
+        elif event.type == STEP_START:
+            open_step = data.get("step")
+        elif event.type == STEP_END:
+            open_step = None
+    appended: list[SessionEvent] = []
+    for call_id, (step, name) in owed.items():
+        appended.append(
+            session.append(
+                TOOL_RESULT,
+                {
+                    "turn": turn,
+                    "step": step,
+                    "call_id": call_id,
+                    "name": name,
+                    "content": f"Error: {INTERRUPTED_TOOL_MESSAGE}",
+                    "is_error": True,
+                    "error": {"code": INTERRUPTED, "message": INTERRUPTED_TOOL_MESSAGE},
+                },
+            )
+        )
+    if open_step is not None:
+        appended.append(session.append(STEP_END, {"turn": turn, "step": open_step}))
+    appended.append(session.append(TURN_END, {"turn": turn, "reason": INTERRUPTED}))
+    return appended

@@ -1,0 +1,89 @@
+"""Rows of the events table: encoding with a checksum, and decoding that finds a torn tail."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SessionCorruptError
+from ..events import SessionDataError, SessionEvent, data_to_json, freeze_data
+
+EventRow = tuple[str, int, int, str, str, int, int]
+"""session_id, seq, time, type, data (JSON text), batch, crc -- the column order of INSERT."""
+StoredRow = tuple[int, int, str, str, int, int]
+"""seq, time, type, data, batch, crc -- the column order of a load."""
+
+
+def row_checksum(session_id: str, seq: int, time: int, kind: str, data: str) -> int:
+    head = f"{session_id}\x00{seq}\x00{time}\x00{kind}\x00".encode()
+    return zlib.crc32(data.encode(), zlib.crc32(head))
+
+
+def encode_event(session_id: str, event: SessionEvent, batch: int) -> EventRow:
+    data = data_to_json(event.data)
+    crc = row_checksum(session_id, event.seq, event.time, event.type, data)
+    return (session_id, event.seq, event.time, event.type, data, batch, crc)
+
+
+def encode_meta(meta: Any) -> str:
+    return data_to_json(meta)
+
+
+def decode_meta(text: str) -> Any:
+    return freeze_data(json.loads(text, parse_constant=_refuse_constant), where="meta")
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedLog:
+    """Events that decoded cleanly; `torn_from` is the seq where a torn tail starts, if any."""
+
+    events: list[SessionEvent]
+    torn_from: int | None = None
+    dropped: int = 0
+    problem: str | None = None
+
+
+def decode_log(session_id: str, rows: Sequence[StoredRow]) -> DecodedLog:
+    """Decode rows in seq order. A damaged row in the last write starts a torn tail; damage in
+    an earlier write raises SessionCorruptError (dropping it would lose committed events)."""
+    events: list[SessionEvent] = []
+    for index, row in enumerate(rows):
+        problem = _row_problem(session_id, index, row)
+        if problem is None:
+            try:
+                events.append(_decode(row))
+                continue
+            except (ValueError, SessionDataError) as exc:
+                problem = f"has undecodable data ({exc})"
+        last_batch = max(r[4] for r in rows)
+        if any(r[4] != last_batch for r in rows[index:]):
+            raise SessionCorruptError(
+                f"session {session_id!r}: event {row[0]} {problem}, and it was written before the"
+                " last write, so this is not a torn tail; the log was left untouched"
+            )
+        return DecodedLog(events, torn_from=index, dropped=len(rows) - index, problem=problem)
+    return DecodedLog(events)
+
+
+def _row_problem(session_id: str, index: int, row: StoredRow) -> str | None:
+    seq, time, kind, data, _batch, crc = row
+    if seq != index:
+        return f"follows a gap (expected seq {index})"
+    if row_checksum(session_id, seq, time, kind, data) != crc:
+        return "fails its checksum"
+    return None
+
+
+def _decode(row: StoredRow) -> SessionEvent:
+    seq, time, kind, data, _batch, _crc = row
+    parsed = json.loads(data, parse_constant=_refuse_constant)
+    if not isinstance(parsed, dict):
+        raise SessionDataError(f"data is a JSON {type(parsed).__name__}, not an object")
+    return SessionEvent(seq, time, kind, freeze_data(parsed))  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

@@ -1,0 +1,220 @@
+"""`ctx.tools`: a tool registry in layers (global, then agent layers) with shared schemas."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..kernel import Context, Disposer, once
+from ..llm.types import ToolCall, ToolSchema
+from .definition import REQUIRES_APPROVAL, ToolDefinition
+from .pipeline import PipelineSettings, RunFactory, run_batch, run_call
+from .results import ToolOutcome
+from .run import CancelSignal, ToolRunContext
+
+_TAG_PREFIX = "tag:"
+
+Layer = Context | None
+"""An agent layer's context, or None for the global layer."""
+
+
+class ToolConflictError(ValueError):
+    """A tool with that name is already registered in the same layer."""
+
+
+class _Resolved:
+    """What one chain of layers sees: name -> tool, and schemas sorted by name."""
+
+    __slots__ = ("schemas", "tools", "version")
+
+    def __init__(self) -> None:
+        self.version = -1
+        self.tools: dict[str, ToolDefinition[Any]] = {}
+        self.schemas: tuple[ToolSchema, ...] = ()
+
+    def refresh(self, version: int, tools: dict[str, ToolDefinition[Any]]) -> None:
+        self.version = version
+        self.tools = tools
+        schemas = tuple(tools[name].schema for name in sorted(tools))
+        # Keep the old tuple when nothing visible changed, so callers can compare by identity.
+        if schemas != self.schemas:
+            self.schemas = schemas
+
+
+class _Store:
+    """Every layer's tools, shared by all views of one registry."""
+
+    __slots__ = ("global_view", "layers", "settings", "version")
+
+    def __init__(self, settings: PipelineSettings) -> None:
+        self.settings = settings
+        self.layers: dict[Layer, dict[str, ToolDefinition[Any]]] = {}
+        self.version = 0
+        self.global_view = _Resolved()
+
+    def check_free(self, layer: Layer, name: str) -> None:
+        taken = self.layers.get(layer)
+        if taken is not None and name in taken:
+            where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
+            raise ToolConflictError(f"tool {name!r} is already registered in {where}")
+
+    def insert(self, layer: Layer, tool: ToolDefinition[Any]) -> None:
+        self.layers.setdefault(layer, {})[tool.name] = tool
+        self.version += 1
+
+    def remover(self, layer: Layer, tool: ToolDefinition[Any]) -> Disposer:
+        def remove() -> None:
+            tools = self.layers.get(layer)
+            if tools is None or tools.get(tool.name) is not tool:
+                return
+            del tools[tool.name]
+            if not tools:
+                del self.layers[layer]
+            self.version += 1
+
+        return remove
+
+    def resolve(self, chain: Sequence[Layer], into: _Resolved) -> _Resolved:
+        """Refresh `into` for `chain` (widest layer first); agents without tools share one view."""
+        layers = self.layers
+        own = [layers[layer] for layer in chain if layer is not None and layer in layers]
+        if not own:
+            into = self.global_view
+        elif into is self.global_view:
+            into = _Resolved()
+        if into.version != self.version:
+            merged = dict(layers.get(None, {}))
+            for tools in own:
+                merged.update(tools)
+            into.refresh(self.version, merged)
+        return into
+
+
+class ToolRegistry:
+    """`ctx.tools`: register tools, list their schemas, and run calls through the pipeline.
+
+    Bound to a context, it registers into that context's layer (global for plugins, the
+    agent's own layer for an agent context) and sees the global layer, then the ancestors'
+    layers, then its own; a narrower layer shadows a wider one. Registrations belong to the
+    context's scope, so disposing the plugin or agent undoes them.
+    """
+
+    __slots__ = ("_chain", "_ctx", "_resolved", "_store")
+
+    def __init__(
+        self,
+        *,
+        default_timeout_s: float | None = 120.0,
+        ask: Iterable[str] = (_TAG_PREFIX + REQUIRES_APPROVAL,),
+        max_parallel: int = 16,
+    ) -> None:
+        """`ask` lists tool names and `tag:NAME` entries whose calls need approval."""
+        if max_parallel < 1:
+            raise ValueError("max_parallel must be at least 1")
+        entries = list(ask)
+        settings = PipelineSettings(
+            default_timeout_s=default_timeout_s,
+            ask_names=frozenset(e for e in entries if not e.startswith(_TAG_PREFIX)),
+            ask_tags=frozenset(e[len(_TAG_PREFIX) :] for e in entries if e.startswith(_TAG_PREFIX)),
+            max_parallel=max_parallel,
+        )
+        self._store = _Store(settings)
+        self._ctx: Context | None = None
+        self._chain: tuple[Layer, ...] = (None,)
+        self._resolved = self._store.global_view
+
+    def bind(self, ctx: Context) -> ToolRegistry:
+        """The view of this registry that `ctx` sees (the kernel caches it per context)."""
+        view = object.__new__(ToolRegistry)
+        view._store = self._store
+        view._ctx = ctx
+        view._chain = (None, *reversed(ctx.layers))
+        view._resolved = _Resolved()
+        return view
+
+    # -- registration ------------------------------------------------------------------------
+
+    def register(self, tool: ToolDefinition[Any]) -> Disposer:
+        """Add `tool` to this context's layer until the returned disposer (or the scope) runs."""
+        store = self._store
+        ctx = self._ctx
+        layer = ctx.layer if ctx is not None else None
+        store.check_free(layer, tool.name)
+        remove = store.remover(layer, tool)
+        disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
+        store.insert(layer, tool)
+        return disposer
+
+    # -- what this context sees --------------------------------------------------------------
+
+    def _view(self) -> _Resolved:
+        resolved = self._resolved
+        if resolved.version != self._store.version:
+            resolved = self._resolved = self._store.resolve(self._chain, resolved)
+        return resolved
+
+    def get(self, name: str) -> ToolDefinition[Any] | None:
+        return self._view().tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._view().tools
+
+    def names(self) -> list[str]:
+        return sorted(self._view().tools)
+
+    def schemas(self) -> tuple[ToolSchema, ...]:
+        """The visible tools' schemas sorted by name; the same tuple object until they change."""
+        return self._view().schemas
+
+    # -- running calls -----------------------------------------------------------------------
+
+    async def execute_calls(
+        self,
+        calls: Sequence[ToolCall],
+        ctx: Context | None = None,
+        *,
+        session_id: str = "",
+        cancel: CancelSignal | None = None,
+        run_factory: RunFactory | None = None,
+    ) -> list[ToolOutcome]:
+        """Run one step's calls; outcomes in call order. Safe calls next to each other overlap.
+
+        Tools are looked up in this view's layers; hooks, approvals and tools get `ctx` (default:
+        the bound context). Setting `cancel` stops running calls and fails the ones not started.
+        """
+        view = self._view()
+        make_run = run_factory or self._run_factory(ctx, session_id, cancel)
+        tools = [view.tools.get(call.name) for call in calls]
+        return await run_batch(calls, tools, make_run, self._store.settings)
+
+    async def execute(
+        self,
+        call: ToolCall,
+        ctx: Context | None = None,
+        *,
+        session_id: str = "",
+        cancel: CancelSignal | None = None,
+    ) -> ToolOutcome:
+        """Run a single call through the pipeline."""
+        run = self._run_factory(ctx, session_id, cancel)(call)
+        return await run_call(call, self.get(call.name), run, self._store.settings)
+
+    def _run_factory(
+        self, ctx: Context | None, session_id: str, cancel: CancelSignal | None
+    ) -> RunFactory:
+        run_ctx = ctx if ctx is not None else self._ctx
+        if run_ctx is None:
+            raise ValueError("pass the calling context: this registry is not bound to one")
+        signal = cancel if cancel is not None else CancelSignal()
+
+        def make_run(call: ToolCall) -> ToolRunContext:
+            return ToolRunContext(
+                call_id=call.id,
+                name=call.name,
+                ctx=run_ctx,
+                session_id=session_id,
+                arguments=call.arguments,
+                cancel=signal,
+            )
+
+        return make_run

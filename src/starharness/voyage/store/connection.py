@@ -1,0 +1,165 @@
+"""Opening the world file: connection settings, transactions, and the schema version check."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
+
+APPLICATION_ID = 0x4F4D4547
+"""Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
+SCHEMA_VERSION = 1
+"""Bump whenever schema.sql changes; older and newer files are refused with a clear error."""
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the header and catalogue of a database say about it."""
+
+    application_id: int
+    user_version: int
+    table_count: int
+
+    @property
+    def is_empty(self) -> bool:
+        return self.application_id == 0 and self.user_version == 0 and self.table_count == 0
+
+
+def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A connection in autocommit mode (we issue BEGIN ourselves), WAL, foreign keys on."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # The World serialises use of its connection with a lock, so any thread may hold it.
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s
+        )
+    except (OSError, sqlite3.Error) as error:
+        raise WorldError(f"cannot open the world at {path}: {error}") from error
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.OperationalError as error:
+        conn.close()
+        raise WorldError(f"cannot open the world at {path}: {error}") from error
+    except sqlite3.DatabaseError as error:
+        conn.close()
+        raise SchemaVersionError(f"{path} is not a SQLite database ({error})") from error
+    return conn
+
+
+def inspect(conn: sqlite3.Connection) -> FileState:
+    """Read the application id, schema version and table count."""
+    application_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    user_version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    table_count = int(
+        conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchone()[0]
+    )
+    return FileState(application_id, user_version, table_count)
+
+
+def refuse_unless_ours(state: FileState, path: Path, *, allow_older: bool = False) -> None:
+    """Raise a SchemaVersionError naming what is wrong with a non-empty file that is not ours."""
+    if state.application_id != APPLICATION_ID:
+        raise SchemaVersionError(
+            f"{path} is not an Omega station world (application_id {state.application_id:#x}, "
+            f"expected {APPLICATION_ID:#x}); choose another file with --world"
+        )
+    if state.user_version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{path} was written by a newer star-harness (schema version {state.user_version}, "
+            f"this one knows {SCHEMA_VERSION}); upgrade star-harness to open it"
+        )
+    if state.user_version < SCHEMA_VERSION and not allow_older:
+        raise SchemaVersionError(
+            f"{path} holds an older world (schema version {state.user_version}, current "
+            f"{SCHEMA_VERSION}); rebuild it with `star-harness seed --world {path}`"
+        )
+
+
+def schema_statements() -> list[str]:
+    """schema.sql split into statements (executescript would commit our open transaction)."""
+    text = resources.files("starharness.voyage").joinpath("schema.sql").read_text("utf-8")
+    statements: list[str] = []
+    pending: list[str] = []
+    for line in text.splitlines():
+        pending.append(line)
+        chunk = "\n".join(pending)
+        if sqlite3.complete_statement(chunk):
+            statements.append(chunk)
+            pending = []
+    leftover = [line for line in pending if line.strip() and not line.strip().startswith("--")]
+    if leftover:
+        raise SchemaVersionError(f"schema.sql ends with an incomplete statement: {leftover[0]!r}")
+    return statements
+
+
+def install_schema(conn: sqlite3.Connection) -> None:
+    """Create every table and stamp the header; call inside an open write transaction."""
+    for statement in schema_statements():
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def drop_all_tables(conn: sqlite3.Connection) -> None:
+    """Remove every table of the file; call inside an open write transaction."""
+    names = [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY rowid DESC"
+        )
+    ]
+    for name in names:
+        conn.execute(f'DROP TABLE "{name}"')
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Generator[None, None, None]:
+    """`BEGIN IMMEDIATE` ... `COMMIT`; any exception inside rolls every write back."""
+    if conn.in_transaction:
+        raise TransactionStateError("a transaction is already open on this World")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        raise _busy_or(error) from error
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise _busy_or(error) from error
+
+
+@contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Generator[None, None, None]:
+    """A deferred read transaction, so several reads see one consistent state."""
+    if conn.in_transaction:
+        raise TransactionStateError("a transaction is already open on this World")
+    conn.execute("BEGIN DEFERRED")
+    try:
+        yield
+    finally:
+        conn.execute("ROLLBACK")
+
+
+def _busy_or(error: sqlite3.OperationalError) -> Exception:
+    message = str(error)
+    if "locked" in message or "busy" in message:
+        return WorldBusyError(f"the world database stayed locked past the busy timeout ({message})")
+    return error

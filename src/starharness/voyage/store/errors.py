@@ -1,0 +1,49 @@
+"""Faults of the world store. Guards refuse with values; these mean an action must roll back."""
+
+from __future__ import annotations
+
+
+class WorldError(Exception):
+    """Base class for every world store fault."""
+
+
+class SchemaVersionError(WorldError):
+    """The file is not an Omega station world, or a newer or older one than this code knows."""
+
+
+class WorldBusyError(WorldError):
+    """Another writer held the database for longer than the busy timeout."""
+
+
+class TransactionStateError(WorldError):
+    """A transaction was used after it ended, or opened inside another one."""
+
+
+class UnknownEntityError(WorldError, LookupError):
+    """An id names no actor, good, location, quest or intel item."""
+
+    def __init__(self, kind: str, entity_id: str) -> None:
+        super().__init__(f"no {kind} with id {entity_id!r}")
+        self.kind = kind
+        self.entity_id = entity_id
+
+
+class InsufficientError(WorldError):
+    """A write would take more than there is; nothing was written."""
+
+    def __init__(self, message: str, *, have: int, need: int) -> None:
+        super().__init__(message)
+        self.have = have
+        self.need = need
+
+
+class InsufficientCreditsError(InsufficientError):
+    """An actor would go below zero credits."""
+
+
+class InsufficientCargoError(InsufficientError):
+    """An actor's hold would go below zero units of a good."""
+
+
+class InsufficientStockError(InsufficientError):
+    """A market would go below zero stock."""

@@ -1,0 +1,177 @@
+"""The scene an NPC sees each turn: place, time, its wares, the player, news and memories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .memory import MemoryBudget, summarise_memories
+from .reader import WorldReader
+from .rows import Actor, Intel, Location, Memory, NewsItem, Quest, Route
+
+NEWS_DAYS = 7
+NEWS_ITEMS = 3
+CHARS_PER_TOKEN = 4
+"""The documented estimate used for scene budgets when no tokenizer is at hand."""
+
+_ATTITUDE_WORDS = (
+    (-29, "hostile"),
+    (-9, "unfriendly"),
+    (20, "neutral"),
+    (60, "friendly"),
+)
+"""(exclusive upper bound, word): -100..-30 hostile, -29..-10 unfriendly, -9..19 neutral,
+20..59 friendly, 60..100 trusted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ware:
+    good_id: str
+    name: str
+    price: int
+    units: int
+
+
+@dataclass(frozen=True, slots=True)
+class SceneData:
+    """Everything a scene shows, read in one snapshot."""
+
+    day: int
+    place: Location
+    npc: Actor
+    player: Actor
+    player_hold: dict[str, int]
+    sells: list[Ware]
+    buys: list[Ware]
+    attitude: int
+    player_quests: list[Quest]
+    open_quests: list[Quest]
+    intel: list[Intel]
+    routes: list[Route]
+    route_names: dict[str, str]
+    news: list[NewsItem]
+    memories: list[Memory]
+    good_names: dict[str, str]
+
+
+def attitude_word(score: int) -> str:
+    """One word for an attitude score (see _ATTITUDE_WORDS)."""
+    for upper, word in _ATTITUDE_WORDS:
+        if score < upper:
+            return word
+    return "trusted"
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens by the 4-characters-per-token estimate."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def gather_scene(reader: WorldReader, npc_id: str, player_id: str) -> SceneData:
+    """Read what the scene needs; call inside one snapshot so the parts agree."""
+    npc = reader.require_actor(npc_id)
+    player = reader.require_actor(player_id)
+    place = reader.location(npc.location_id) or Location(npc.location_id, npc.location_id, "")
+    good_names = {good.id: good.name for good in reader.goods()}
+    prices = {quote.good_id: quote.price for quote in reader.market(npc.location_id)}
+    hold = reader.cargo(npc_id)
+    sells: list[Ware] = []
+    buys: list[Ware] = []
+    for line in reader.trade_lines(npc_id):
+        price = prices.get(line.good_id)
+        if price is None:
+            continue
+        ware = Ware(line.good_id, good_names[line.good_id], price, hold.get(line.good_id, 0))
+        if line.sells:
+            sells.append(ware)
+        if line.buys:
+            buys.append(ware)
+    day = reader.day()
+    routes = [route for route in reader.routes_from(npc.location_id) if route.seller_id == npc_id]
+    return SceneData(
+        day=day,
+        place=place,
+        npc=npc,
+        player=player,
+        player_hold=reader.cargo(player_id),
+        sells=sells,
+        buys=buys,
+        attitude=reader.attitude(npc_id, player_id),
+        player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
+        open_quests=[q for q in reader.quests_given_by(npc_id) if q.status == "open"],
+        intel=reader.intel_of(npc_id),
+        routes=routes,
+        route_names={loc.id: loc.name for loc in reader.locations()},
+        news=reader.news(npc.location_id, since_day=max(1, day - NEWS_DAYS), limit=NEWS_ITEMS),
+        memories=reader.memories(npc_id, player_id),
+        good_names=good_names,
+    )
+
+
+def render_scene(data: SceneData, budget: MemoryBudget | None = None) -> str:
+    """The scene as text, in a fixed order so that diffs between turns stay small."""
+    lines = [
+        f"Day {data.day}. {data.place.name}: {data.place.description}".rstrip(": "),
+        f"You ({data.npc.name}) have {data.npc.credits:,} credits.",
+    ]
+    if data.sells:
+        lines.append("You sell from your hold, units at going price: " + _wares(data.sells, True))
+    if data.buys:
+        lines.append("You buy at going price: " + _wares(data.buys, False))
+    lines.append(
+        f"Before you: {data.player.name}, {data.player.credits:,} credits; hold: "
+        + _hold(data.player_hold, data.good_names)
+        + "."
+    )
+    lines.append(f"Your attitude to them: {data.attitude} ({attitude_word(data.attitude)}).")
+    lines.extend(_quest_lines(data))
+    if data.intel:
+        lines.append("Intel you may sell: " + "; ".join(_intel(item) for item in data.intel) + ".")
+    if data.routes:
+        lines.append(
+            "Passage you sell: " + "; ".join(_route(r, data.route_names) for r in data.routes)
+        )
+    if data.news:
+        lines.append("News here: " + " ".join(f"(day {n.day}) {n.headline}" for n in data.news))
+    lines.append(
+        "Your memories of them: " + summarise_memories(data.memories, data.good_names, budget)
+    )
+    return "\n".join(lines)
+
+
+def _wares(wares: list[Ware], with_units: bool) -> str:
+    if with_units:
+        return ", ".join(f"{w.name} [{w.good_id}] {w.units} at {w.price:,}" for w in wares) + "."
+    return ", ".join(f"{w.name} [{w.good_id}] {w.price:,}" for w in wares) + "."
+
+
+def _hold(hold: dict[str, int], names: dict[str, str]) -> str:
+    if not hold:
+        return "empty"
+    return ", ".join(f"{qty} {names.get(good, good)}" for good, qty in hold.items())
+
+
+def _quest_lines(data: SceneData) -> list[str]:
+    lines: list[str] = []
+    active = [q for q in data.player_quests if q.status == "accepted"]
+    if active:
+        lines.append("Their jobs for you: " + "; ".join(_quest(q) for q in active) + ".")
+    if data.open_quests:
+        lines.append("Jobs you may offer: " + "; ".join(_quest(q) for q in data.open_quests) + ".")
+    return lines
+
+
+def _quest(quest: Quest) -> str:
+    text = f'[{quest.id}] "{quest.title}", reward {quest.reward:,}'
+    if quest.status == "open" and quest.min_attitude > -100:
+        text += f" (needs attitude {quest.min_attitude})"
+    return text
+
+
+def _intel(item: Intel) -> str:
+    title = f'[{item.id}] {item.kind} "{item.title}"'
+    price = f"{item.price:,}" if item.price else "free"
+    return f"{title} {price} (needs attitude {item.min_attitude})"
+
+
+def _route(route: Route, names: dict[str, str]) -> str:
+    return f"{names.get(route.to_id, route.to_id)} [{route.to_id}] {route.fare:,}, {route.days}d"

@@ -1,0 +1,80 @@
+"""Helpers for loop tests: a runtime started from the `task` profile against the mock LLM."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starharness.app import profile_search_path
+from starharness.runtime.config import Patch, Runtime, load_profile, start
+from starharness.runtime.kernel import Context
+from starharness.runtime.loop import SESSION_EVENT, AgentHandle, LoggedEvent
+from starharness.runtime.session import SessionEvent
+
+
+def mock_patch(base_url: str, *, store: str = "memory", path: Path | None = None) -> Patch:
+    sessions: dict[str, Any] = {"store": store, "max_write_delay_ms": 5}
+    if path is not None:
+        sessions["path"] = str(path)
+    return Patch.of(
+        "test",
+        [
+            {
+                "id": "llm",
+                "config": {
+                    "provider": "openai-compatible",
+                    "model": "mock-model",
+                    "base_url": base_url,
+                    "retry": {"base_delay_s": 0.001, "max_delay_s": 0.01, "jitter": 0},
+                },
+            },
+            {"id": "sessions", "config": sessions},
+        ],
+    )
+
+
+@asynccontextmanager
+async def runtime_for(
+    base_url: str, home: Path, *, store: str = "memory", path: Path | None = None
+) -> AsyncIterator[Runtime]:
+    """The `task` profile with its llm row pointed at `base_url`."""
+    resolved = load_profile(
+        "task",
+        [mock_patch(base_url, store=store, path=path)],
+        search=profile_search_path(home),
+        home=home,
+    )
+    async with await start(resolved) as runtime:
+        yield runtime
+
+
+class Recorder:
+    """Collects every event an agent logs, live."""
+
+    def __init__(self) -> None:
+        self.events: list[SessionEvent] = []
+
+    def __call__(self, logged: LoggedEvent) -> None:
+        self.events.append(logged.event)
+
+    def types(self) -> list[str]:
+        return [e.type for e in self.events]
+
+    def of(self, type_: str) -> list[SessionEvent]:
+        return [e for e in self.events if e.type == type_]
+
+
+async def create_agent(
+    ctx: Context, session_id: str, setup: Callable[[Context], None] | None = None
+) -> tuple[AgentHandle, Recorder]:
+    recorder = Recorder()
+
+    def _setup(agent_ctx: Context) -> None:
+        agent_ctx.on(SESSION_EVENT, recorder)
+        if setup is not None:
+            setup(agent_ctx)
+
+    handle = await ctx.agents.create(session_id, setup=_setup)
+    return handle, recorder

@@ -1,0 +1,296 @@
+"""Approvals: the closed set of decisions, both services, the plugin, and the pipeline's asks."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from starharness.runtime.approvals import (
+    APPROVAL_ASKED,
+    APPROVAL_DECIDED,
+    ApprovalDecided,
+    ApprovalRequest,
+    ApprovalsConfig,
+    ApprovalsPlugin,
+    Decision,
+    InteractiveApprovals,
+    NonInteractiveApprovals,
+)
+from starharness.runtime.kernel import APPROVALS, Context, Next
+from starharness.runtime.llm.types import ToolCall
+from starharness.runtime.tools import (
+    REQUIRES_APPROVAL,
+    TOOL_PRE_EXECUTE,
+    CancelSignal,
+    FailureCode,
+    PreExecute,
+    ToolOutcome,
+    ToolsConfig,
+    ToolsPlugin,
+    tool,
+)
+
+ran: list[str] = []
+
+
+@tool(tags=[REQUIRES_APPROVAL])
+def launch(target: str) -> str:
+    """Launch something (needs approval)."""
+    ran.append(target)
+    return f"launched {target}"
+
+
+@tool
+def wave() -> str:
+    """Harmless."""
+    return "waved"
+
+
+@pytest.fixture(autouse=True)
+def _clear_ran() -> None:
+    ran.clear()
+
+
+async def _agent(approvals: ApprovalsConfig | None, **tools_config: object) -> Context:
+    root = Context()
+    await ToolsPlugin().setup(root.fork("tools"), ToolsConfig.model_validate(tools_config))
+    if approvals is not None:
+        await ApprovalsPlugin().setup(root.fork("approvals"), approvals)
+    root.tools.register(launch)
+    root.tools.register(wave)
+    return root.child("agent")
+
+
+async def _launch(agent: Context, target: str = "probe") -> ToolOutcome:
+    call = ToolCall("c1", "launch", f'{{"target": "{target}"}}')
+    [outcome] = await agent.tools.execute_calls([call], session_id="s-1")
+    return outcome
+
+
+def _report(agent: Context) -> list[str]:
+    seen: list[str] = []
+
+    def asked(request: ApprovalRequest) -> None:
+        seen.append(f"asked {request.tool} {request.call_id} {request.session_id}")
+
+    def decided(decided: ApprovalDecided) -> None:
+        seen.append(f"decided {decided.request.tool} {decided.decision}")
+
+    agent.on(APPROVAL_ASKED, asked)
+    agent.on(APPROVAL_DECIDED, decided)
+    return seen
+
+
+def test_decisions_are_a_closed_set() -> None:
+    assert {d.value for d in Decision} == {
+        "allowed_once",
+        "allowed_always",
+        "rejected",
+        "unavailable",
+    }
+    assert [d for d in Decision if d.allowed] == [Decision.ALLOWED_ONCE, Decision.ALLOWED_ALWAYS]
+
+
+async def test_allow_list_runs_listed_tools_and_reports_the_decision() -> None:
+    agent = await _agent(ApprovalsConfig(mode="allow-list", allow=["launch"]))
+    seen = _report(agent)
+    outcome = await _launch(agent)
+    assert outcome.content == "launched probe"
+    assert ran == ["probe"]
+    assert seen == ["asked launch c1 s-1", "decided launch allowed_once"]
+
+
+async def test_unlisted_tools_are_refused_with_how_to_allow_them() -> None:
+    agent = await _agent(ApprovalsConfig(mode="allow-list", allow=["other"]))
+    seen = _report(agent)
+    outcome = await _launch(agent)
+    assert outcome.content == (
+        "Error: launch needs approval, which cannot be asked for in this run; "
+        "start the run with --allow launch to allow it"
+    )
+    assert outcome.error_code == FailureCode.APPROVAL_UNAVAILABLE
+    assert ran == []
+    assert seen == ["asked launch c1 s-1", "decided launch unavailable"]
+
+
+async def test_deny_mode_refuses_every_ask_but_not_other_tools() -> None:
+    agent = await _agent(ApprovalsConfig(mode="deny"))
+    assert (await _launch(agent)).error_code == FailureCode.APPROVAL_UNAVAILABLE
+    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    assert waved.content == "waved"
+
+
+async def test_without_an_approval_service_asks_are_unavailable() -> None:
+    agent = await _agent(None)
+    seen = _report(agent)
+    outcome = await _launch(agent)
+    assert outcome.content == "Error: launch needs approval, and no approval service is configured"
+    assert seen == ["asked launch c1 s-1", "decided launch unavailable"]
+
+
+async def test_interactive_user_can_allow_once_or_reject() -> None:
+    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    service = agent.get(APPROVALS)
+    assert isinstance(service, InteractiveApprovals)
+    answers = [Decision.ALLOWED_ONCE, Decision.REJECTED]
+    questions: list[str] = []
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        questions.append(request.arguments)
+        return answers.pop(0)
+
+    service.attach(ask)
+    assert (await _launch(agent, "a")).content == "launched a"
+    rejected = await _launch(agent, "b")
+    assert rejected.content == "Error: the user rejected this call to launch"
+    assert rejected.error_code == FailureCode.REJECTED
+    assert questions == ['{"target": "a"}', '{"target": "b"}']
+    assert ran == ["a"]
+
+
+async def test_allowed_always_is_remembered_per_session_and_tool() -> None:
+    service = InteractiveApprovals()
+    asked: list[str] = []
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        asked.append(request.session_id)
+        return Decision.ALLOWED_ALWAYS
+
+    service.attach(ask)
+    first = ApprovalRequest(tool="launch", call_id="1", arguments="{}", session_id="s-1")
+    again = ApprovalRequest(tool="launch", call_id="2", arguments="{}", session_id="s-1")
+    elsewhere = ApprovalRequest(tool="launch", call_id="3", arguments="{}", session_id="s-2")
+    assert await service.decide(first) is Decision.ALLOWED_ALWAYS
+    assert await service.decide(again) is Decision.ALLOWED_ALWAYS
+    assert await service.decide(elsewhere) is Decision.ALLOWED_ALWAYS
+    assert asked == ["s-1", "s-2"]
+    service.forget("s-1")
+    await service.decide(again)
+    assert asked == ["s-1", "s-2", "s-1"]
+
+
+async def test_interactive_asks_one_question_at_a_time() -> None:
+    service = InteractiveApprovals()
+    open_questions = 0
+    most = 0
+    release = asyncio.Event()
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        nonlocal open_questions, most
+        open_questions += 1
+        most = max(most, open_questions)
+        await release.wait()
+        open_questions -= 1
+        return Decision.ALLOWED_ONCE
+
+    service.attach(ask)
+    requests = [ApprovalRequest(tool=f"t{i}", call_id=str(i), arguments="{}") for i in range(3)]
+    pending = [asyncio.create_task(service.decide(r)) for r in requests]
+    await asyncio.sleep(0)
+    release.set()
+    assert await asyncio.gather(*pending) == [Decision.ALLOWED_ONCE] * 3
+    assert most == 1
+
+
+async def test_interactive_without_a_prompt_is_unavailable_and_detach_works() -> None:
+    service = InteractiveApprovals()
+    request = ApprovalRequest(tool="launch", call_id="1", arguments="{}", reason="fires a rocket")
+    assert await service.decide(request) is Decision.UNAVAILABLE
+    assert service.explain(request, Decision.UNAVAILABLE) == (
+        "launch needs approval (fires a rocket), and no one is here to give it"
+    )
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        return Decision.ALLOWED_ONCE
+
+    detach = service.attach(ask)
+    assert await service.decide(request) is Decision.ALLOWED_ONCE
+    detach()
+    assert await service.decide(request) is Decision.UNAVAILABLE
+
+
+async def test_a_failing_prompt_is_unavailable_not_a_crash() -> None:
+    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    service = agent.get(APPROVALS)
+    assert isinstance(service, InteractiveApprovals)
+
+    async def broken(request: ApprovalRequest) -> Decision:
+        raise OSError("terminal closed")
+
+    service.attach(broken)
+    outcome = await _launch(agent)
+    assert outcome.content == (
+        "Error: launch needs approval, and asking for it failed: terminal closed"
+    )
+    assert ran == []
+
+
+async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow() -> None:
+    agent = await _agent(ApprovalsConfig(mode="deny"))
+    requests: list[ApprovalRequest] = []
+    agent.on(APPROVAL_ASKED, requests.append)
+
+    async def cautious(check: PreExecute, next_: Next[PreExecute]) -> PreExecute | None:
+        if check.tool.name == "wave":
+            return check.ask("waving is risky today")
+        return await next_(check)
+
+    dispose = agent.on_waterfall(TOOL_PRE_EXECUTE, cautious)
+    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    assert waved.content == (
+        "Error: wave needs approval (waving is risky today), which cannot be asked for in this "
+        "run; start the run with --allow wave to allow it"
+    )
+    assert requests[0].reason == "waving is risky today"
+    dispose()
+
+    async def trusting(check: PreExecute, next_: Next[PreExecute]) -> PreExecute | None:
+        return await next_(check.allow())
+
+    agent.on_waterfall(TOOL_PRE_EXECUTE, trusting)
+    assert (await _launch(agent)).content == "launched probe"
+
+
+async def test_tools_config_ask_lists_names_and_tags() -> None:
+    agent = await _agent(ApprovalsConfig(mode="deny"), ask=["wave"])
+    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    assert waved.error_code == FailureCode.APPROVAL_UNAVAILABLE
+    # The default tag rule was replaced, so launch runs without asking.
+    assert (await _launch(agent)).content == "launched probe"
+
+
+async def test_cancel_while_waiting_for_the_user_cancels_the_call() -> None:
+    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    service = agent.get(APPROVALS)
+    assert isinstance(service, InteractiveApprovals)
+    waiting = asyncio.Event()
+
+    async def slow_user(request: ApprovalRequest) -> Decision:
+        waiting.set()
+        await asyncio.Event().wait()
+        return Decision.ALLOWED_ONCE
+
+    service.attach(slow_user)
+    signal = CancelSignal()
+    call = ToolCall("c1", "launch", '{"target": "x"}')
+    batch = asyncio.create_task(agent.tools.execute_calls([call], cancel=signal))
+    await waiting.wait()
+    signal.set()
+    [outcome] = await batch
+    assert outcome.error_code == FailureCode.CANCELLED
+    assert ran == []
+
+
+def test_config_refuses_an_allow_list_outside_allow_list_mode() -> None:
+    with pytest.raises(ValueError, match="allow is only used with mode 'allow-list'"):
+        ApprovalsConfig(mode="deny", allow=["launch"])
+    with pytest.raises(ValueError, match="mode"):
+        ApprovalsConfig.model_validate({"mode": "sometimes"})
+
+
+async def test_non_interactive_hint_is_configurable() -> None:
+    service = NonInteractiveApprovals(["a"], hint="add {tool} to approvals.allow")
+    request = ApprovalRequest(tool="b", call_id="1", arguments="{}")
+    assert await service.decide(request) is Decision.UNAVAILABLE
+    assert service.explain(request, Decision.UNAVAILABLE).endswith("add b to approvals.allow")

@@ -1,0 +1,169 @@
+"""The tool registry: layers, shadowing, ownership by scopes, stable cached schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from starharness.runtime.kernel import TOOLS, Context
+from starharness.runtime.llm.types import ToolCall
+from starharness.runtime.tools import (
+    ToolConflictError,
+    ToolDefinition,
+    ToolRegistry,
+    ToolsConfig,
+    ToolsPlugin,
+    tool,
+)
+
+
+def _echo(name: str, reply: str) -> ToolDefinition[object]:
+    @tool(name=name, description=f"Says {reply}.")
+    def echo() -> str:
+        return reply
+
+    return echo
+
+
+async def _root() -> tuple[Context, Context]:
+    root = Context()
+    plugin_ctx = root.fork("tools")
+    await ToolsPlugin().setup(plugin_ctx, ToolsConfig())
+    return root, plugin_ctx
+
+
+async def test_plugin_provides_tools_and_disposing_it_removes_the_service() -> None:
+    root, plugin_ctx = await _root()
+    assert isinstance(root.tools, ToolRegistry)
+    await plugin_ctx.dispose()
+    assert not root.has(TOOLS)
+
+
+async def test_global_tools_are_seen_by_every_agent() -> None:
+    root, _ = await _root()
+    root.tools.register(_echo("look", "global"))
+    one, two = root.child("one"), root.child("two")
+    assert [s.name for s in one.tools.schemas()] == ["look"]
+    assert two.tools.get("look") is root.tools.get("look")
+
+
+async def test_agent_tools_are_only_seen_by_that_agent_and_its_children() -> None:
+    root, _ = await _root()
+    one, two = root.child("one"), root.child("two")
+    one.tools.register(_echo("secret", "one"))
+    sub = one.child("sub")
+    assert "secret" in one.tools
+    assert "secret" in sub.tools
+    assert "secret" not in two.tools
+    assert "secret" not in root.tools
+
+
+async def test_narrower_layers_shadow_wider_ones() -> None:
+    root, _ = await _root()
+    root.tools.register(_echo("look", "global"))
+    agent = root.child("agent")
+    sub = agent.child("sub")
+    agent.tools.register(_echo("look", "agent"))
+    assert (await sub.tools.execute(ToolCall("1", "look", "{}"))).content == "agent"
+    sub.tools.register(_echo("look", "sub"))
+    assert (await sub.tools.execute(ToolCall("2", "look", "{}"))).content == "sub"
+    assert (await agent.tools.execute(ToolCall("3", "look", "{}"))).content == "agent"
+    assert (await root.child("other").tools.execute(ToolCall("4", "look", "{}"))).content == (
+        "global"
+    )
+    assert [s.name for s in sub.tools.schemas()] == ["look"]
+
+
+async def test_disposing_an_agent_undoes_its_tools_and_uncovers_the_global_one() -> None:
+    root, _ = await _root()
+    root.tools.register(_echo("look", "global"))
+    agent = root.child("agent")
+    agent.tools.register(_echo("look", "agent"))
+    agent.tools.register(_echo("extra", "agent"))
+    await agent.dispose()
+    fresh = root.child("fresh")
+    assert [s.name for s in fresh.tools.schemas()] == ["look"]
+    assert (await fresh.tools.execute(ToolCall("1", "look", "{}"))).content == "global"
+
+
+async def test_a_plugin_forked_from_an_agent_registers_on_that_agent() -> None:
+    root, _ = await _root()
+    agent = root.child("agent")
+    helper = agent.fork("helper-plugin")
+    helper.tools.register(_echo("helper", "x"))
+    assert "helper" in agent.tools
+    assert "helper" not in root.tools
+    await helper.dispose()
+    assert "helper" not in agent.tools
+
+
+async def test_disposing_a_plugin_context_undoes_its_global_tools() -> None:
+    root, _ = await _root()
+    plugin = root.fork("game")
+    plugin.tools.register(_echo("a", "1"))
+    plugin.tools.register(_echo("b", "2"))
+    other = root.fork("other")
+    other.tools.register(_echo("c", "3"))
+    await plugin.dispose()
+    assert root.tools.names() == ["c"]
+
+
+async def test_the_disposer_removes_early_and_twice_is_harmless() -> None:
+    root, _ = await _root()
+    dispose = root.tools.register(_echo("a", "1"))
+    dispose()
+    dispose()
+    assert root.tools.names() == []
+
+
+async def test_same_name_twice_in_one_layer_is_refused_naming_it() -> None:
+    root, _ = await _root()
+    root.tools.register(_echo("look", "1"))
+    with pytest.raises(ToolConflictError, match="'look' is already registered in the global layer"):
+        root.fork("p").tools.register(_echo("look", "2"))
+    agent = root.child("npc")
+    agent.tools.register(_echo("look", "3"))
+    with pytest.raises(ToolConflictError, match="layer of 'npc'"):
+        agent.tools.register(_echo("look", "4"))
+
+
+async def test_schemas_are_sorted_by_name_and_cached_until_registrations_change() -> None:
+    root, _ = await _root()
+    for name in ["zeta", "alpha", "mid"]:
+        root.tools.register(_echo(name, name))
+    agent = root.child("agent")
+    first = agent.tools.schemas()
+    assert [s.name for s in first] == ["alpha", "mid", "zeta"]
+    assert agent.tools.schemas() is first
+    dispose = agent.tools.register(_echo("beta", "b"))
+    changed = agent.tools.schemas()
+    assert [s.name for s in changed] == ["alpha", "beta", "mid", "zeta"]
+    dispose()
+    restored = agent.tools.schemas()
+    assert [s.name for s in restored] == ["alpha", "mid", "zeta"]
+    assert all(a is b for a, b in zip(restored, first, strict=True))
+
+
+async def test_changes_elsewhere_keep_the_same_schema_tuple() -> None:
+    root, _ = await _root()
+    root.tools.register(_echo("look", "x"))
+    one, two = root.child("one"), root.child("two")
+    one.tools.register(_echo("mine", "x"))
+    before = one.tools.schemas()
+    two.tools.register(_echo("theirs", "x"))
+    assert one.tools.schemas() is before
+
+
+async def test_unbound_registry_needs_a_context_to_run_calls() -> None:
+    registry = ToolRegistry()
+    registry.register(_echo("look", "x"))
+    with pytest.raises(ValueError, match="pass the calling context"):
+        await registry.execute_calls([ToolCall("1", "look", "{}")])
+    outcome = await registry.execute(ToolCall("1", "look", "{}"), Context())
+    assert outcome.content == "x"
+
+
+def test_config_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="max_parallel"):
+        ToolsConfig(max_parallel=0)
+    with pytest.raises(ValueError, match="unknown_field"):
+        ToolsConfig.model_validate({"unknown_field": 1})

@@ -1,0 +1,173 @@
+"""`star-harness run`: flags become patches; errors are one line; a real run over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from starharness import app as composition
+from starharness.cli import run_cli
+from starharness.mockllm import MockLlmServer
+
+KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("STAR_HARNESS_HOME", str(home))
+    monkeypatch.chdir(work)
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code = run_cli(list(args))
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err.strip()
+
+
+def test_provider_flags_patch_the_llm_row(home: Path) -> None:
+    profile = composition.load(
+        "task", llm=composition.LlmChoice("openai-compatible", "m-1", "http://127.0.0.1:1/v1")
+    )
+    llm = profile.row("llm")
+    assert llm.config.model_dump(include={"provider", "model", "base_url"}) == {
+        "provider": "openai-compatible",
+        "model": "m-1",
+        "base_url": "http://127.0.0.1:1/v1",
+    }
+    assert llm.patched_by == ("--provider/--model/--base-url",)
+
+
+def test_a_new_provider_drops_the_old_providers_model_url_and_key_name(
+    home: Path, tmp_path: Path
+) -> None:
+    patch = tmp_path / "ds.yml"
+    patch.write_text(
+        "- {id: llm, merge: {model: ds-model, base_url: 'http://x/v1', api_key_env: MY_DS,"
+        " max_tokens: 99}}\n",
+        encoding="utf-8",
+    )
+    config = (
+        composition.load("task", [patch], llm=composition.LlmChoice(provider="openai"))
+        .row("llm")
+        .config.model_dump()
+    )
+    assert config["provider"] == "openai"
+    assert (config["model"], config["base_url"], config["api_key_env"]) == (None, None, None)
+    assert config["max_tokens"] == 99  # not provider-specific, kept
+
+    only_model = composition.load("task", [patch], llm=composition.LlmChoice(model="other"))
+    kept = only_model.row("llm").config.model_dump()
+    assert (kept["model"], kept["base_url"], kept["api_key_env"]) == (
+        "other",
+        "http://x/v1",
+        "MY_DS",
+    )
+
+
+def test_allow_flags_patch_the_approvals_row(home: Path) -> None:
+    approvals = composition.load("task", allow=["write_file", "shell", "write_file"]).row(
+        "approvals"
+    )
+    assert approvals.config.model_dump() == {"mode": "allow-list", "allow": ["write_file", "shell"]}
+    untouched = composition.load("task").row("approvals").config.model_dump()
+    assert untouched == {"mode": "deny", "allow": []}
+
+
+def test_bad_arguments(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert one_line_error(capsys, "run", "   ") == "error: run: the task is empty"
+    assert "Missing argument 'TASK'" in one_line_error(capsys, "run")
+    assert "requires an argument" in one_line_error(capsys, "run", "x", "--model")
+    message = one_line_error(capsys, "run", "x", "--provider", "nonsense")
+    assert "row 'llm'" in message
+    assert "config.provider" in message
+    assert "unknown provider" in message
+
+
+def test_a_missing_key_is_one_line_naming_the_variable(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = one_line_error(capsys, "run", "hello")
+    assert "row 'llm'" in message
+    assert "DEEPSEEK_API_KEY is not set" in message
+
+
+def test_a_world_readable_credentials_file_is_refused(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private = home / "credentials.env"
+    private.write_text("DEEPSEEK_API_KEY=sk-should-not-show-1234\n", encoding="utf-8")
+    private.chmod(0o644)
+    message = one_line_error(capsys, "run", "hello")
+    assert "chmod 600" in message
+    assert "sk-should-not-show-1234" not in message
+
+
+async def _run_cli_process(home: Path, *args: str) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    env["STAR_HARNESS_HOME"] = str(home)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "starharness.cli",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=home,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_run_streams_the_answer_against_a_real_server(home: Path) -> None:
+    async with MockLlmServer() as mock:
+        mock.script_next([{"behaviour": "success", "text": "Forty-two, streamed."}])
+        code, out, err = await _run_cli_process(
+            home,
+            "run",
+            "What is the answer?",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            mock.base_url,
+            "--model",
+            "mock-model",
+        )
+        assert code == 0, err
+        assert out == "Forty-two, streamed.\n"
+        (request,) = mock.requests
+        assert "What is the answer?" in str(request)
+    assert (home / "sessions.db").is_file()  # the task profile logs to $STAR_HARNESS_HOME
+
+
+async def test_run_exits_non_zero_when_the_turn_fails(home: Path) -> None:
+    async with MockLlmServer() as mock:
+        mock.script_next([{"behaviour": "invalid_request", "message": "no such thing (mock)"}])
+        code, out, err = await _run_cli_process(
+            home,
+            "run",
+            "hi",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            mock.base_url,
+            "--model",
+            "mock-model",
+        )
+    assert code == 1
+    assert out == ""
+    assert "no such thing (mock)" in err

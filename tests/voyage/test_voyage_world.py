@@ -1,0 +1,72 @@
+"""The framework's read side: NPC cards, meeting rules and the HUD."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from starharness.voyage import World
+from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, OMEGA, PLAYER_ID, SMUGGLER
+from starharness.voyage.store import UnknownEntityError, attitude_word
+
+
+def test_npc_cards_carry_persona_and_place(world: World) -> None:
+    cards = {card.id: card for card in world.npcs()}
+    assert set(cards) >= {SMUGGLER, DOCK_MASTER, BROKER}
+    smuggler = cards[SMUGGLER]
+    assert smuggler.location_id == OMEGA and smuggler.alive
+    assert "Rusty Nebula" in smuggler.persona and "player's language" in smuggler.persona
+    assert world.npc(SMUGGLER) == smuggler
+    assert world.npc(PLAYER_ID) is None
+    assert world.npc("nobody") is None
+    assert len({card.archetype for card in cards.values()}) == len(cards)
+
+
+def test_players_are_players(world: World) -> None:
+    assert world.has_player(PLAYER_ID)
+    assert not world.has_player(SMUGGLER)
+    assert not world.has_player("nobody")
+
+
+def test_meeting_needs_the_same_place_and_a_living_npc(world: World) -> None:
+    assert world.can_meet(SMUGGLER, PLAYER_ID)
+    assert not world.can_meet(BROKER, PLAYER_ID)
+    with world.transaction() as tx:
+        tx.move_actor(PLAYER_ID, KESSLER)
+    assert world.can_meet(BROKER, PLAYER_ID)
+    assert not world.can_meet(SMUGGLER, PLAYER_ID)
+    with world.transaction() as tx:
+        tx.set_alive(BROKER, False)
+    assert not world.can_meet(BROKER, PLAYER_ID)
+    assert not world.can_meet("nobody", PLAYER_ID)
+
+
+def test_the_broker_starts_hostile(world: World) -> None:
+    assert attitude_word(world.attitude(BROKER, PLAYER_ID)) == "hostile"
+    assert "(hostile)" in world.scene(BROKER, PLAYER_ID)
+    assert world.attitude(SMUGGLER, "never-met") == 0
+
+
+def test_player_view_is_json_and_follows_the_world(world: World) -> None:
+    view = world.player_view(PLAYER_ID)
+    assert view == json.loads(json.dumps(view))
+    assert view["credits"] == 12_000 and view["cargo"] == [] and view["day"] == 1
+    assert view["location"] == {"id": OMEGA, "name": "Omega station"}
+    with world.transaction() as tx:
+        tx.move_cargo(SMUGGLER, PLAYER_ID, "medgel", 2)
+        tx.add_credits(PLAYER_ID, -2_200)
+    view = world.player_view(PLAYER_ID)
+    assert view["credits"] == 9_800
+    assert view["cargo"] == [{"goodId": "medgel", "name": "medical gel", "qty": 2}]
+
+
+def test_player_view_of_an_unknown_player_is_a_clear_error(world: World) -> None:
+    with pytest.raises(UnknownEntityError, match="no player with id 'player-9'"):
+        world.player_view("player-9")
+
+
+def test_a_closed_world_says_so(world: World) -> None:
+    world.close()
+    with pytest.raises(Exception, match="is closed"):
+        world.npcs()
