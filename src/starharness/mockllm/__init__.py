@@ -1,1 +1,99 @@
-"""mockllm."""
+"""An OpenAI-compatible mock LLM server, scripted per conversation, for keyless play and tests.
+
+It depends on nothing else of star-harness: games import its request and step types to build
+offline brains (responders).
+"""
+
+from .conversations import DEFAULT_CONVERSATION
+from .fragments import split_at, split_every
+from .requests import (
+    ChatMessage,
+    ChatRequest,
+    FunctionCall,
+    FunctionDefinition,
+    MessageToolCall,
+    RecordedRequest,
+    ToolDefinition,
+)
+from .responder import Responder, ResponderError, load_responder
+from .scripts import ScriptFile, ScriptFileError, load_script_file, parse_script
+from .server import SESSION_HEADER, MockLlmServer, StepLike
+from .steps import (
+    BEHAVIOURS,
+    AuthError,
+    ConnectionReset,
+    ContextOverflow,
+    EmptyBody,
+    InvalidRequest,
+    MalformedEvent,
+    MalformedJson,
+    MaxTokens,
+    QuotaExceeded,
+    RateLimit,
+    ReasoningSuccess,
+    ServerError,
+    ServiceUnavailable,
+    SlowSuccess,
+    Stall,
+    Step,
+    StreamDisconnect,
+    StreamShape,
+    Success,
+    ToolCall,
+    ToolCalls,
+    WrongContentType,
+    parse_behaviour_list,
+    parse_step,
+    parse_steps,
+)
+from .usage import CHARS_PER_TOKEN
+
+__all__ = [
+    "BEHAVIOURS",
+    "CHARS_PER_TOKEN",
+    "DEFAULT_CONVERSATION",
+    "SESSION_HEADER",
+    "AuthError",
+    "ChatMessage",
+    "ChatRequest",
+    "ConnectionReset",
+    "ContextOverflow",
+    "EmptyBody",
+    "FunctionCall",
+    "FunctionDefinition",
+    "InvalidRequest",
+    "MalformedEvent",
+    "MalformedJson",
+    "MaxTokens",
+    "MessageToolCall",
+    "MockLlmServer",
+    "QuotaExceeded",
+    "RateLimit",
+    "ReasoningSuccess",
+    "RecordedRequest",
+    "Responder",
+    "ResponderError",
+    "ScriptFile",
+    "ScriptFileError",
+    "ServerError",
+    "ServiceUnavailable",
+    "SlowSuccess",
+    "Stall",
+    "Step",
+    "StepLike",
+    "StreamDisconnect",
+    "StreamShape",
+    "Success",
+    "ToolCall",
+    "ToolCalls",
+    "ToolDefinition",
+    "WrongContentType",
+    "load_responder",
+    "load_script_file",
+    "parse_behaviour_list",
+    "parse_script",
+    "parse_step",
+    "parse_steps",
+    "split_at",
+    "split_every",
+]
