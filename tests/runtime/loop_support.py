@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -55,9 +56,13 @@ class Recorder:
 
     def __init__(self) -> None:
         self.events: list[SessionEvent] = []
+        self.streaming = asyncio.Event()
+        """Set when the first streamed chunk is logged."""
 
     def __call__(self, logged: LoggedEvent) -> None:
         self.events.append(logged.event)
+        if logged.event.type == "assistant/chunk":
+            self.streaming.set()
 
     def types(self) -> list[str]:
         return [e.type for e in self.events]
@@ -67,7 +72,7 @@ class Recorder:
 
 
 async def create_agent(
-    ctx: Context, session_id: str, setup: Callable[[Context], None] | None = None
+    ctx: Context, session_id: str, setup: Callable[[Context], object] | None = None
 ) -> tuple[AgentHandle, Recorder]:
     recorder = Recorder()
 

@@ -9,12 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
 from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
+from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
 from .options import AgentOptions
 
-Setup = Callable[[Context], Awaitable[None] | None]
+Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
 
 
@@ -67,8 +69,14 @@ class AgentManager:
         if session_id in self._agents:
             raise AgentExistsError(f"an agent for session {session_id!r} already exists")
         sessions = self._ctx.get(SESSIONS)
-        session = sessions.create(session_id, meta=meta)
-        return await self._start(session, setup, options, parent)
+        # Setup composes before the session exists, so a failing setup leaves nothing behind.
+        layer = await self._set_up(session_id, setup, parent)
+        try:
+            session = sessions.create(session_id, meta=meta)
+        except BaseException:
+            await layer.dispose()
+            raise
+        return self._publish(layer, session, options)
 
     async def resume(
         self,
@@ -81,17 +89,19 @@ class AgentManager:
         """Load a session from the store and run an agent on it."""
         if session_id in self._agents:
             raise AgentExistsError(f"an agent for session {session_id!r} already exists")
-        session = await self._ctx.get(SESSIONS).resume(session_id)
-        return await self._start(session, setup, options, parent)
+        sessions = self._ctx.get(SESSIONS)
+        session = await sessions.resume(session_id)
+        try:
+            layer = await self._set_up(session_id, setup, parent)
+        except BaseException:
+            sessions.close(session_id)
+            raise
+        return self._publish(layer, session, options)
 
-    async def _start(
-        self,
-        session: Any,
-        setup: Setup | None,
-        options: AgentOptions | None,
-        parent: Context | None,
-    ) -> AgentHandle:
-        layer = (parent or self._ctx).child(f"agent:{session.id}")
+    async def _set_up(
+        self, session_id: str, setup: Setup | None, parent: Context | None
+    ) -> Context:
+        layer = (parent or self._ctx).child(f"agent:{session_id}")
         try:
             if setup is not None:
                 result = setup(layer)
@@ -99,9 +109,12 @@ class AgentManager:
                     await result
         except BaseException:
             await layer.dispose()
-            self._ctx.get(SESSIONS).close(session.id)
             raise
+        return layer
+
+    def _publish(self, layer: Context, session: Any, options: AgentOptions | None) -> AgentHandle:
         agent = Agent(layer, session, options or self.defaults)
+        _log_approvals(layer, agent)
         self._agents[agent.id] = agent
         layer.emit(AGENT_CREATED, agent)
         return AgentHandle(self, agent)
@@ -119,6 +132,35 @@ class AgentManager:
             agent.cancel(CancelCause("disposed"))
         for agent in list(self._agents.values()):
             await self.dispose_agent(agent)
+
+
+def _log_approvals(layer: Context, agent: Agent) -> None:
+    """Every approval question and answer goes into the agent's log."""
+
+    def asked(request: ApprovalRequest) -> None:
+        agent.log(
+            ev.APPROVAL_ASKED,
+            {
+                "call_id": request.call_id,
+                "tool": request.tool,
+                "arguments": request.arguments,
+                "reason": request.reason,
+            },
+        )
+
+    def decided(answer: ApprovalDecided) -> None:
+        agent.log(
+            ev.APPROVAL_DECIDED,
+            {
+                "call_id": answer.request.call_id,
+                "tool": answer.request.tool,
+                "decision": str(answer.decision),
+                "message": answer.message,
+            },
+        )
+
+    layer.on(APPROVAL_ASKED, asked)
+    layer.on(APPROVAL_DECIDED, decided)
 
 
 class AgentsConfig(BaseModel):

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import PROMPT, TOOLS
+from ..kernel import PROMPT, TELEMETRY, TOOLS
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
 from ..session import event_types as ev
 from ..telemetry import request_span
@@ -87,7 +87,13 @@ async def run_step(
     log = agent.log
     holder: list[StepAccumulator] = [acc]
 
+    telemetry = ctx.maybe(TELEMETRY)
+    if telemetry is not None:
+        telemetry.record_request(provider.name, model)
+
     def on_retry(info: RetryInfo) -> None:
+        if telemetry is not None:
+            telemetry.record_retry(provider.name, model)
         log(
             ev.LLM_RETRY,
             {
@@ -110,7 +116,9 @@ async def run_step(
                 holder[0].add(chunk)
                 if log_chunks:
                     log(chunk_type, {"turn": turn, "step": step, "chunk": chunk_data(chunk)})
-        except (asyncio.CancelledError, Exception):
+        except (asyncio.CancelledError, Exception) as exc:
+            if telemetry is not None and not isinstance(exc, asyncio.CancelledError):
+                telemetry.record_error(type(exc).__name__)
             partial = holder[0]
             if partial.text():
                 data = message_data(
@@ -120,6 +128,15 @@ async def run_step(
                 log(ev.ASSISTANT_MESSAGE, data)
             raise
     result = holder[0].result()
+    usage = result.usage
+    if telemetry is not None and usage is not None:
+        telemetry.record_usage(
+            provider.name,
+            model,
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            cache_read_tokens=usage.cache_read,
+        )
     log(ev.ASSISTANT_MESSAGE, message_data(turn, step, result))
     return result, False
 
