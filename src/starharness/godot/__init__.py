@@ -1,1 +1,49 @@
-"""godot."""
+"""The Godot editor bridge: a loopback TCP server for the agent_rpc addon and 27 godot_* tools."""
+
+from starharness.godot.bridge import (
+    BridgeEvent,
+    BridgeSettings,
+    BridgeStatus,
+    EndpointFile,
+    EventSink,
+    GodotBridge,
+    PlayErrorRecord,
+    default_home,
+    endpoint_path,
+)
+from starharness.godot.errors import ErrorCode, GodotError, HandshakeFailure
+from starharness.godot.protocol.methods import (
+    ALLOWED_METHODS,
+    METHOD_TOOL,
+    MUTATING_TOOLS,
+    TOOL_METHOD,
+    TOOL_NAMES,
+)
+from starharness.godot.protocol.reply import RpcReply
+from starharness.godot.tools import TOOLS, GodotToolSpec, ToolOutcome, enabled_specs, tool_spec
+
+__all__ = [
+    "ALLOWED_METHODS",
+    "METHOD_TOOL",
+    "MUTATING_TOOLS",
+    "TOOLS",
+    "TOOL_METHOD",
+    "TOOL_NAMES",
+    "BridgeEvent",
+    "BridgeSettings",
+    "BridgeStatus",
+    "EndpointFile",
+    "ErrorCode",
+    "EventSink",
+    "GodotBridge",
+    "GodotError",
+    "GodotToolSpec",
+    "HandshakeFailure",
+    "PlayErrorRecord",
+    "RpcReply",
+    "ToolOutcome",
+    "default_home",
+    "enabled_specs",
+    "endpoint_path",
+    "tool_spec",
+]

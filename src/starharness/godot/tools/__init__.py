@@ -1,0 +1,30 @@
+"""The 27 godot_* tools: catalogue, parameter models, dispatch and outcomes."""
+
+from starharness.godot.tools.catalogue import (
+    TOOLS,
+    TOOLS_BY_NAME,
+    GodotToolSpec,
+    enabled_specs,
+    tool_spec,
+)
+from starharness.godot.tools.dispatch import ToolCaller, describe_validation, run_tool
+from starharness.godot.tools.outcome import ToolOutcome
+from starharness.godot.tools.params import ToolParams
+from starharness.godot.tools.paths import to_res_path
+from starharness.godot.tools.results import RESULT_CHAR_CAP, render_result
+
+__all__ = [
+    "RESULT_CHAR_CAP",
+    "TOOLS",
+    "TOOLS_BY_NAME",
+    "GodotToolSpec",
+    "ToolCaller",
+    "ToolOutcome",
+    "ToolParams",
+    "describe_validation",
+    "enabled_specs",
+    "render_result",
+    "run_tool",
+    "to_res_path",
+    "tool_spec",
+]
