@@ -1,18 +1,19 @@
 """Print how big the Omega station prompt parts are (4 characters per token, documented estimate).
 
 Goals from the issue: the scene for the smuggler under 500 tokens even with 500 memories; the
-static part (protocol + persona + tool schemas) under 1,500 tokens. Tool schemas arrive with the
-actions, so only protocol + persona are counted here.
+static part (protocol + persona + tool schemas) under 1,500 tokens. Tool schemas are counted as
+the compact JSON of the OpenAI `tools` array the provider sends, one entry per game action.
 
 Run: uv run python bench/voyage_tokens.py
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
-from starharness.voyage import PROTOCOL_TEXT, open_world
+from starharness.voyage import GAME, PROTOCOL_TEXT, open_world
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 from starharness.voyage.store import estimate_tokens
 
@@ -43,6 +44,23 @@ def _add_memories(path: Path, count: int) -> None:
                 tx.set_day(tx.day() + 1)
 
 
+def tool_schemas_json() -> str:
+    """The game's tools as the request's `tools` array (compact JSON)."""
+    tools = [getattr(action, "tool", action) for action in GAME.actions]
+    entries = [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.schema.name,
+                "description": tool.schema.description,
+                "parameters": tool.schema.parameters,
+            },
+        }
+        for tool in tools
+    ]
+    return json.dumps(entries, separators=(",", ":"), ensure_ascii=False)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "world.db"
@@ -54,11 +72,13 @@ def main() -> None:
         with open_world(path) as world:
             world.tick(7)  # brings news into the scene
             busy = world.scene(SMUGGLER, PLAYER_ID)
-        static = PROTOCOL_TEXT + "\n\n" + card.persona
+        schemas = tool_schemas_json()
+        static = PROTOCOL_TEXT + "\n\n" + card.persona + "\n\n" + schemas
         rows = [
             ("protocol", PROTOCOL_TEXT, None),
             ("smuggler persona", card.persona, None),
-            ("static (protocol + persona)", static, STATIC_GOAL),
+            (f"tool schemas ({len(GAME.actions)} tools)", schemas, None),
+            ("static (protocol + persona + tools)", static, STATIC_GOAL),
             ("smuggler scene, first visit", fresh, SCENE_GOAL),
             ("smuggler scene, 500 memories, news", busy, SCENE_GOAL),
         ]

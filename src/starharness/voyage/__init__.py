@@ -1,6 +1,9 @@
-"""Omega station: the sample game built on the NPC framework (world, content; actions to come)."""
+"""Omega station: the sample game built on the NPC framework (world, content, actions, brain)."""
 
 from .content import PLAYER_ID, PROTOCOL_TEXT, SPEECH_ACTION
+from .game import GAME, GAME_NAME, open_game_world
+from .hud import VoyageHud
+from .memory_hooks import record_visit, visit_summary
 from .paths import default_world_path
 from .store import (
     SchemaVersionError,
@@ -13,15 +16,21 @@ from .store import (
 )
 
 __all__ = [
+    "GAME",
+    "GAME_NAME",
     "PLAYER_ID",
     "PROTOCOL_TEXT",
     "SPEECH_ACTION",
     "SchemaVersionError",
+    "VoyageHud",
     "World",
     "WorldError",
     "WorldReader",
     "WorldTx",
     "default_world_path",
+    "open_game_world",
     "open_world",
+    "record_visit",
     "seed_world",
+    "visit_summary",
 ]

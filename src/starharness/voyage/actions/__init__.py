@@ -1,0 +1,103 @@
+"""Omega station's actions: the NPC's hands, each guarded, transactional and audited."""
+
+from typing import Any, Final
+
+from .guards import (
+    Parties,
+    Priced,
+    VoyageGuard,
+    attitude_at_least,
+    can_afford,
+    going_price_here,
+    has_cargo,
+    has_stock,
+    price_within_band,
+    same_location,
+)
+from .intel import INTEL_MEMORY, SELL_INTEL, SELL_RUMOUR, IntelArgs
+from .pricing import PRICE_BAND, PriceBand, band_around
+from .quests import (
+    COMPLETE,
+    COMPLETE_QUEST,
+    OFFER,
+    OFFER_QUEST,
+    QUEST_MEMORY,
+    TRUST_FOR_A_JOB_DONE,
+    QuestArgs,
+)
+from .relations import (
+    CHANGE,
+    CHANGE_ATTITUDE,
+    MAX_ATTITUDE_STEP,
+    NOTE,
+    NOTE_MEMORY,
+    AttitudeArgs,
+    NoteArgs,
+)
+from .speech import DEFAULT_MOOD, MAX_OPTIONS, MIN_OPTIONS, MOODS, SPEAK, SPEECH, Mood
+from .trade import BUY, BUY_GOODS, MAX_UNITS, SELL, SELL_GOODS, TradeArgs
+from .travel import PASSAGE, SELL_PASSAGE, PassageArgs
+
+ACTIONS: Final[tuple[Any, ...]] = (
+    SPEAK,
+    SELL,
+    BUY,
+    SELL_RUMOUR,
+    OFFER,
+    COMPLETE,
+    CHANGE,
+    NOTE,
+    PASSAGE,
+)
+"""Everything an Omega station NPC can do, the speaking tool first."""
+
+__all__ = [
+    "ACTIONS",
+    "BUY",
+    "BUY_GOODS",
+    "CHANGE",
+    "CHANGE_ATTITUDE",
+    "COMPLETE",
+    "COMPLETE_QUEST",
+    "DEFAULT_MOOD",
+    "INTEL_MEMORY",
+    "MAX_ATTITUDE_STEP",
+    "MAX_OPTIONS",
+    "MAX_UNITS",
+    "MIN_OPTIONS",
+    "MOODS",
+    "NOTE",
+    "NOTE_MEMORY",
+    "OFFER",
+    "OFFER_QUEST",
+    "PASSAGE",
+    "PRICE_BAND",
+    "QUEST_MEMORY",
+    "SELL",
+    "SELL_GOODS",
+    "SELL_INTEL",
+    "SELL_PASSAGE",
+    "SELL_RUMOUR",
+    "SPEAK",
+    "SPEECH",
+    "TRUST_FOR_A_JOB_DONE",
+    "AttitudeArgs",
+    "IntelArgs",
+    "Mood",
+    "NoteArgs",
+    "Parties",
+    "PassageArgs",
+    "PriceBand",
+    "Priced",
+    "QuestArgs",
+    "TradeArgs",
+    "VoyageGuard",
+    "attitude_at_least",
+    "band_around",
+    "can_afford",
+    "going_price_here",
+    "has_cargo",
+    "has_stock",
+    "price_within_band",
+    "same_location",
+]

@@ -1,0 +1,155 @@
+"""Jobs: the NPC offers one from its board, and pays out once its condition holds in the world."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from starharness.npc.actions import Refusal, Role, define_game_action
+
+from ..store import Quest, WorldTx
+from ._naming import good_name, listing
+from .guards import attitude_at_least, can_afford, same_location
+
+OFFER_QUEST = "offer_quest"
+COMPLETE_QUEST = "complete_quest"
+QUEST_MEMORY = "quest"
+TRUST_FOR_A_JOB_DONE = 10
+"""A job done raises the giver's attitude to the player by this much."""
+
+
+class QuestArgs(BaseModel):
+    """One job from the scene."""
+
+    npc_id: str
+    player_id: str
+    quest_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+
+
+def _quest(tx: WorldTx, args: QuestArgs) -> Quest:
+    found = tx.quest(args.quest_id)
+    if found is None:  # the guards that check the quest run first; reaching this is a bug
+        raise LookupError(f"no quest {args.quest_id!r}")
+    return found
+
+
+def _on_the_board(tx: WorldTx, args: QuestArgs) -> Refusal | None:
+    found = tx.quest(args.quest_id)
+    if found is not None and found.giver_id == args.npc_id and found.status == "open":
+        return None
+    open_jobs = [
+        f"{q.id} ({q.title})" for q in tx.quests_given_by(args.npc_id) if q.status == "open"
+    ]
+    return Refusal(
+        "no_such_job",
+        f"{args.quest_id!r} is not an open job of yours; open jobs: {listing(open_jobs, 'none')}",
+        {"quest_id": args.quest_id},
+    )
+
+
+def _theirs(tx: WorldTx, args: QuestArgs) -> Refusal | None:
+    found = tx.quest(args.quest_id)
+    if (
+        found is not None
+        and found.giver_id == args.npc_id
+        and found.player_id == args.player_id
+        and found.status == "accepted"
+    ):
+        return None
+    active = [
+        f"{q.id} ({q.title})"
+        for q in tx.quests_of(args.player_id)
+        if q.giver_id == args.npc_id and q.status == "accepted"
+    ]
+    return Refusal(
+        "not_their_job",
+        f"{args.quest_id!r} is not a job they took from you; their jobs for you: "
+        f"{listing(active, 'none')}",
+        {"quest_id": args.quest_id},
+    )
+
+
+def _delivered(tx: WorldTx, args: QuestArgs) -> Refusal | None:
+    quest = _quest(tx, args)
+    have = tx.cargo_qty(args.player_id, quest.good_id)
+    if have >= quest.qty:
+        return None
+    name = good_name(tx, quest.good_id)
+    return Refusal(
+        "condition_unmet",
+        f"the job needs {quest.qty} {name} and they hold {have}; it completes when they bring "
+        f"{quest.qty - have} more",
+        {"good_id": quest.good_id, "have": have, "need": quest.qty},
+    )
+
+
+def _offer(tx: WorldTx, args: QuestArgs) -> Mapping[str, Any]:
+    quest = tx.accept_quest(args.quest_id, args.player_id)
+    name = good_name(tx, quest.good_id)
+    tx.remember(
+        args.npc_id,
+        args.player_id,
+        f'Gave them the job "{quest.title}": {quest.qty} {name} for {quest.reward:,}.',
+        kind=QUEST_MEMORY,
+        ref=quest.id,
+    )
+    return {"title": quest.title, "good": name, "qty": quest.qty, "reward": quest.reward}
+
+
+def _complete(tx: WorldTx, args: QuestArgs) -> Mapping[str, Any]:
+    quest = _quest(tx, args)
+    tx.move_cargo(args.player_id, args.npc_id, quest.good_id, quest.qty)
+    tx.transfer_credits(args.npc_id, args.player_id, quest.reward)
+    tx.set_quest_status(quest.id, "completed")
+    attitude = tx.adjust_attitude(args.npc_id, args.player_id, TRUST_FOR_A_JOB_DONE)
+    tx.remember(
+        args.npc_id,
+        args.player_id,
+        f'They finished the job "{quest.title}"; I paid {quest.reward:,}.',
+        kind=QUEST_MEMORY,
+        price=quest.reward,
+        ref=quest.id,
+    )
+    return {
+        "title": quest.title,
+        "reward": quest.reward,
+        "their_credits": tx.credits(args.player_id),
+        "attitude": attitude,
+    }
+
+
+_PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
+
+OFFER = define_game_action(
+    OFFER_QUEST,
+    "Give the player an open job of yours. Refused below the attitude the job needs.",
+    QuestArgs,
+    bind=_PARTIES,
+    guards=[
+        same_location,
+        _on_the_board,
+        attitude_at_least(
+            lambda tx, a: _quest(tx, a).min_attitude, lambda tx, a: f'"{_quest(tx, a).title}"'
+        ),
+    ],
+    apply=_offer,
+    narrate=lambda args, effect: f'Job taken: "{effect["title"]}", reward {effect["reward"]:,}.',
+)
+
+COMPLETE = define_game_action(
+    COMPLETE_QUEST,
+    "Close the player's job with you: take the goods it asks for and pay the reward. Refused "
+    "unless they hold the goods.",
+    QuestArgs,
+    bind=_PARTIES,
+    guards=[
+        same_location,
+        _theirs,
+        _delivered,
+        can_afford(lambda a: a.npc_id, lambda tx, a: _quest(tx, a).reward),
+    ],
+    apply=_complete,
+    narrate=lambda args, effect: f'Job done: "{effect["title"]}", paid {effect["reward"]:,}.',
+)

@@ -1,0 +1,35 @@
+"""How Omega station's NPCs speak: the speech contract, the moods, and the speaking tool."""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+from starharness.npc import SpeechContract, define_speech_tool
+
+from ..content import SPEECH_ACTION
+
+Mood = Literal["neutral", "friendly", "pleased", "amused", "wary", "annoyed", "hostile"]
+MOODS: Final[tuple[str, ...]] = get_args(Mood)
+"""Every mood a line can carry; engines pick faces and voices by it."""
+DEFAULT_MOOD: Final = "neutral"
+
+MIN_OPTIONS: Final = 2
+MAX_OPTIONS: Final = 4
+
+SPEECH: Final = SpeechContract(
+    tool_name=SPEECH_ACTION,
+    line_field="line",
+    mood_field="mood",
+    options_field="options",
+    option_id_field="id",
+    option_label_field="label",
+    max_options=MAX_OPTIONS,
+)
+"""The line comes first, so the framework can stream it while the rest still arrives."""
+
+SPEAK = define_speech_tool(
+    SPEECH,
+    MOODS,
+    f"Say one line to the player (the only way they hear you), with a mood and {MIN_OPTIONS}-"
+    f"{MAX_OPTIONS} short replies they may pick. Act first, then speak.",
+)

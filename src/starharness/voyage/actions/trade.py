@@ -1,0 +1,167 @@
+"""Trading goods: the NPC sells from its hold to the player, and buys from the player's hold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from starharness.npc.actions import Refusal, Role, define_game_action
+
+from ..store import WorldTx
+from ._naming import good_name, listing
+from .guards import (
+    can_afford,
+    going_price_here,
+    has_cargo,
+    has_stock,
+    price_within_band,
+    same_location,
+)
+from .pricing import PRICE_BAND
+
+SELL_GOODS = "sell_goods"
+BUY_GOODS = "buy_goods"
+MAX_UNITS = 1_000
+_BAND = f"{PRICE_BAND:.0%}"
+
+
+class TradeArgs(BaseModel):
+    """A deal over units of one good at a unit price the NPC chooses."""
+
+    npc_id: str
+    player_id: str
+    good_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    qty: int = Field(ge=1, le=MAX_UNITS)
+    unit_price: int = Field(ge=1, description="Credits per unit.")
+
+    @property
+    def total(self) -> int:
+        return self.qty * self.unit_price
+
+
+def _total(_tx: WorldTx, args: TradeArgs) -> int:
+    return args.total
+
+
+def _sells(tx: WorldTx, args: TradeArgs) -> Refusal | None:
+    line = tx.trade_line(args.npc_id, args.good_id)
+    if line is not None and line.sells:
+        return None
+    offered = [good_name(tx, ln.good_id) for ln in tx.trade_lines(args.npc_id) if ln.sells]
+    return Refusal(
+        "not_for_sale",
+        f"you do not sell {good_name(tx, args.good_id)}; you sell {listing(offered)}",
+        {"good_id": args.good_id},
+    )
+
+
+def _buys(tx: WorldTx, args: TradeArgs) -> Refusal | None:
+    line = tx.trade_line(args.npc_id, args.good_id)
+    if line is not None and line.buys:
+        return None
+    wanted = [good_name(tx, ln.good_id) for ln in tx.trade_lines(args.npc_id) if ln.buys]
+    return Refusal(
+        "not_wanted",
+        f"you do not buy {good_name(tx, args.good_id)}; you buy {listing(wanted)}",
+        {"good_id": args.good_id},
+    )
+
+
+def _sell(tx: WorldTx, args: TradeArgs) -> Mapping[str, Any]:
+    total = args.total
+    tx.transfer_credits(args.player_id, args.npc_id, total)
+    tx.move_cargo(args.npc_id, args.player_id, args.good_id, args.qty)
+    name = good_name(tx, args.good_id)
+    tx.remember(
+        args.npc_id,
+        args.player_id,
+        f"They bought {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
+        kind="trade",
+        action="bought",
+        good_id=args.good_id,
+        qty=args.qty,
+        price=total,
+    )
+    return {
+        "good": name,
+        "qty": args.qty,
+        "unit_price": args.unit_price,
+        "total": total,
+        "their_credits": tx.credits(args.player_id),
+        "your_units_left": tx.cargo_qty(args.npc_id, args.good_id),
+    }
+
+
+def _buy(tx: WorldTx, args: TradeArgs) -> Mapping[str, Any]:
+    total = args.total
+    tx.transfer_credits(args.npc_id, args.player_id, total)
+    tx.move_cargo(args.player_id, args.npc_id, args.good_id, args.qty)
+    name = good_name(tx, args.good_id)
+    tx.remember(
+        args.npc_id,
+        args.player_id,
+        f"They sold {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
+        kind="trade",
+        action="sold",
+        good_id=args.good_id,
+        qty=args.qty,
+        price=total,
+    )
+    return {
+        "good": name,
+        "qty": args.qty,
+        "unit_price": args.unit_price,
+        "total": total,
+        "their_credits": tx.credits(args.player_id),
+        "your_credits": tx.credits(args.npc_id),
+    }
+
+
+def _sold(args: TradeArgs, effect: Mapping[str, Any]) -> str:
+    return f"Sold {args.qty} {effect['good']} for {args.total:,} credits."
+
+
+def _bought(args: TradeArgs, effect: Mapping[str, Any]) -> str:
+    return f"Bought {args.qty} {effect['good']} for {args.total:,} credits."
+
+
+_PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
+
+SELL = define_game_action(
+    SELL_GOODS,
+    "Sell the player units from your hold at a unit price you choose. Refused if you do not "
+    f"sell it, the price is over {_BAND} off the going price, you hold too few, or they cannot "
+    "pay.",
+    TradeArgs,
+    bind=_PARTIES,
+    guards=[
+        same_location,
+        _sells,
+        price_within_band(going_price_here),
+        has_stock,
+        can_afford(lambda a: a.player_id, _total, unit=lambda a: a.unit_price),
+    ],
+    apply=_sell,
+    narrate=_sold,
+)
+"""The NPC sells to the player: credits move to the NPC, units to the player's hold."""
+
+BUY = define_game_action(
+    BUY_GOODS,
+    "Buy units from the player's hold at a unit price you choose. Refused if you do not buy it, "
+    f"the price is over {_BAND} off the going price, they hold too few, or you cannot pay.",
+    TradeArgs,
+    bind=_PARTIES,
+    guards=[
+        same_location,
+        _buys,
+        price_within_band(going_price_here),
+        has_cargo,
+        can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
+    ],
+    apply=_buy,
+    narrate=_bought,
+)
+"""The NPC buys from the player: credits move to the player, units to the NPC's hold."""

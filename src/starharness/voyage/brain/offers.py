@@ -1,0 +1,90 @@
+"""Building the options an NPC offers, from the real stock, prices and purse in the scene."""
+
+from __future__ import annotations
+
+from .options import Option, trade_id
+from .plans import accepted_floor
+from .scene import SceneView, Ware
+from .voice import money
+
+MAX_OPTIONS = 4
+USUAL_LOT = 5
+
+BYE = Option("bye", "Leave")
+PRICES = Option("prices", "What are your prices?")
+RUMOURS = Option("rumours", "Any rumours?")
+JOBS = Option("jobs", "Got any work?")
+PASSAGE = Option("passage", "I need passage")
+
+
+def buy_option(ware: Ware, qty: int, unit: int | None = None) -> Option:
+    """Buy qty units; `unit` only when it differs from the going price."""
+    price = ware.price if unit is None else unit
+    special = unit is not None and unit != ware.price
+    label = (
+        f"{qty} {ware.name} at {money(price)} ({money(qty * price)})"
+        if special
+        else f"Buy {qty} {ware.name} ({money(qty * price)})"
+    )
+    return Option(trade_id("buy", ware.good_id, qty, price if special else None), label)
+
+
+def sell_option(ware: Ware, qty: int, unit: int) -> Option:
+    return Option(
+        trade_id("sell", ware.good_id, qty, unit),
+        f"Sell {qty} {ware.name} at {money(unit)} ({money(qty * unit)})",
+    )
+
+
+def affordable_lot(ware: Ware, credits: int, units: int | None = None, lot: int = USUAL_LOT) -> int:
+    """The biggest lot up to `lot` that the stock holds and the purse pays for (0: none)."""
+    held = ware.units if units is None else units
+    return max(0, min(lot, held or 0, credits // ware.price if ware.price else 0))
+
+
+def standard_options(
+    scene: SceneView,
+    *,
+    credits: int | None = None,
+    units: dict[str, int] | None = None,
+    skip: frozenset[str] = frozenset(),
+) -> tuple[Option, ...]:
+    """Two to four options that fit the scene: affordable lots, a sale, the NPC's trade, leave."""
+    purse = scene.player_credits if credits is None else credits
+    found: list[Option] = []
+    for ware in scene.sells:
+        lot = affordable_lot(ware, purse, (units or {}).get(ware.good_id))
+        if lot and len(found) < 2:
+            found.append(buy_option(ware, lot))
+    for ware in scene.buys:
+        held = scene.held(ware.good_id)
+        if held and len(found) < 3:
+            found.append(sell_option(ware, held, accepted_floor(ware.price)))
+            break
+    extras: list[Option] = []
+    if scene.their_jobs:
+        job = scene.their_jobs[0]
+        extras.append(Option(f"deliver:{job.id}", f'Hand over the job "{job.title}"'))
+    if scene.passages:
+        extras.append(PASSAGE)
+    if scene.intel:
+        extras.append(RUMOURS)
+    if scene.open_jobs:
+        extras.append(JOBS)
+    extras.append(PRICES)
+    for option in extras:
+        if option.id not in skip and len(found) < MAX_OPTIONS - 1:
+            found.append(option)
+    found.append(BYE)
+    return tuple(found)
+
+
+def with_bye(*options: Option) -> tuple[Option, ...]:
+    """The given options (at most three, duplicates dropped), then Leave."""
+    unique: list[Option] = []
+    for option in options:
+        if option.id != BYE.id and option.id not in {o.id for o in unique}:
+            unique.append(option)
+    if not unique:
+        unique.append(PRICES)
+    return (*unique[: MAX_OPTIONS - 1], BYE)

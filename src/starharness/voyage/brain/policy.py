@@ -1,0 +1,344 @@
+"""What the NPC does about what the player just said, before any tool has run this turn."""
+
+from __future__ import annotations
+
+from .intents import Intent, classify
+from .offers import (
+    BYE,
+    PRICES,
+    USUAL_LOT,
+    affordable_lot,
+    buy_option,
+    sell_option,
+    standard_options,
+    with_bye,
+)
+from .options import Option, decode
+from .plans import Plan, Say, Situation, accepted_floor, act, first_discount
+from .scene import Ware
+from .tools import (
+    BUY_GOODS,
+    CHANGE_ATTITUDE,
+    COMPLETE_QUEST,
+    OFFER_QUEST,
+    SELL_GOODS,
+    SELL_INTEL,
+    SELL_PASSAGE,
+)
+from .voice import money, mood_for, passages_line, sentence, wares_line
+
+HARD_HAGGLES = 3
+"""From the third haggle of an encounter on, the NPC's patience runs out."""
+COLDER = -5
+
+
+def decide(s: Situation) -> Plan:
+    """The first move of a turn."""
+    handlers = {
+        "greet": _greet,
+        "buy": _buy,
+        "sell": _sell,
+        "haggle": _haggle,
+        "prices": _prices,
+        "rumours": _rumours,
+        "intel": _intel,
+        "jobs": _jobs,
+        "job": _job,
+        "deliver": _deliver,
+        "passage": _passage,
+        "travel": _travel,
+        "bye": _bye,
+    }
+    return handlers.get(s.intent.kind, _chat)(s)
+
+
+def _greet(s: Situation) -> Plan:
+    scene = s.scene
+    parts: list[str] = []
+    if scene.memory_count:
+        parts.append(f"Back again, {s.addr}.")
+        deal = scene.last_deal
+        if deal is not None:
+            if deal.action == "bought":
+                parts.append(
+                    f"Last time you bought {deal.qty} {deal.good} off me for {money(deal.total)}."
+                )
+            else:
+                parts.append(
+                    f"Last time you sold me {deal.qty} {deal.good} for {money(deal.total)}."
+                )
+    elif scene.attitude <= -30:
+        parts.append(f"I know your kind, {s.addr}. Make it quick.")
+    else:
+        parts.append(f"Evening, {s.addr}.")
+    parts.extend(line for line in (wares_line(scene), passages_line(scene)) if line)
+    parts.append("What'll it be?")
+    return Say(" ".join(parts), mood_for(scene.attitude), standard_options(scene))
+
+
+def _chat(s: Situation) -> Plan:
+    line = f"Talk business or drink up, {s.addr}. {wares_line(s.scene)}".strip()
+    return Say(line, mood_for(s.scene.attitude), standard_options(s.scene))
+
+
+def _prices(s: Situation) -> Plan:
+    scene = s.scene
+    ware = scene.sold(s.intent.good_id or "")
+    if ware is not None:
+        return Say(
+            f"{ware.name.capitalize()}: {money(ware.price)} a unit, {ware.units} left, {s.addr}.",
+            mood_for(scene.attitude),
+            with_bye(*(buy_option(ware, lot) for lot in _lots(ware, scene.player_credits))),
+        )
+    parts = [wares_line(scene, limit=6)]
+    if scene.sells and scene.buys:
+        buying = ", ".join(f"{w.name} at {money(w.price)}" for w in scene.buys)
+        parts.append(f"I buy {buying}.")
+    parts.append(passages_line(scene))
+    line = " ".join(part for part in parts if part) or "Nothing for sale today."
+    return Say(line, mood_for(scene.attitude), standard_options(scene, skip=frozenset({"prices"})))
+
+
+def _which_ware(s: Situation) -> Ware | None:
+    """The good the player means: named now, else the one the NPC last offered."""
+    scene = s.scene
+    if s.intent.good_id:
+        return scene.sold(s.intent.good_id)
+    for option in s.transcript.last_options:
+        choice = decode(option.id)
+        if choice is not None and choice.verb == "buy":
+            return scene.sold(choice.subject)
+    return next((ware for ware in scene.sells if ware.units), None)
+
+
+def _buy(s: Situation) -> Plan:
+    scene, intent = s.scene, s.intent
+    if intent.good_id is None:
+        return Say(
+            f"Which one, {s.addr}? {wares_line(scene)}",
+            mood_for(scene.attitude),
+            standard_options(scene),
+        )
+    ware = scene.sold(intent.good_id)
+    if ware is None:
+        name = scene.goods().get(intent.good_id, intent.good_id)
+        return Say(
+            f"I don't sell {name}. {wares_line(scene)}",
+            mood_for(scene.attitude),
+            standard_options(scene),
+        )
+    if intent.qty is None:
+        return _how_many(s, ware)
+    unit = _unit(intent, intent.qty)
+    if unit is None or intent.picked:
+        return act(SELL_GOODS, good_id=ware.good_id, qty=intent.qty, unit_price=unit or ware.price)
+    if unit >= accepted_floor(ware.price):
+        return act(
+            SELL_GOODS, good_id=ware.good_id, qty=intent.qty, unit_price=min(unit, ware.price)
+        )
+    return _haggle(s)
+
+
+def _lots(ware: Ware, credits: int) -> list[int]:
+    """Lot sizes worth offering: those in stock the player can pay for (else the smallest)."""
+    lots = sorted({lot for lot in (1, USUAL_LOT, 10) if lot <= (ware.units or 0)})
+    return [lot for lot in lots if lot * ware.price <= credits] or lots[:1]
+
+
+def _how_many(s: Situation, ware: Ware) -> Plan:
+    affordable = _lots(ware, s.scene.player_credits)
+    line = f"How many? {ware.name.capitalize()}: {money(ware.price)} a unit, {ware.units} left."
+    if not affordable:
+        return Say(f"I'm out of {ware.name}, {s.addr}.", "neutral", standard_options(s.scene))
+    return Say(
+        line, mood_for(s.scene.attitude), with_bye(*(buy_option(ware, lot) for lot in affordable))
+    )
+
+
+def _unit(intent: Intent, qty: int) -> int | None:
+    if intent.price is None:
+        return None
+    return max(1, intent.price // qty) if intent.price_is_total else intent.price
+
+
+def _haggle_count(s: Situation) -> int:
+    count = 0
+    for line in s.transcript.player_lines:
+        said = classify(line, s.scene, [])
+        if said.kind == "haggle":
+            count += 1
+        elif said.kind == "buy" and said.price is not None:
+            ware = s.scene.sold(said.good_id or "")
+            unit = _unit(said, said.qty or 1)
+            if ware is not None and unit is not None and unit < accepted_floor(ware.price):
+                count += 1
+    return count
+
+
+def _haggle(s: Situation) -> Plan:
+    scene = s.scene
+    ware = _which_ware(s)
+    if ware is None:
+        return Say(
+            f"Haggle over what, {s.addr}? I've nothing on the shelf.",
+            "amused",
+            standard_options(scene),
+        )
+    qty = s.intent.qty or affordable_lot(ware, scene.player_credits) or 1
+    unit = _unit(s.intent, qty)
+    if unit is not None and unit >= accepted_floor(ware.price):
+        return act(SELL_GOODS, good_id=ware.good_id, qty=qty, unit_price=min(unit, ware.price))
+    lowball = unit is not None and unit < s.band_low(ware.price)
+    count = _haggle_count(s)
+    if lowball or count >= HARD_HAGGLES:
+        reason = (
+            f"offered {money(unit)} a unit for {ware.name} going at {money(ware.price)}"
+            if lowball and unit is not None
+            else f"kept haggling over {ware.name}"
+        )
+        return act(CHANGE_ATTITUDE, delta=COLDER, reason=reason)
+    counter = first_discount(ware.price) if count <= 1 else accepted_floor(ware.price)
+    if count <= 1:
+        line = (
+            f"Ha. You've got nerve, {s.addr}. For you, {money(counter)} a unit: "
+            f"{money(counter * qty)} for {qty}."
+        )
+        mood = "amused"
+    else:
+        line = f"{money(counter)} a unit, {s.addr}. That's my last word on {ware.name}."
+        mood = "wary"
+    return Say(line, mood, with_bye(buy_option(ware, qty, counter), PRICES))
+
+
+def _sell(s: Situation) -> Plan:
+    scene, intent = s.scene, s.intent
+    ware = scene.bought(intent.good_id or "")
+    if ware is None:
+        wanted = ", ".join(w.name for w in scene.buys) or "nothing"
+        return Say(
+            f"I'm not buying that, {s.addr}. I buy {wanted}.",
+            mood_for(scene.attitude),
+            standard_options(scene),
+        )
+    qty = intent.qty or scene.held(ware.good_id)
+    offer = accepted_floor(ware.price)
+    if qty <= 0:
+        return Say(
+            f"I pay {money(offer)} a unit for {ware.name}. Bring some and we'll talk.",
+            mood_for(scene.attitude),
+            standard_options(scene),
+        )
+    unit = _unit(intent, qty)
+    if unit is None or intent.picked or unit <= ware.price:
+        return act(BUY_GOODS, good_id=ware.good_id, qty=qty, unit_price=unit or offer)
+    return Say(
+        f"{money(unit)}? Dream on, {s.addr}. "
+        f"{money(offer)} a unit, {money(offer * qty)} for {qty}.",
+        "amused",
+        with_bye(sell_option(ware, qty, offer)),
+    )
+
+
+def _rumours(s: Situation) -> Plan:
+    scene = s.scene
+    news = f" Word is: {scene.news[0]}" if scene.news else ""
+    open_to = [item for item in scene.intel if scene.attitude >= item.min_attitude]
+    if open_to:
+        item = open_to[0]
+        price = "free" if not item.price else f"{money(item.price)} credits"
+        return Say(
+            f'I might know something about "{item.title}". It\'s yours for {price}.{news}',
+            "friendly" if scene.attitude >= 20 else "neutral",
+            with_bye(
+                Option(f"intel:{item.id}", f'Pay for "{item.title}"'),
+                *standard_options(scene, skip=frozenset({"rumours"}))[:1],
+            ),
+        )
+    if scene.intel:
+        return Say(
+            f"Rumours cost trust, {s.addr}, and you haven't earned mine yet. Do some honest "
+            f"business first.{news}",
+            "wary",
+            standard_options(scene, skip=frozenset({"rumours"})),
+        )
+    return Say(
+        sentence(f"I don't trade in rumours.{news}"),
+        mood_for(scene.attitude),
+        standard_options(scene, skip=frozenset({"rumours"})),
+    )
+
+
+def _intel(s: Situation) -> Plan:
+    return act(SELL_INTEL, intel_id=s.intent.subject or "")
+
+
+def _jobs(s: Situation) -> Plan:
+    scene = s.scene
+    if scene.their_jobs:
+        job = scene.their_jobs[0]
+        return Say(
+            f'You still owe me "{job.title}", {s.addr}.',
+            mood_for(scene.attitude),
+            with_bye(Option(f"deliver:{job.id}", "I have it here"), PRICES),
+        )
+    open_to = [j for j in scene.open_jobs if (j.min_attitude or -100) <= scene.attitude]
+    if not open_to:
+        return Say(
+            f"No work for you today, {s.addr}.",
+            mood_for(scene.attitude),
+            standard_options(scene, skip=frozenset({"jobs"})),
+        )
+    job = open_to[0]
+    return Say(
+        f'There\'s a job: "{job.title}". Pays {money(job.reward)} on delivery.',
+        mood_for(scene.attitude),
+        with_bye(Option(f"job:{job.id}", "I'll take the job"), PRICES),
+    )
+
+
+def _job(s: Situation) -> Plan:
+    return act(OFFER_QUEST, quest_id=s.intent.subject or "")
+
+
+def _deliver(s: Situation) -> Plan:
+    scene = s.scene
+    wanted = s.intent.subject or (scene.their_jobs[0].id if scene.their_jobs else None)
+    if wanted is None:
+        return Say(
+            f"You don't owe me any job, {s.addr}.",
+            mood_for(scene.attitude),
+            standard_options(scene),
+        )
+    return act(COMPLETE_QUEST, quest_id=wanted)
+
+
+def _passage(s: Situation) -> Plan:
+    scene = s.scene
+    if not scene.passages:
+        return Say(
+            f"I don't sell berths, {s.addr}. Ask at the dock office.",
+            mood_for(scene.attitude),
+            standard_options(scene, skip=frozenset({"passage"})),
+        )
+    options = [
+        Option(f"travel:{p.destination_id}", f"Passage to {p.name} ({money(p.fare)})")
+        for p in scene.passages
+    ]
+    return Say(passages_line(scene), mood_for(scene.attitude), with_bye(*options))
+
+
+def _travel(s: Situation) -> Plan:
+    wanted = s.intent.subject or ""
+    if not any(p.destination_id == wanted for p in s.scene.passages):
+        return _passage(s)
+    return act(SELL_PASSAGE, destination=wanted)
+
+
+def _bye(s: Situation) -> Plan:
+    attitude = s.scene.attitude
+    line = (
+        f"Safe travels, {s.addr}. Come back when your hold is empty."
+        if attitude >= -9
+        else "Don't let the airlock hit you on the way out."
+    )
+    return Say(line, mood_for(attitude), (Option("prices", "Wait, one more thing"), BYE))

@@ -1,0 +1,236 @@
+"""What the NPC says once its actions ran: the deal done, or the hint and an alternative."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .offers import (
+    PRICES,
+    USUAL_LOT,
+    affordable_lot,
+    buy_option,
+    sell_option,
+    standard_options,
+    with_bye,
+)
+from .options import Option
+from .plans import Plan, Say, Situation, accepted_floor, act
+from .scene import Ware
+from .tools import (
+    BUY_GOODS,
+    CHANGE_ATTITUDE,
+    COMPLETE_QUEST,
+    OFFER_QUEST,
+    SELL_GOODS,
+    SELL_INTEL,
+    SELL_PASSAGE,
+)
+from .transcript import Call
+from .voice import money, mood_for, to_player
+
+WARMER = 5
+"""A deal at the asking price warms the NPC by this much."""
+
+
+def react(s: Situation, steps: list[list[Call]]) -> Plan:
+    """Speak about this turn's steps: a failure or refusal first, since the player must hear it.
+
+    A sale at the asking price first warms the NPC (one attitude change a turn at most), then
+    it speaks about the sale.
+    """
+    step = steps[-1]
+    call = next((c for c in step if not c.ok), step[-1])
+    if call.name == CHANGE_ATTITUDE and call.ok and len(steps) > 1:
+        call = steps[-2][-1]
+    elif _fair_sale(s, call) and not any(c.name == CHANGE_ATTITUDE for c in s.transcript.calls):
+        good = s.scene.goods().get(_str(call.arguments, "good_id"), "goods")
+        return act(CHANGE_ATTITUDE, delta=WARMER, reason=f"paid my price for {good}, no fuss")
+    if call.error is not None or call.result is None:
+        return Say(
+            f"Something's off with that, {s.addr}. Let's try it another way.",
+            "wary",
+            standard_options(s.scene),
+        )
+    if call.ok:
+        return _done(s, call, call.result)
+    return _refused(s, call, call.result)
+
+
+def _fair_sale(s: Situation, call: Call) -> bool:
+    if call.name != SELL_GOODS or not call.ok:
+        return False
+    ware = s.scene.sold(_str(call.arguments, "good_id"))
+    return ware is not None and _int(call.arguments, "unit_price") >= ware.price
+
+
+def _int(data: dict[str, Any], key: str, default: int = 0) -> int:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _str(data: dict[str, Any], key: str, default: str = "") -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else default
+
+
+def _facts(result: dict[str, Any]) -> dict[str, Any]:
+    facts = result.get("facts")
+    return facts if isinstance(facts, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _ware(s: Situation, call: Call, selling: bool) -> Ware | None:
+    good_id = _str(call.arguments, "good_id")
+    return s.scene.sold(good_id) if selling else s.scene.bought(good_id)
+
+
+def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
+    scene = s.scene
+    if call.name == SELL_GOODS:
+        credits = _int(result, "their_credits", scene.player_credits)
+        units = {_str(call.arguments, "good_id"): _int(result, "your_units_left")}
+        return Say(
+            f"Done. {result.get('qty')} {result.get('good')} for {money(_int(result, 'total'))}; "
+            f"you've {money(credits)} left, {s.addr}.",
+            "pleased",
+            standard_options(scene, credits=credits, units=units),
+        )
+    if call.name == BUY_GOODS:
+        credits = _int(result, "their_credits", scene.player_credits)
+        return Say(
+            f"Pleasure doing business. {result.get('qty')} {result.get('good')}, "
+            f"{money(_int(result, 'total'))} paid out.",
+            "pleased",
+            standard_options(scene, credits=credits),
+        )
+    if call.name == CHANGE_ATTITUDE:
+        return _colder(s, _int(result, "attitude", scene.attitude))
+    if call.name == SELL_INTEL:
+        return Say(
+            f"{_str(result, 'text')} You didn't hear it from me.",
+            "friendly",
+            standard_options(scene, skip=frozenset({"rumours"})),
+        )
+    if call.name == OFFER_QUEST:
+        return Say(
+            f"It's yours: {result.get('qty')} {result.get('good')}, "
+            f"{money(_int(result, 'reward'))} on delivery. Don't make me wait.",
+            "friendly",
+            with_bye(PRICES),
+        )
+    if call.name == COMPLETE_QUEST:
+        return Say(
+            f"That's the job done. {money(_int(result, 'reward'))} credits, as promised.",
+            "pleased",
+            standard_options(scene, credits=_int(result, "their_credits", scene.player_credits)),
+        )
+    if call.name == SELL_PASSAGE:
+        days = _int(result, "days", 1)
+        return Say(
+            f"Berth's yours: {_str(result, 'destination')}, {days} day{'s' if days != 1 else ''} "
+            "out. Fair winds.",
+            "friendly",
+            (Option("bye", "Board the ship"), PRICES),
+        )
+    return Say(f"Done, {s.addr}.", mood_for(scene.attitude), standard_options(scene))
+
+
+def _colder(s: Situation, attitude: int) -> Say:
+    """After cooling on a hard haggler: the going price, take it or leave it."""
+    scene = s.scene
+    good_id = s.intent.good_id
+    ware = scene.sold(good_id) if good_id else None
+    if ware is None:
+        ware = next((w for w in scene.sells if w.units), None)
+    mood = "hostile" if attitude <= -30 else "annoyed"
+    if ware is None:
+        return Say(f"Keep squeezing and you'll find the door, {s.addr}.", mood, with_bye(PRICES))
+    lot = affordable_lot(ware, scene.player_credits, lot=s.intent.qty or USUAL_LOT) or 1
+    return Say(
+        f"Keep squeezing and you'll find the door, {s.addr}. {ware.name.capitalize()}: "
+        f"{money(ware.price)} a unit, same as for everyone. Take it or leave it.",
+        mood,
+        with_bye(buy_option(ware, lot)),
+    )
+
+
+def _refused(s: Situation, call: Call, result: dict[str, Any]) -> Say:
+    reason = _str(result, "reason")
+    facts = _facts(result)
+    hint = _str(result, "hint")
+    if call.name == SELL_GOODS:
+        return _sale_refused(s, call, reason, facts, hint)
+    if call.name == BUY_GOODS:
+        return _purchase_refused(s, call, reason, facts, hint)
+    if call.name == SELL_INTEL and reason == "attitude_too_low":
+        return Say(
+            f"I don't sell that to people I barely know, {s.addr}. Do some honest business first.",
+            "wary",
+            standard_options(s.scene, skip=frozenset({"rumours"})),
+        )
+    if call.name == COMPLETE_QUEST and reason == "condition_unmet":
+        need, have = _int(facts, "need"), _int(facts, "have")
+        return Say(
+            f"You're {need - have} short, {s.addr}: the job is {need}, you've brought {have}. "
+            "Come back with the rest.",
+            "annoyed",
+            standard_options(s.scene),
+        )
+    mood = "annoyed" if reason == "insufficient_funds" else "wary"
+    return Say(to_player(hint) if hint else "No deal.", mood, standard_options(s.scene))
+
+
+def _sale_refused(s: Situation, call: Call, reason: str, facts: dict[str, Any], hint: str) -> Say:
+    ware = _ware(s, call, selling=True)
+    unit = _int(call.arguments, "unit_price")
+    if ware is None:
+        return Say(to_player(hint), "wary", standard_options(s.scene))
+    if reason == "insufficient_funds":
+        have, need, fits = _int(facts, "have"), _int(facts, "need"), _int(facts, "max_qty")
+        line = f"You have {money(have)}, {s.addr}, the deal is {money(need)}."
+        if fits:
+            line += f" I can let you have {fits} for {money(fits * unit)}."
+            return Say(line, "annoyed", with_bye(buy_option(ware, fits, unit), PRICES))
+        return Say(line + " Come back when you can pay.", "annoyed", with_bye(PRICES))
+    if reason == "insufficient_stock":
+        have = _int(facts, "have")
+        if have:
+            return Say(
+                f"I've only got {have} {ware.name} left, {s.addr}. Take them all?",
+                "neutral",
+                with_bye(buy_option(ware, have, unit), PRICES),
+            )
+        return Say(f"I'm out of {ware.name}, {s.addr}.", "neutral", standard_options(s.scene))
+    if reason == "price_out_of_band":
+        low = max(_int(facts, "low"), accepted_floor(ware.price))
+        qty = _int(call.arguments, "qty", 1)
+        return Say(
+            f"Can't do {money(unit)}, {s.addr}. The going price of {ware.name} here is "
+            f"{money(ware.price)}; {money(low)} is as low as I go.",
+            "annoyed",
+            with_bye(buy_option(ware, qty, low), PRICES),
+        )
+    return Say(to_player(hint), "wary", standard_options(s.scene))
+
+
+def _purchase_refused(
+    s: Situation, call: Call, reason: str, facts: dict[str, Any], hint: str
+) -> Say:
+    ware = _ware(s, call, selling=False)
+    unit = _int(call.arguments, "unit_price")
+    if ware is not None and reason == "insufficient_cargo":
+        have = _int(facts, "have")
+        if have:
+            return Say(
+                f"You've only got {have} {ware.name} in your hold, {s.addr}. I'll take those.",
+                "neutral",
+                with_bye(sell_option(ware, have, unit)),
+            )
+    if ware is not None and reason == "insufficient_funds":
+        fits = _int(facts, "max_qty")
+        line = f"I have {money(_int(facts, 'have'))}, the deal is {money(_int(facts, 'need'))}."
+        if fits:
+            return Say(
+                f"{line} I can take {fits}.", "wary", with_bye(sell_option(ware, fits, unit))
+            )
+        return Say(line, "wary", standard_options(s.scene))
+    return Say(to_player(hint), "wary", standard_options(s.scene))

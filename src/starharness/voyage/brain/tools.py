@@ -1,0 +1,46 @@
+"""The tools the brain knows how to use, by name, and how it calls them.
+
+The names match the game's actions (a test checks it); the brain learns nothing else about them
+except from the request, as a model would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from starharness.mockllm import ToolCall, ToolCalls
+
+SPEAK: Final = "npc_speak"
+SELL_GOODS: Final = "sell_goods"
+BUY_GOODS: Final = "buy_goods"
+SELL_INTEL: Final = "sell_intel"
+OFFER_QUEST: Final = "offer_quest"
+COMPLETE_QUEST: Final = "complete_quest"
+CHANGE_ATTITUDE: Final = "change_attitude"
+SELL_PASSAGE: Final = "sell_passage"
+
+KNOWN_TOOLS: Final = frozenset(
+    {
+        SPEAK,
+        SELL_GOODS,
+        BUY_GOODS,
+        SELL_INTEL,
+        OFFER_QUEST,
+        COMPLETE_QUEST,
+        CHANGE_ATTITUDE,
+        SELL_PASSAGE,
+    }
+)
+
+FRAGMENT_SIZE: Final = 12
+"""Argument text per streamed event: small enough that lines visibly stream."""
+
+
+def tool_call(name: str, arguments: Mapping[str, Any]) -> ToolCall:
+    return ToolCall(name=name, arguments=json.dumps(dict(arguments), ensure_ascii=False))
+
+
+def calls_step(calls: Sequence[ToolCall]) -> ToolCalls:
+    return ToolCalls(calls=list(calls), fragment_size=FRAGMENT_SIZE)

@@ -1,0 +1,130 @@
+"""Reading a chat request: the latest scene, what the player just said, and this turn's steps."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from starharness.mockllm import ChatMessage, ChatRequest
+
+from .options import Option
+from .scene import SceneView, is_scene, parse_scene
+from .tools import SPEAK
+
+_BAND = re.compile(r"(\d+)% (?:off|of) the going price")
+DEFAULT_BAND = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A tool call the brain made, and what came back (None while it has no result)."""
+
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.result.get("ok") is not False
+
+
+@dataclass(slots=True)
+class Transcript:
+    """What the brain knows from one request."""
+
+    system: str = ""
+    scene: SceneView | None = None
+    said: str = ""
+    """What the player said to start this turn (the option label when they picked one)."""
+    player_lines: list[str] = field(default_factory=list[str])
+    """Everything the player said this encounter, oldest first, `said` last."""
+    spoke_this_turn: bool = False
+    """Whether the NPC already spoke since the player's last words."""
+    last_options: list[Option] = field(default_factory=list[Option])
+    """The options of the NPC's last line, which the player may have picked."""
+    steps: list[list[Call]] = field(default_factory=list[list[Call]])
+    """This turn's tool steps so far, each with its results."""
+    price_band: float = DEFAULT_BAND
+    tools: frozenset[str] = frozenset()
+
+    @property
+    def calls(self) -> list[Call]:
+        return [call for step in self.steps for call in step]
+
+    @property
+    def last_step(self) -> list[Call]:
+        return self.steps[-1] if self.steps else []
+
+
+def read_transcript(request: ChatRequest) -> Transcript:
+    """Split the history into scene, player, the NPC's own lines and this turn's tool steps."""
+    out = Transcript(tools=frozenset(request.tool_names()), price_band=_band(request))
+    results: dict[str, ChatMessage] = {
+        m.tool_call_id: m for m in request.messages if m.role == "tool" and m.tool_call_id
+    }
+    for message in request.messages:
+        if message.role == "system":
+            out.system += message.text + "\n"
+        elif message.role == "user":
+            text = message.text
+            if is_scene(text):
+                out.scene = parse_scene(text)
+            else:
+                out.said = text.strip()
+                out.player_lines.append(out.said)
+                out.steps = []
+                out.spoke_this_turn = False
+        elif message.role == "assistant" and message.tool_calls:
+            step: list[Call] = []
+            for call in message.tool_calls:
+                arguments = _json_object(call.function.arguments) or {}
+                if call.function.name == SPEAK:
+                    out.spoke_this_turn = True
+                    out.last_options = _options(arguments)
+                    continue
+                step.append(_with_result(call.function.name, arguments, results.get(call.id)))
+            if step:
+                out.steps.append(step)
+    return out
+
+
+def _with_result(name: str, arguments: dict[str, Any], message: ChatMessage | None) -> Call:
+    if message is None:
+        return Call(name, arguments)
+    parsed = _json_object(message.text)
+    if parsed is None:
+        return Call(name, arguments, error=message.text.strip() or "no result")
+    return Call(name, arguments, result=parsed)
+
+
+def _options(arguments: dict[str, Any]) -> list[Option]:
+    raw = arguments.get("options")
+    if not isinstance(raw, list):
+        return []
+    found: list[Option] = []
+    for item in cast(list[Any], raw):
+        if isinstance(item, dict):
+            entry = cast(dict[str, Any], item)
+            option_id, label = entry.get("id"), entry.get("label")
+            if isinstance(option_id, str) and isinstance(label, str):
+                found.append(Option(option_id, label))
+    return found
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value: object = json.loads(text)
+    except ValueError:
+        return None
+    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+
+
+def _band(request: ChatRequest) -> float:
+    for tool in request.tools:
+        found = _BAND.search(tool.function.description or "")
+        if found:
+            return int(found[1]) / 100
+    return DEFAULT_BAND

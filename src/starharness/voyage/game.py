@@ -1,0 +1,40 @@
+"""The Omega station `Game`: what the NPC framework serves by default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starharness.npc import Game
+
+from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
+from .brain import respond
+from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
+from .hud import VoyageHud
+from .memory_hooks import record_visit
+from .paths import default_world_path
+from .store import World, open_world
+
+GAME_NAME = "omega-station"
+
+
+def open_game_world(path: Path | None) -> World:
+    """The world file at path (default: `default_world_path()`), created and seeded once."""
+    return open_world(path)
+
+
+GAME = Game(
+    name=GAME_NAME,
+    open_world=open_game_world,
+    actions=ACTIONS,
+    speech=SPEECH,
+    protocol_text=PROTOCOL_TEXT,
+    moods=MOODS,
+    default_mood=DEFAULT_MOOD,
+    attitude_range=ATTITUDE_RANGE,
+    greets_first=True,
+    offline_responder=respond,
+    on_encounter_end=record_visit,
+    default_world_path=default_world_path,
+    hud_model=VoyageHud,
+)
+"""Serve it with `--game starharness.voyage:GAME` (the default)."""

@@ -1,0 +1,29 @@
+"""The HUD a player sees: the shape of `World.player_view`, declared for the frame schema."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from starharness.npc.frames import WireModel
+
+
+class HudPlace(WireModel):
+    id: str
+    name: str
+
+
+class HudCargo(WireModel):
+    good_id: str
+    name: str
+    qty: int = Field(ge=1)
+
+
+class VoyageHud(WireModel):
+    """The player's credits, day, place and hold."""
+
+    player_id: str
+    name: str
+    credits: int = Field(ge=0)
+    day: int = Field(ge=1)
+    location: HudPlace
+    cargo: list[HudCargo]

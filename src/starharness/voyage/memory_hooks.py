@@ -1,0 +1,36 @@
+"""What an NPC remembers when an encounter ends, so the next visit starts where this one left."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starharness.npc import CommittedAction, NpcCard
+from starharness.npc import World as GameWorld
+
+from .content import SPEECH_ACTION
+from .store import World
+
+VISIT_MEMORY = "visit"
+MAX_VISIT_TEXT = 200
+
+
+def visit_summary(committed: Sequence[CommittedAction]) -> str:
+    """One line for the whole visit: what committed, in order, or that nothing did."""
+    done = [action.summary.strip() for action in committed if action.name != SPEECH_ACTION]
+    done = [summary for summary in done if summary]
+    if not done:
+        return "They came by and talked; no deal was made."
+    text = "They came by. " + " ".join(done)
+    return text if len(text) <= MAX_VISIT_TEXT else text[: MAX_VISIT_TEXT - 1].rstrip() + "…"
+
+
+def record_visit(
+    world: GameWorld, npc: NpcCard, player_id: str, committed: Sequence[CommittedAction]
+) -> None:
+    """`on_encounter_end`: store the visit as the NPC's memory of the player."""
+    if not isinstance(world, World):
+        raise TypeError(f"Omega station needs its own World, got {type(world).__name__}")
+    with world.transaction() as tx:
+        if tx.actor(player_id) is None or tx.actor(npc.id) is None:
+            return
+        tx.remember(npc.id, player_id, visit_summary(committed), kind=VISIT_MEMORY)

@@ -1,0 +1,182 @@
+"""Committed actions: trades move credits and both holds at once, write memories and audit rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from voyage_action_support import Bench, jam_player_hold, ledger
+
+from starharness.runtime.tools import FailureCode, ToolFailure
+from starharness.voyage import World, open_world
+from starharness.voyage.actions import ACTIONS, MAX_ATTITUDE_STEP, TRUST_FOR_A_JOB_DONE
+from starharness.voyage.content import CERES, DOCK_MASTER, OMEGA, PLAYER_ID, SMUGGLER
+
+
+async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: World) -> None:
+    before = ledger(world)
+    result = await Bench(world).call("sell_goods", good_id="fuel", qty=5, unit_price=430)
+    assert result["ok"] is True
+    assert result["summary"] == "Sold 5 fuel cells for 2,150 credits."
+    assert result["their_credits"] == before.credits[PLAYER_ID] - 2_150
+    after = ledger(world)
+    assert after.credits == {
+        SMUGGLER: before.credits[SMUGGLER] + 2_150,
+        PLAYER_ID: before.credits[PLAYER_ID] - 2_150,
+    }
+    assert after.cargo[SMUGGLER]["fuel"] == before.cargo[SMUGGLER]["fuel"] - 5
+    assert after.cargo[PLAYER_ID] == {"fuel": 5}
+    with world.snapshot() as reader:
+        memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
+    assert (memory.kind, memory.action, memory.good_id, memory.qty, memory.price) == (
+        "trade",
+        "bought",
+        "fuel",
+        5,
+        2_150,
+    )
+
+
+async def test_buying_from_the_player_pays_them(world: World) -> None:
+    with world.transaction() as tx:
+        tx.add_cargo(PLAYER_ID, "parts", 4)
+    result = await Bench(world).call("buy_goods", good_id="parts", qty=3, unit_price=1_400)
+    assert result["ok"] is True
+    after = ledger(world)
+    assert after.credits[PLAYER_ID] == 12_000 + 4_200
+    assert after.cargo[PLAYER_ID] == {"parts": 1}
+    assert after.cargo[SMUGGLER]["parts"] == 3
+    with world.snapshot() as reader:
+        memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
+    assert (memory.kind, memory.action, memory.qty, memory.price) == ("trade", "sold", 3, 4_200)
+
+
+async def test_a_fault_in_mid_trade_rolls_back_every_write(world_path: Path) -> None:
+    with open_world(world_path):
+        pass
+    jam_player_hold(world_path)
+    with open_world(world_path) as world:
+        before = ledger(world)
+        bench = Bench(world)
+        outcome = await bench.call_raw(
+            "sell_goods", json.dumps({"good_id": "fuel", "qty": 5, "unit_price": 450})
+        )
+        assert isinstance(outcome.result, ToolFailure)
+        assert "hold jammed" in outcome.content
+        assert ledger(world) == before
+        with world.snapshot() as reader:
+            row = reader.audit_log(1)[0]
+        assert (row.action, row.ok) == ("sell_goods", False)
+        assert row.reason is not None and "hold jammed" in row.reason
+        assert bench.reports == []
+
+
+async def test_accepted_and_refused_attempts_are_audited(world: World) -> None:
+    bench = Bench(world)
+    await bench.call("sell_goods", good_id="fuel", qty=2, unit_price=450)
+    await bench.call("sell_goods", good_id="fuel", qty=2, unit_price=10)
+    with world.snapshot() as reader:
+        refused, accepted = reader.audit_log(2)
+    assert (accepted.action, accepted.ok, accepted.reason) == ("sell_goods", True, None)
+    assert accepted.summary == "Sold 2 fuel cells for 900 credits."
+    assert accepted.arguments == {
+        "good_id": "fuel",
+        "qty": 2,
+        "unit_price": 450,
+        "npc_id": SMUGGLER,
+        "player_id": PLAYER_ID,
+    }
+    assert (refused.ok, refused.reason, refused.summary) == (False, "price_out_of_band", None)
+    assert refused.arguments["unit_price"] == 10
+    assert (refused.actor_id, refused.target_id) == (SMUGGLER, PLAYER_ID)
+    assert [(r.name, r.ok) for r in bench.reports] == [("sell_goods", True), ("sell_goods", False)]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"good_id": "fuel", "qty": "lots", "unit_price": 450}, "qty"),
+        ({"good_id": "fuel", "qty": 0, "unit_price": 450}, "qty"),
+        ({"good_id": "fuel", "qty": 1}, "unit_price"),
+        ({"good_id": "", "qty": 1, "unit_price": 450}, "good_id"),
+    ],
+)
+async def test_bad_arguments_are_refused_by_the_schema_naming_the_field(
+    world: World, arguments: dict[str, object], field: str
+) -> None:
+    before = ledger(world)
+    outcome = await Bench(world).call_raw("sell_goods", json.dumps(arguments))
+    assert isinstance(outcome.result, ToolFailure)
+    assert outcome.result.code == FailureCode.INVALID_ARGS
+    assert f"'{field}'" in outcome.content
+    assert ledger(world) == before
+
+
+async def test_the_model_cannot_choose_whose_wallet_it_touches(world: World) -> None:
+    for action in ACTIONS:
+        properties = getattr(action, "tool", action).schema.parameters.get("properties", {})
+        assert "npc_id" not in properties and "player_id" not in properties
+    bench = Bench(world)
+    await bench.call(
+        "sell_goods", good_id="fuel", qty=1, unit_price=450, player_id=DOCK_MASTER, npc_id=PLAYER_ID
+    )
+    after = ledger(world)
+    assert after.credits[PLAYER_ID] == 12_000 - 450
+    assert after.cargo[PLAYER_ID] == {"fuel": 1}
+
+
+async def test_attitude_changes_are_bounded_and_remembered_with_the_reason(world: World) -> None:
+    bench = Bench(world)
+    result = await bench.call("change_attitude", delta=-MAX_ATTITUDE_STEP, reason="a lowball")
+    assert (result["ok"], result["attitude"], result["before"]) == (True, -10, 0)
+    with world.snapshot() as reader:
+        memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
+    assert (memory.kind, memory.text) == ("attitude", "Cooled on them (-10): a lowball")
+
+
+async def test_notes_are_memories(world: World) -> None:
+    result = await Bench(world).call("note_memory", text="Asked about my old crew.")
+    assert result["ok"] is True
+    with world.snapshot() as reader:
+        memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
+    assert (memory.kind, memory.text) == ("note", "Asked about my old crew.")
+
+
+async def test_intel_is_told_once_trusted_enough(world: World) -> None:
+    with world.transaction() as tx:
+        tx.set_attitude(SMUGGLER, PLAYER_ID, 20)
+    result = await Bench(world).call("sell_intel", intel_id="intel-patrols")
+    assert result["ok"] is True
+    assert "even days" in str(result["text"])
+    assert ledger(world).credits[PLAYER_ID] == 12_000 - 1_500
+    with world.snapshot() as reader:
+        assert reader.count_memories(SMUGGLER, PLAYER_ID, kind="intel", ref="intel-patrols") == 1
+
+
+async def test_a_job_completes_once_its_goods_are_in_the_hold(world: World) -> None:
+    bench = Bench(world)
+    offered = await bench.call("offer_quest", quest_id="quest-medgel")
+    assert (offered["ok"], offered["reward"], offered["qty"]) == (True, 14_000, 10)
+    with world.transaction() as tx:
+        tx.add_cargo(PLAYER_ID, "medgel", 12)
+    done = await bench.call("complete_quest", quest_id="quest-medgel")
+    assert done["ok"] is True
+    after = ledger(world)
+    assert after.credits[PLAYER_ID] == 12_000 + 14_000
+    assert after.cargo[PLAYER_ID] == {"medgel": 2}
+    assert after.attitude == TRUST_FOR_A_JOB_DONE
+    with world.snapshot() as reader:
+        quest = reader.quest("quest-medgel")
+    assert quest is not None and quest.status == "completed"
+
+
+async def test_passage_moves_the_player(world: World) -> None:
+    bench = Bench(world, npc_id=DOCK_MASTER)
+    result = await bench.call("sell_passage", destination=CERES)
+    assert (result["ok"], result["fare"], result["destination"]) == (True, 1_800, "Ceres Deep")
+    assert world.player_view(PLAYER_ID)["location"]["id"] == CERES
+    assert not world.can_meet(DOCK_MASTER, PLAYER_ID)
+    assert world.can_meet("npc-okoro", PLAYER_ID)
+    again = await bench.call("sell_passage", destination=OMEGA)
+    assert again["reason"] == "not_here"

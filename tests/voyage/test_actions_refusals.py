@@ -1,0 +1,157 @@
+"""Every refusal is a value with a hint that says how the action could succeed; nothing changes."""
+
+from __future__ import annotations
+
+import pytest
+from voyage_action_support import Bench, ledger
+
+from starharness.voyage import World
+from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, PLAYER_ID
+
+
+async def _refused(bench: Bench, name: str, why: str, **arguments: object) -> dict[str, object]:
+    before = ledger(bench.world, bench.npc_id)
+    result = await bench.call(name, **arguments)
+    assert result["ok"] is False, result
+    assert result["reason"] == why, result
+    assert ledger(bench.world, bench.npc_id) == before
+    return result
+
+
+async def test_stock_refusal_names_what_the_npc_holds(world: World) -> None:
+    result = await _refused(
+        Bench(world), "sell_goods", "insufficient_stock", good_id="fuel", qty=50, unit_price=450
+    )
+    assert result["hint"] == "you hold only 40 fuel cells; sell at most 40"
+    assert result["facts"] == {"good_id": "fuel", "have": 40, "want": 50}
+
+
+async def test_funds_refusal_names_both_amounts_and_what_fits(world: World) -> None:
+    result = await _refused(
+        Bench(world), "sell_goods", "insufficient_funds", good_id="spice", qty=5, unit_price=2_900
+    )
+    assert result["hint"] == "they have 12,000, the deal is 14,500; at 2,900 a unit that pays for 4"
+    assert result["facts"] == {"payer": PLAYER_ID, "have": 12_000, "need": 14_500, "max_qty": 4}
+
+
+async def test_attitude_refusal_names_the_score_and_the_threshold(world: World) -> None:
+    result = await _refused(
+        Bench(world), "sell_intel", "attitude_too_low", intel_id="intel-patrols"
+    )
+    assert "your attitude to them is 0" in str(result["hint"])
+    assert "only at 20 or more" in str(result["hint"])
+    assert result["facts"] == {"attitude": 0, "needed": 20}
+
+
+@pytest.mark.parametrize("unit_price", [337, 563, 1])
+async def test_price_band_refusal_names_the_band(world: World, unit_price: int) -> None:
+    result = await _refused(
+        Bench(world),
+        "sell_goods",
+        "price_out_of_band",
+        good_id="fuel",
+        qty=1,
+        unit_price=unit_price,
+    )
+    assert "between 338 and 562" in str(result["hint"])
+    assert result["facts"] == {"going": 450, "low": 338, "high": 562, "asked": unit_price}
+
+
+@pytest.mark.parametrize("unit_price", [338, 562])
+async def test_the_band_edges_are_allowed(world: World, unit_price: int) -> None:
+    result = await Bench(world).call("sell_goods", good_id="fuel", qty=1, unit_price=unit_price)
+    assert result["ok"] is True, result
+
+
+async def test_the_npc_cannot_pay_for_what_it_buys(world: World) -> None:
+    with world.transaction() as tx:
+        tx.move_actor(PLAYER_ID, KESSLER)
+        tx.add_cargo(PLAYER_ID, "spice", 10)
+    bench = Bench(world, npc_id=BROKER)
+    result = await _refused(
+        bench, "buy_goods", "insufficient_funds", good_id="spice", qty=10, unit_price=2_000
+    )
+    assert result["hint"] == "you have 15,000, the deal is 20,000; at 2,000 a unit that pays for 7"
+
+
+async def test_the_player_cannot_sell_what_they_do_not_hold(world: World) -> None:
+    result = await _refused(
+        Bench(world), "buy_goods", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_500
+    )
+    assert result["hint"] == "they hold no drive parts; they have nothing of it to sell"
+
+
+async def test_goods_the_npc_does_not_trade_are_refused_with_what_it_does(world: World) -> None:
+    result = await _refused(
+        Bench(world), "sell_goods", "not_for_sale", good_id="ore", qty=1, unit_price=380
+    )
+    assert result["hint"] == (
+        "you do not sell titanium ore; you sell fuel cells, medical gel, nebula spice"
+    )
+    result = await _refused(
+        Bench(world), "buy_goods", "not_wanted", good_id="fuel", qty=1, unit_price=450
+    )
+    assert "you buy" in str(result["hint"])
+
+
+async def test_a_player_elsewhere_cannot_trade(world: World) -> None:
+    with world.transaction() as tx:
+        tx.move_actor(PLAYER_ID, KESSLER)
+    result = await _refused(
+        Bench(world), "sell_goods", "not_here", good_id="fuel", qty=1, unit_price=450
+    )
+    assert result["hint"] == (
+        "they are at Kessler's Hollow and you are at Omega station; they must travel here first"
+    )
+
+
+async def test_a_job_is_refused_until_its_condition_holds(world: World) -> None:
+    bench = Bench(world)
+    await _refused(bench, "complete_quest", "not_their_job", quest_id="quest-medgel")
+    assert (await bench.call("offer_quest", quest_id="quest-medgel"))["ok"] is True
+    result = await _refused(bench, "complete_quest", "condition_unmet", quest_id="quest-medgel")
+    assert result["hint"] == (
+        "the job needs 10 medical gel and they hold 0; it completes when they bring 10 more"
+    )
+
+
+async def test_a_hostile_npc_keeps_its_jobs(world: World) -> None:
+    with world.transaction() as tx:
+        tx.move_actor(PLAYER_ID, KESSLER)
+    result = await _refused(
+        Bench(world, npc_id=BROKER), "offer_quest", "attitude_too_low", quest_id="quest-parts"
+    )
+    assert "your attitude to them is -30" in str(result["hint"])
+
+
+@pytest.mark.parametrize(
+    ("delta", "hint"), [(-25, "use -10 instead of -25"), (0, "changes nothing")]
+)
+async def test_attitude_moves_a_bounded_step(world: World, delta: int, hint: str) -> None:
+    result = await _refused(
+        Bench(world), "change_attitude", "step_out_of_bounds", delta=delta, reason="lowball"
+    )
+    assert hint in str(result["hint"])
+
+
+async def test_passage_is_sold_only_where_the_npc_sells_it(world: World) -> None:
+    result = await _refused(
+        Bench(world, npc_id=DOCK_MASTER), "sell_passage", "no_passage", destination="mars"
+    )
+    assert "Ceres Deep [ceres-deep] for 1,800" in str(result["hint"])
+    with world.transaction() as tx:
+        tx.add_credits(PLAYER_ID, -11_000)
+    result = await _refused(
+        Bench(world, npc_id=DOCK_MASTER), "sell_passage", "insufficient_funds", destination=KESSLER
+    )
+    assert result["hint"] == "they have 1,000, the deal is 2,500"
+
+
+async def test_intel_is_sold_once(world: World) -> None:
+    with world.transaction() as tx:
+        tx.set_attitude(DOCK_MASTER, PLAYER_ID, 50)
+    bench = Bench(world, npc_id=DOCK_MASTER)
+    assert (await bench.call("sell_intel", intel_id="intel-hiring"))["ok"] is True
+    result = await _refused(bench, "sell_intel", "already_sold", intel_id="intel-hiring")
+    assert "already bought" in str(result["hint"])
+    await _refused(bench, "sell_intel", "unknown_intel", intel_id="intel-patrols")

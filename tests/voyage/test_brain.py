@@ -1,0 +1,328 @@
+"""The offline brain as a pure function: hand-built requests in, the step a model would take out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from voyage_action_support import action_tools
+from voyage_brain_support import ARRIVAL, Conversation, only_call, option_ids, speech
+
+from starharness.mockllm import ChatRequest, Success
+from starharness.voyage.actions import MOODS, SPEECH
+from starharness.voyage.brain import KNOWN_TOOLS, respond
+from starharness.voyage.content import DOCK_MASTER_PERSONA
+
+SCENE = """\
+Day 1. Omega station: The Rusty Nebula, a dim bar on the docking ring; the dock office is next door.
+You (Jonah Karsk) have 48,000 credits.
+You sell from your hold, units at going price: fuel cells [fuel] 40 at 450, medical gel [medgel] \
+12 at 1,100, nebula spice [spice] 6 at 2,900.
+You buy at going price: real coffee [coffee] 160, medical gel [medgel] 1,100, drive parts [parts] \
+1,500, nebula spice [spice] 2,900.
+Before you: Captain Ash, 12,000 credits; hold: empty.
+Your attitude to them: 0 (neutral).
+Jobs you may offer: [quest-medgel] "bring 10 medical gel for a clinic", reward 14,000.
+Intel you may sell: [intel-patrols] rumour "customs patrol times" 1,500 (needs attitude 20); \
+[intel-shortcut] route "the Kessler shortcut" 4,000 (needs attitude 40).
+Your memories of them: You have never dealt with them."""
+
+GREETING_OPTIONS = [
+    ("buy:fuel:5", "Buy 5 fuel cells (2,250)"),
+    ("buy:medgel:5", "Buy 5 medical gel (5,500)"),
+    ("rumours", "Any rumours?"),
+    ("bye", "Leave"),
+]
+
+
+def _greeted(scene: str = SCENE) -> Conversation:
+    talk = Conversation().player(ARRIVAL).scene(scene)
+    talk.spoke("Evening, kid.", GREETING_OPTIONS)
+    return talk
+
+
+def test_the_greeting_lists_the_real_stock_and_prices() -> None:
+    step = Conversation().player(ARRIVAL).scene(SCENE).ask()
+    said = speech(step)
+    line = said["line"]
+    for words in ("fuel cells at 450 (40 left)", "medical gel at 1,100", "nebula spice at 2,900"):
+        assert words in line
+    assert "kid" in line
+    assert said["mood"] == "neutral"
+    assert option_ids(step) == ["buy:fuel:5", "buy:medgel:5", "rumours", "bye"]
+
+
+def test_the_greeting_follows_a_different_scene() -> None:
+    poorer = SCENE.replace("12,000 credits", "1,000 credits").replace("40 at 450", "3 at 460")
+    step = Conversation().player(ARRIVAL).scene(poorer).ask()
+    assert "fuel cells at 460 (3 left)" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:2"
+    assert "buy:medgel:5" not in option_ids(step)
+
+
+def test_picking_an_option_carries_it_out_through_the_tool() -> None:
+    talk = _greeted().player("Buy 5 fuel cells (2,250)")
+    assert only_call(talk.ask()) == ("sell_goods", {"good_id": "fuel", "qty": 5, "unit_price": 450})
+
+
+@pytest.mark.parametrize(
+    ("said", "call"),
+    [
+        (
+            "I'll buy 3 medical gel",
+            ("sell_goods", {"good_id": "medgel", "qty": 3, "unit_price": 1100}),
+        ),
+        ("buy 2 spice", ("sell_goods", {"good_id": "spice", "qty": 2, "unit_price": 2900})),
+        ("10 fuel at 420 each", ("sell_goods", {"good_id": "fuel", "qty": 10, "unit_price": 420})),
+        ("sell 2 drive parts", ("buy_goods", {"good_id": "parts", "qty": 2, "unit_price": 1350})),
+        ("buy:medgel:2:1000", ("sell_goods", {"good_id": "medgel", "qty": 2, "unit_price": 1000})),
+    ],
+)
+def test_free_text_requests_become_actions(said: str, call: tuple[str, dict[str, object]]) -> None:
+    assert only_call(_greeted().player(said).ask()) == call
+
+
+def test_the_brain_speaks_about_a_done_deal_after_warming_to_a_fair_payer() -> None:
+    talk = _greeted().player("Buy 5 fuel cells (2,250)")
+    done = {
+        "ok": True,
+        "summary": "Sold 5 fuel cells for 2,250 credits.",
+        "good": "fuel cells",
+        "qty": 5,
+        "unit_price": 450,
+        "total": 2250,
+        "their_credits": 9750,
+        "your_units_left": 35,
+    }
+    talk.follow(talk.ask(), done)
+    name, arguments = only_call(talk.ask())
+    assert name == "change_attitude" and arguments["delta"] > 0
+    talk.follow(talk.ask(), {"ok": True, "summary": "Attitude +5", "attitude": 5, "before": 0})
+    said = speech(talk.ask())
+    assert "5 fuel cells for 2,250" in said["line"]
+    assert "9,750 left" in said["line"]
+    assert said["mood"] == "pleased"
+
+
+def test_a_refusal_is_spoken_with_an_alternative_the_player_can_afford() -> None:
+    talk = _greeted().player("buy 5 nebula spice")
+    assert only_call(talk.ask())[0] == "sell_goods"
+    refusal = {
+        "ok": False,
+        "reason": "insufficient_funds",
+        "hint": "they have 12,000, the deal is 14,500; at 2,900 a unit that pays for 4",
+        "facts": {"payer": "player-1", "have": 12000, "need": 14500, "max_qty": 4},
+    }
+    talk.follow(talk.ask(), refusal)
+    step = talk.ask()
+    line = speech(step)["line"]
+    assert "12,000" in line and "14,500" in line
+    assert "4 for 11,600" in line
+    assert option_ids(step)[0] == "buy:spice:4"
+    talk.follow(step)
+    assert only_call(talk.player("Buy 4 nebula spice (11,600)").ask())[1]["qty"] == 4
+
+
+def test_a_stock_refusal_offers_what_is_left() -> None:
+    talk = _greeted().player("buy 50 fuel")
+    talk.follow(
+        talk.ask(),
+        {
+            "ok": False,
+            "reason": "insufficient_stock",
+            "hint": "you hold only 40 fuel cells; sell at most 40",
+            "facts": {"good_id": "fuel", "have": 40, "want": 50},
+        },
+    )
+    step = talk.ask()
+    assert "only got 40 fuel cells" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:40"
+
+
+def test_an_unknown_refusal_is_told_in_the_npcs_voice() -> None:
+    talk = _greeted().player("buy 2 fuel")
+    talk.follow(
+        talk.ask(),
+        {
+            "ok": False,
+            "reason": "not_here",
+            "hint": "they are at Kessler's Hollow and you are at Omega station; they must travel "
+            "here first",
+            "facts": {},
+        },
+    )
+    line = speech(talk.ask())["line"]
+    assert line.startswith("You are at Kessler's Hollow and I am at Omega station")
+
+
+def test_haggling_gets_a_discount_then_a_last_word_then_a_colder_npc() -> None:
+    talk = _greeted().player("too expensive")
+    first = talk.ask()
+    assert speech(first)["mood"] == "amused"
+    assert option_ids(first)[0] == "buy:fuel:5:428"
+    talk.follow(first)
+    second = talk.player("come on, cheaper").ask()
+    assert speech(second)["mood"] == "wary"
+    assert option_ids(second)[0] == "buy:fuel:5:405"
+    talk.follow(second)
+    name, arguments = only_call(talk.player("give me a discount").ask())
+    assert name == "change_attitude"
+    assert arguments["delta"] < 0
+    assert "haggling" in arguments["reason"]
+
+
+def test_a_lowball_cools_the_npc_at_once_and_it_holds_its_price() -> None:
+    talk = _greeted().player("5 fuel for 200 each")
+    name, arguments = only_call(talk.ask())
+    assert (name, arguments["delta"]) == ("change_attitude", -5)
+    assert "200" in arguments["reason"]
+    talk.follow(talk.ask(), {"ok": True, "summary": "Attitude -5", "attitude": -5, "before": 0})
+    step = talk.ask()
+    said = speech(step)
+    assert said["mood"] == "annoyed"
+    assert "450 a unit" in said["line"]
+    assert option_ids(step)[0] == "buy:fuel:5"
+
+
+def test_a_return_visit_mentions_the_last_deal() -> None:
+    memories = (
+        "Your memories of them: 3 memories since day 1.\n"
+        "- day 1: They bought 5 fuel cells for 2,250 (450 each).\n"
+        "- day 1: Warmed to them (+5): paid my price for fuel cells, no fuss\n"
+        "- day 1: They came by. Sold 5 fuel cells for 2,250 credits."
+    )
+    scene = SCENE.replace("Your memories of them: You have never dealt with them.", memories)
+    line = speech(Conversation().player(ARRIVAL).scene(scene).ask())["line"]
+    assert line.startswith("Back again, kid.")
+    assert "Last time you bought 5 fuel cells off me for 2,250." in line
+
+
+def test_a_folded_last_deal_is_found_too() -> None:
+    memories = (
+        "Your memories of them: 40 memories since day 1.\n"
+        "Earlier: 30 deals (they bought 120 fuel cells for 54,000); first deal day 1: they bought "
+        "5 fuel cells for 2,250.\n"
+        "Last deal: day 4, they sold 3 drive parts for 4,050.\n"
+        "- day 5: Asked about my old crew."
+    )
+    scene = SCENE.replace("Your memories of them: You have never dealt with them.", memories)
+    line = speech(Conversation().player(ARRIVAL).scene(scene).ask())["line"]
+    assert "Last time you sold me 3 drive parts for 4,050." in line
+
+
+def test_rumours_wait_for_trust() -> None:
+    cold = speech(_greeted().player("heard any rumours?").ask())
+    assert cold["mood"] == "wary"
+    assert "haven't earned" in cold["line"]
+    warm_scene = SCENE.replace("0 (neutral)", "25 (friendly)")
+    step = _greeted(warm_scene).player("heard any rumours?").ask()
+    assert "customs patrol times" in speech(step)["line"]
+    assert option_ids(step)[0] == "intel:intel-patrols"
+    talk = _greeted(warm_scene).player("heard any rumours?")
+    talk.spoke("It's yours.", [("intel:intel-patrols", 'Pay for "customs patrol times"')])
+    talk.player('Pay for "customs patrol times"')
+    assert only_call(talk.ask()) == ("sell_intel", {"intel_id": "intel-patrols"})
+
+
+def test_jobs_are_offered_then_taken_through_the_tool() -> None:
+    step = _greeted().player("got any work?").ask()
+    assert "bring 10 medical gel" in speech(step)["line"]
+    assert option_ids(step)[0] == "job:quest-medgel"
+    talk = _greeted().player("job:quest-medgel")
+    assert only_call(talk.ask()) == ("offer_quest", {"quest_id": "quest-medgel"})
+
+
+def test_the_dock_master_sells_passage() -> None:
+    scene = (
+        "Day 1. Omega station: The Rusty Nebula.\nYou (Ilse Brandt) have 30,000 credits.\n"
+        "Before you: Captain Ash, 12,000 credits; hold: empty.\n"
+        "Your attitude to them: 10 (neutral).\n"
+        "Passage you sell: Ceres Deep [ceres-deep] 1,800, 1d; Kessler's Hollow [kessler-hollow] "
+        "2,500, 2d\nYour memories of them: You have never dealt with them."
+    )
+    talk = Conversation(persona=DOCK_MASTER_PERSONA).player(ARRIVAL).scene(scene)
+    greeting = talk.ask()
+    assert "Captain Ash" in speech(greeting)["line"]
+    assert "Ceres Deep for 1,800 (1 day)" in speech(greeting)["line"]
+    talk.follow(greeting)
+    step = talk.player("I need passage to Kessler's Hollow").ask()
+    assert only_call(step) == ("sell_passage", {"destination": "kessler-hollow"})
+
+
+def test_goodbye_is_spoken_and_ends_the_turn() -> None:
+    step = _greeted().player("bye").ask()
+    said = speech(step)
+    assert "Safe travels" in said["line"]
+    assert option_ids(step) == ["prices", "bye"]
+
+
+def test_once_it_has_spoken_the_brain_does_not_speak_twice() -> None:
+    talk = _greeted()
+    step = talk.ask()
+    assert isinstance(step, Success)
+    assert step.text == ""
+
+
+def test_without_a_speaking_tool_it_answers_in_text() -> None:
+    talk = Conversation().player(ARRIVAL).scene(SCENE)
+    assert speech(talk.ask())["line"]
+    bare = ChatRequest("c", 0, "m", tuple(talk.messages), (), None, True, {}, {})
+    assert isinstance(respond(bare), Success)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ARRIVAL,
+        "Buy 5 fuel cells (2,250)",
+        "buy 5 nebula spice",
+        "cheaper",
+        "3 medgel for 100 each",
+        "what are your prices?",
+        "any rumours?",
+        "got any work?",
+        "sell 3 coffee",
+        "I need passage",
+        "what a lovely day",
+        "bye",
+    ],
+)
+def test_every_call_fits_the_game_and_parses_with_the_real_tool(said: str) -> None:
+    tools = {tool.name: tool for tool in action_tools()}
+    step = _greeted().player(said).ask()
+    name, arguments = only_call(step)
+    assert name in KNOWN_TOOLS
+    tools[name].parse(json.dumps(arguments))
+    if name == SPEECH.tool_name:
+        assert arguments["mood"] in MOODS
+        assert 2 <= len(arguments["options"]) <= SPEECH.max_options
+        assert len({o["id"] for o in arguments["options"]}) == len(arguments["options"])
+
+
+def test_the_brain_knows_only_the_games_tools() -> None:
+    assert {tool.name for tool in action_tools()} >= KNOWN_TOOLS
+
+
+def test_asking_about_one_good_prices_just_that_good() -> None:
+    step = _greeted().player("how much is the spice?").ask()
+    assert speech(step)["line"] == "Nebula spice: 2,900 a unit, 6 left, kid."
+    assert option_ids(step) == ["buy:spice:1", "bye"]
+
+
+def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> None:
+    talk = _greeted().player("buy:fuel:5:100")
+    assert only_call(talk.ask()) == ("sell_goods", {"good_id": "fuel", "qty": 5, "unit_price": 100})
+    talk.follow(
+        talk.ask(),
+        {
+            "ok": False,
+            "reason": "price_out_of_band",
+            "hint": "the going price of fuel cells here is 450; name a unit price between 338 "
+            "and 562 (you said 100)",
+            "facts": {"going": 450, "low": 338, "high": 562, "asked": 100},
+        },
+    )
+    step = talk.ask()
+    assert "Can't do 100" in speech(step)["line"]
+    assert "405 is as low as I go" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:5:405"

@@ -1,0 +1,106 @@
+"""Omega station end to end: a WebSocket client, the NPC server, the agent loop, and the offline
+brain answering as the mock LLM over real HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voyage_e2e_support import Player, actions, line, mood, options, serving_voyage
+
+from starharness.voyage import World
+from starharness.voyage.content import BROKER, PLAYER_ID, SMUGGLER
+
+
+def _visits(world: World) -> list[str]:
+    with world.snapshot() as reader:
+        return [m.text for m in reader.memories(SMUGGLER, PLAYER_ID) if m.kind == "visit"]
+
+
+async def test_a_full_visit_greet_buy_refusal_haggle_leave(tmp_path: Path) -> None:
+    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+        welcome = await me.hello()
+        assert welcome["t"] == "welcome"
+        assert welcome["hud"]["credits"] == 12_000
+        assert {"id": SMUGGLER, "name": "Jonah Karsk", "locationId": "omega-station"} in welcome[
+            "npcs"
+        ]
+
+        greeting = await me.open("e1", SMUGGLER)
+        assert greeting[0] == {
+            "t": "encounter.opened",
+            "id": "e1",
+            "npcName": "Jonah Karsk",
+            "attitude": 0,
+        }
+        assert "fuel cells at 450 (40 left)" in line(greeting)
+        assert options(greeting)[0] == "buy:fuel:5"
+
+        bought = await me.pick("e1", "buy:fuel:5")
+        assert actions(bought) == [("sell_goods", True), ("change_attitude", True)]
+        assert "5 fuel cells for 2,250" in line(bought)
+        huds = [f["data"] for f in bought if f["t"] == "hud"]
+        assert huds and huds[-1]["credits"] == 9_750
+        assert huds[-1]["cargo"] == [{"goodId": "fuel", "name": "fuel cells", "qty": 5}]
+
+        refused = await me.say("e1", "I'll buy 5 nebula spice")
+        assert actions(refused) == [("sell_goods", False)]
+        assert "You have 9,750, kid, the deal is 14,500." in line(refused)
+        assert options(refused)[0] == "buy:spice:3"
+        assert stack.world.player_view(PLAYER_ID)["credits"] == 9_750
+
+        warm = stack.world.attitude(SMUGGLER, PLAYER_ID)
+        haggled = await me.say("e1", "5 fuel for 200 each")
+        assert actions(haggled) == [("change_attitude", True)]
+        assert mood(haggled) == "annoyed"
+        assert stack.world.attitude(SMUGGLER, PLAYER_ID) < warm
+
+        farewell = await me.say("e1", "bye")
+        assert "Safe travels" in line(farewell)
+        assert (await me.close("e1"))["code"] == "unknown_encounter"
+        visits = _visits(stack.world)
+        assert len(visits) == 1
+        assert "Sold 5 fuel cells for 2,250 credits." in visits[0]
+
+
+async def test_a_return_visit_recalls_the_last_deal(tmp_path: Path) -> None:
+    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+        await me.hello()
+        first = await me.open("e1", SMUGGLER)
+        assert "Back again" not in line(first)
+        await me.say("e1", "buy 2 medical gel")
+        await me.close("e1")
+        assert len(_visits(stack.world)) == 1
+
+        again = await me.open("e2", SMUGGLER)
+        assert line(again).startswith("Back again, kid.")
+        assert "Last time you bought 2 medical gel off me for 2,200." in line(again)
+
+
+async def test_a_world_tick_reaches_clients_and_the_next_scene(tmp_path: Path) -> None:
+    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+        await me.hello()
+        await me.send({"t": "world.tick", "days": 3})
+        frames = await me.until(lambda f: f["t"] == "hud")
+        events = [f for f in frames if f["t"] == "world.event"]
+        raid = [e for e in events if e["locationId"] == "omega-station"]
+        assert raid and "Customs raid" in raid[0]["headline"]
+        assert frames[-1]["data"]["day"] == 4
+
+        greeting = await me.open("e1", SMUGGLER)
+        assert "Day 4." in stack.world.scene(SMUGGLER, PLAYER_ID)
+        scene_sent = stack.mock.requests[-1].body["messages"]
+        assert any(raid[0]["headline"] in str(m.get("content")) for m in scene_sent)
+        with stack.world.snapshot() as reader:
+            price = reader.price("omega-station", "spice")
+        assert price is not None and f"nebula spice at {price:,}" in line(greeting)
+        news = await me.say("e1", "heard any news?")
+        assert raid[0]["headline"] in line(news)
+
+
+async def test_an_npc_elsewhere_is_unavailable(tmp_path: Path) -> None:
+    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+        await me.hello()
+        frames = await me.open("e1", BROKER)
+        assert frames[-1]["t"] == "error"
+        assert frames[-1]["code"] == "npc_unavailable"
+        assert stack.mock.requests == []

@@ -1,0 +1,161 @@
+"""Omega station served for real: the mock LLM with the offline brain over HTTP, the runtime,
+the NPC server, and a WebSocket client speaking frames."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+
+from starharness.mockllm import MockLlmServer
+from starharness.npc import RunningServer, ServerSettings, start_server
+from starharness.runtime.kernel import Context, Plugin
+from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig
+from starharness.runtime.loop import AgentsConfig, AgentsPlugin
+from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
+from starharness.runtime.session import SessionsConfig, SessionsPlugin
+from starharness.runtime.tools import ToolsConfig, ToolsPlugin
+from starharness.voyage import GAME, World
+
+WAIT_S = 15.0
+"""Generous: only a broken test waits this long."""
+
+Frame = dict[str, Any]
+
+
+async def _runtime(base_url: str) -> Context:
+    root = Context("root")
+    llm = LlmConfig(
+        provider="openai-compatible",
+        base_url=base_url,
+        model="mock-model",
+        retry=RetryConfig(max_attempts=1, base_delay_s=0.0, jitter=0.0),
+        timeouts=TimeoutsConfig(first_byte_s=WAIT_S, idle_s=WAIT_S),
+    )
+    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
+        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
+        ("llm", LlmPlugin(), llm),
+        ("tools", ToolsPlugin(), ToolsConfig()),
+        ("prompt", PromptPlugin(), PromptConfig()),
+        ("agents", AgentsPlugin(), AgentsConfig()),
+    ]
+    try:
+        for name, plugin, config in rows:
+            await plugin.setup(root.fork(name), config)
+    except BaseException:
+        await root.dispose()
+        raise
+    return root
+
+
+@dataclass
+class Stack:
+    mock: MockLlmServer
+    running: RunningServer
+
+    @property
+    def world(self) -> World:
+        world = self.running.server.world
+        assert isinstance(world, World)
+        return world
+
+
+@asynccontextmanager
+async def serving_voyage(tmp_path: Path) -> AsyncIterator[Stack]:
+    """Omega station on a fresh world file, its NPCs played by the offline brain."""
+    settings = ServerSettings(port=0, world=tmp_path / "world.db")
+    async with MockLlmServer(responder=GAME.offline_responder) as mock:
+        ctx = await _runtime(mock.base_url)
+        try:
+            running = await start_server(ctx, GAME, settings)
+            try:
+                yield Stack(mock, running)
+            finally:
+                await running.stop()
+        finally:
+            await ctx.dispose()
+
+
+class Player:
+    """A WebSocket client for one player, speaking frames as dicts."""
+
+    def __init__(self, url: str, player_id: str) -> None:
+        self._url = url
+        self.player_id = player_id
+        self._ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Player:
+        self._ws = await connect(self._url, proxy=None, open_timeout=WAIT_S)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def send(self, frame: Frame) -> None:
+        assert self._ws is not None
+        await self._ws.send(json.dumps(frame))
+
+    async def recv(self) -> Frame:
+        assert self._ws is not None
+        frame: Frame = json.loads(await asyncio.wait_for(self._ws.recv(), WAIT_S))
+        return frame
+
+    async def until(self, done: Callable[[Frame], bool]) -> list[Frame]:
+        frames: list[Frame] = []
+        async with asyncio.timeout(WAIT_S):
+            while True:
+                frames.append(await self.recv())
+                if done(frames[-1]):
+                    return frames
+
+    async def hello(self) -> Frame:
+        await self.send({"t": "hello", "playerId": self.player_id})
+        return await self.recv()
+
+    async def open(self, encounter_id: str, npc_id: str) -> list[Frame]:
+        await self.send(
+            {"t": "encounter.open", "id": encounter_id, "npcId": npc_id, "playerId": self.player_id}
+        )
+        return await self.until(lambda f: f["t"] in ("encounter.idle", "error"))
+
+    async def say(self, encounter_id: str, text: str) -> list[Frame]:
+        await self.send({"t": "encounter.say", "id": encounter_id, "text": text})
+        return await self.until(lambda f: f["t"] == "encounter.idle")
+
+    async def pick(self, encounter_id: str, option_id: str) -> list[Frame]:
+        await self.send({"t": "encounter.say", "id": encounter_id, "optionId": option_id})
+        return await self.until(lambda f: f["t"] == "encounter.idle")
+
+    async def close(self, encounter_id: str) -> Frame:
+        """Close, then wait until the server has finished closing (the game has been told).
+
+        The server handles a connection's frames one at a time, so the error for a say to the
+        closed encounter comes only after the close, `on_encounter_end` included, is done.
+        """
+        await self.send({"t": "encounter.close", "id": encounter_id})
+        await self.send({"t": "encounter.say", "id": encounter_id, "text": "still there?"})
+        return (await self.until(lambda f: f["t"] == "error"))[-1]
+
+
+def line(frames: list[Frame]) -> str:
+    return "".join(f["text"] for f in frames if f["t"] == "say.delta")
+
+
+def mood(frames: list[Frame]) -> str:
+    return next(f["mood"] for f in frames if f["t"] == "say.end")
+
+
+def options(frames: list[Frame]) -> list[str]:
+    return [item["id"] for item in next(f["items"] for f in frames if f["t"] == "options")]
+
+
+def actions(frames: list[Frame]) -> list[tuple[str, bool]]:
+    return [(f["name"], f["ok"]) for f in frames if f["t"] == "action"]
