@@ -1,0 +1,253 @@
+extends Node
+## A thin client for the star-harness frame protocol v1 (docs/protocol.md).
+##
+## Connects a WebSocketPeer to the harness, polls it in _process (so every signal fires on the
+## main thread), sends `hello`, and emits ONE signal per down frame type. Reconnects with
+## exponential backoff; encounters do not survive a reconnect, so `disconnected` means
+## "close your dialogue UI". The harness owns the world: render what arrives, never apply it.
+
+## `welcome`: the protocol version, the player's HUD and the NPCs there are
+## (each `{id, name, locationId}`).
+signal welcome(protocol: int, hud: Dictionary, npcs: Array)
+## `encounter.opened`: show the NPC at once, before any line arrives.
+signal encounter_opened(id: String, npc_name: String, attitude: int)
+## `say.delta`: append `text` to the NPC's line (typewriter).
+signal say_delta(id: String, text: String)
+## `say.end`: the line is complete; switch face or voice by `mood`.
+signal say_end(id: String, mood: String)
+## `options`: replies the player may pick (each `{id, label}`); empty means free text only.
+signal options(id: String, items: Array)
+## `action`: presentation only, the change is already committed (`ok == false`: refused).
+signal action(id: String, action_name: String, ok: bool, summary: String)
+## `encounter.idle`: the turn is over; re-enable the player's input.
+signal encounter_idle(id: String)
+## `error`: `id` is "" when no encounter is concerned; `code` is from a closed set.
+signal error(id: String, code: String, message: String)
+## `world.event`: news for a ticker.
+signal world_event(location_id: String, headline: String)
+## `hud`: replace the whole HUD of `player_id` with `data`.
+signal hud(player_id: String, data: Dictionary)
+## Every parsed frame, also of types this client does not know (a newer harness).
+signal frame_received(frame: Dictionary)
+## The socket is open and `hello` was sent.
+signal connected
+## The socket closed; a reconnect is scheduled. Open encounters are gone.
+signal disconnected(code: int, reason: String)
+
+enum Link { IDLE, CONNECTING, OPEN, WAITING }
+
+const DEFAULT_URL := "ws://127.0.0.1:3099/gh"
+const DEFAULT_PLAYER_ID := "player-1"
+const SETTING_URL := "star_harness/url"
+const SETTING_PLAYER_ID := "star_harness/player_id"
+const SETTING_AUTO_CONNECT := "star_harness/auto_connect"
+const SETTING_TOKEN_ENV := "star_harness/token_env"
+const FIRST_BACKOFF_MS := 500
+const MAX_BACKOFF_MS := 15000
+const CONNECT_TIMEOUT_MS := 5000
+## A welcome with many NPCs or a long line can exceed WebSocketPeer's 64 KiB default.
+const INBOUND_BUFFER_BYTES := 4 * 1024 * 1024
+const CLOSE_NORMAL := 1000
+
+## The harness's frame WebSocket; set before connect_to_harness() or pass it there.
+var url := DEFAULT_URL
+## The player this connection acts for (sent in `hello` and every `encounter.open`).
+var player_id := DEFAULT_PLAYER_ID
+## Sent as `Authorization: Bearer ...` when the harness requires a token.
+var token := ""
+
+var _socket: WebSocketPeer = null
+var _link := Link.IDLE
+var _backoff_ms := FIRST_BACKOFF_MS
+var _next_attempt_ms := 0
+var _connect_started_ms := 0
+var _encounters_opened := 0
+
+
+func _ready() -> void:
+	url = str(ProjectSettings.get_setting(SETTING_URL, DEFAULT_URL))
+	player_id = str(ProjectSettings.get_setting(SETTING_PLAYER_ID, DEFAULT_PLAYER_ID))
+	var token_env := str(ProjectSettings.get_setting(SETTING_TOKEN_ENV, ""))
+	if token_env != "":
+		token = OS.get_environment(token_env)
+	if bool(ProjectSettings.get_setting(SETTING_AUTO_CONNECT, true)):
+		connect_to_harness()
+
+
+func _process(_delta: float) -> void:
+	var now := Time.get_ticks_msec()
+	match _link:
+		Link.WAITING:
+			if now >= _next_attempt_ms:
+				_start_connect(now)
+		Link.CONNECTING, Link.OPEN:
+			_poll_socket(now)
+
+
+func _exit_tree() -> void:
+	disconnect_from_harness()
+
+
+## Connect (or reconnect) to `harness_url`, acting for `as_player`; "" keeps the current value.
+func connect_to_harness(harness_url := "", as_player := "") -> void:
+	if harness_url != "":
+		url = harness_url
+	if as_player != "":
+		player_id = as_player
+	_close_socket()
+	_backoff_ms = FIRST_BACKOFF_MS
+	_start_connect(Time.get_ticks_msec())
+
+
+## Close the connection and stop reconnecting.
+func disconnect_from_harness() -> void:
+	_close_socket()
+	_link = Link.IDLE
+
+
+## True while the socket is open (frames can be sent).
+func is_connected_to_harness() -> bool:
+	return _link == Link.OPEN
+
+
+## Walk up to an NPC; returns the new encounter id ("" when not connected).
+func open_encounter(npc_id: String) -> String:
+	_encounters_opened += 1
+	var encounter_id := "enc-%d-%d" % [Time.get_ticks_msec(), _encounters_opened]
+	var frame := {"t": "encounter.open", "id": encounter_id, "npcId": npc_id, "playerId": player_id}
+	return encounter_id if send_frame(frame) == OK else ""
+
+
+## Say free text. Wait for `encounter_idle` first: a say during a turn gets error "busy".
+func say(encounter_id: String, text: String) -> Error:
+	return send_frame({"t": "encounter.say", "id": encounter_id, "text": text})
+
+
+## Pick an item of the last `options` of this encounter by its `id`.
+func say_option(encounter_id: String, option_id: String) -> Error:
+	return send_frame({"t": "encounter.say", "id": encounter_id, "optionId": option_id})
+
+
+## Walk away: a running turn is cancelled; committed actions stay committed.
+func close_encounter(encounter_id: String) -> Error:
+	return send_frame({"t": "encounter.close", "id": encounter_id})
+
+
+## Advance the world clock; `world_event` signals follow.
+func tick(days: int) -> Error:
+	return send_frame({"t": "world.tick", "days": days})
+
+
+## Send any up frame (a Dictionary with `t`); ERR_UNAVAILABLE while not connected.
+func send_frame(frame: Dictionary) -> Error:
+	if _link != Link.OPEN:
+		push_warning("star-harness: not connected, dropped %s" % frame.get("t", "?"))
+		return ERR_UNAVAILABLE
+	return _socket.send_text(JSON.stringify(frame))
+
+
+func _start_connect(now: int) -> void:
+	_socket = WebSocketPeer.new()
+	_socket.inbound_buffer_size = INBOUND_BUFFER_BYTES
+	if token != "":
+		_socket.handshake_headers = PackedStringArray(["Authorization: Bearer %s" % token])
+	var status := _socket.connect_to_url(url)
+	if status != OK:
+		push_warning("star-harness: cannot connect to %s (error %d)" % [url, status])
+		_schedule_reconnect(now)
+		return
+	_link = Link.CONNECTING
+	_connect_started_ms = now
+
+
+func _poll_socket(now: int) -> void:
+	_socket.poll()
+	var state := _socket.get_ready_state()
+	if state == WebSocketPeer.STATE_OPEN:
+		if _link == Link.CONNECTING:
+			_on_opened()
+		_drain()
+	elif state == WebSocketPeer.STATE_CLOSED:
+		_on_closed(now)
+	elif _link == Link.CONNECTING and now - _connect_started_ms > CONNECT_TIMEOUT_MS:
+		_socket.close()
+		_on_closed(now)
+
+
+func _on_opened() -> void:
+	_link = Link.OPEN
+	_backoff_ms = FIRST_BACKOFF_MS
+	if player_id != "":
+		send_frame({"t": "hello", "playerId": player_id})
+	connected.emit()
+
+
+func _on_closed(now: int) -> void:
+	var was_open := _link == Link.OPEN
+	var code := _socket.get_close_code()
+	var reason := _socket.get_close_reason()
+	_socket = null
+	_schedule_reconnect(now)
+	if was_open:
+		disconnected.emit(code, reason)
+
+
+func _schedule_reconnect(now: int) -> void:
+	_link = Link.WAITING
+	_next_attempt_ms = now + _backoff_ms
+	_backoff_ms = mini(_backoff_ms * 2, MAX_BACKOFF_MS)
+
+
+func _close_socket() -> void:
+	if _socket != null:
+		_socket.close(CLOSE_NORMAL, "client closing")
+		_socket = null
+
+
+func _drain() -> void:
+	while _socket != null and _socket.get_available_packet_count() > 0:
+		var text := _socket.get_packet().get_string_from_utf8()
+		var parsed: Variant = JSON.parse_string(text)
+		if typeof(parsed) != TYPE_DICTIONARY:
+			push_warning("star-harness: ignored a frame that is not a JSON object")
+			continue
+		_dispatch(parsed)
+
+
+func _dispatch(frame: Dictionary) -> void:
+	frame_received.emit(frame)
+	var id := str(frame.get("id", ""))
+	match str(frame.get("t", "")):
+		"welcome":
+			welcome.emit(int(frame.get("protocol", 0)), _dict(frame, "hud"), _array(frame, "npcs"))
+		"encounter.opened":
+			encounter_opened.emit(id, str(frame.get("npcName", "")), int(frame.get("attitude", 0)))
+		"say.delta":
+			say_delta.emit(id, str(frame.get("text", "")))
+		"say.end":
+			say_end.emit(id, str(frame.get("mood", "")))
+		"options":
+			options.emit(id, _array(frame, "items"))
+		"action":
+			var summary := str(frame.get("summary", ""))
+			action.emit(id, str(frame.get("name", "")), bool(frame.get("ok", false)), summary)
+		"encounter.idle":
+			encounter_idle.emit(id)
+		"error":
+			error.emit(id, str(frame.get("code", "")), str(frame.get("message", "")))
+		"world.event":
+			world_event.emit(str(frame.get("locationId", "")), str(frame.get("headline", "")))
+		"hud":
+			hud.emit(str(frame.get("playerId", "")), _dict(frame, "data"))
+		var unknown:
+			push_warning("star-harness: no handler for frame type %s" % unknown)
+
+
+static func _dict(frame: Dictionary, key: String) -> Dictionary:
+	var value: Variant = frame.get(key, {})
+	return value if value is Dictionary else {}
+
+
+static func _array(frame: Dictionary, key: String) -> Array:
+	var value: Variant = frame.get(key, [])
+	return value if value is Array else []

@@ -1,0 +1,155 @@
+extends Control
+## A minimal dialogue panel that renders every frame type the StarHarness autoload emits.
+##
+## Scene: a Control with children Npc (Label), Line (RichTextLabel), Options (VBoxContainer),
+## Say (LineEdit), Log (RichTextLabel), Hud (Label), News (Label).
+## Call talk_to("smuggler") from your game when the player walks up to an NPC.
+
+const MOOD_COLOURS := {
+	"friendly": Color.PALE_GREEN,
+	"neutral": Color.WHITE,
+	"annoyed": Color.ORANGE,
+	"hostile": Color.INDIAN_RED,
+}
+
+var _encounter_id := ""
+var _busy := false
+
+@onready var _npc: Label = $Npc
+@onready var _line: RichTextLabel = $Line
+@onready var _options: VBoxContainer = $Options
+@onready var _say: LineEdit = $Say
+@onready var _log: RichTextLabel = $Log
+@onready var _hud: Label = $Hud
+@onready var _news: Label = $News
+
+
+func _ready() -> void:
+	StarHarness.welcome.connect(_on_welcome)
+	StarHarness.encounter_opened.connect(_on_encounter_opened)
+	StarHarness.say_delta.connect(_on_say_delta)
+	StarHarness.say_end.connect(_on_say_end)
+	StarHarness.options.connect(_on_options)
+	StarHarness.action.connect(_on_action)
+	StarHarness.encounter_idle.connect(_on_encounter_idle)
+	StarHarness.error.connect(_on_error)
+	StarHarness.world_event.connect(_on_world_event)
+	StarHarness.hud.connect(_on_hud)
+	StarHarness.disconnected.connect(_on_disconnected)
+	_say.text_submitted.connect(_on_text_submitted)
+	hide()
+
+
+## The player walks up to an NPC: open an encounter and show the panel.
+func talk_to(npc_id: String) -> void:
+	_encounter_id = StarHarness.open_encounter(npc_id)
+	if _encounter_id == "":
+		return
+	_line.clear()
+	_set_busy(true)
+	show()
+
+
+## The player walks away: close the encounter and hide the panel.
+func walk_away() -> void:
+	if _encounter_id != "":
+		StarHarness.close_encounter(_encounter_id)
+	_encounter_id = ""
+	hide()
+
+
+func _on_welcome(_protocol: int, hud: Dictionary, npcs: Array) -> void:
+	_hud.text = _hud_text(hud)
+	_log.append_text("%d people here\n" % npcs.size())
+
+
+func _on_encounter_opened(id: String, npc_name: String, attitude: int) -> void:
+	if id == _encounter_id:
+		_npc.text = "%s (attitude %d)" % [npc_name, attitude]
+
+
+func _on_say_delta(id: String, text: String) -> void:
+	if id == _encounter_id:
+		_line.add_text(text)
+
+
+func _on_say_end(id: String, mood: String) -> void:
+	if id == _encounter_id:
+		_npc.modulate = MOOD_COLOURS.get(mood, Color.WHITE)
+
+
+func _on_options(id: String, items: Array) -> void:
+	if id != _encounter_id:
+		return
+	for child in _options.get_children():
+		child.queue_free()
+	for item: Dictionary in items:
+		var button := Button.new()
+		button.text = str(item.get("label", ""))
+		button.pressed.connect(_on_option_pressed.bind(str(item.get("id", ""))))
+		_options.add_child(button)
+
+
+func _on_action(id: String, action_name: String, ok: bool, summary: String) -> void:
+	if id == _encounter_id:
+		var mark := "✔" if ok else "✘ refused"
+		_log.append_text("%s %s: %s\n" % [mark, action_name, summary])
+
+
+func _on_encounter_idle(id: String) -> void:
+	if id == _encounter_id:
+		_set_busy(false)
+
+
+func _on_error(id: String, code: String, message: String) -> void:
+	_log.append_text("[%s] %s\n" % [code, message])
+	if id == _encounter_id and code in ["unknown_encounter", "unknown_npc", "npc_unavailable"]:
+		walk_away()
+	elif id == _encounter_id and code in ["busy", "bad_option", "limit"]:
+		_set_busy(false)
+
+
+func _on_world_event(location_id: String, headline: String) -> void:
+	_news.text = "%s: %s" % [location_id, headline]
+
+
+func _on_hud(player_id: String, data: Dictionary) -> void:
+	if player_id == StarHarness.player_id:
+		_hud.text = _hud_text(data)
+
+
+func _on_disconnected(_code: int, _reason: String) -> void:
+	# Encounters do not survive a reconnect.
+	_encounter_id = ""
+	hide()
+
+
+func _on_text_submitted(text: String) -> void:
+	if _busy or _encounter_id == "" or text.strip_edges() == "":
+		return
+	_line.clear()
+	_say.clear()
+	_set_busy(true)
+	StarHarness.say(_encounter_id, text)
+
+
+func _on_option_pressed(option_id: String) -> void:
+	if _busy or _encounter_id == "":
+		return
+	_line.clear()
+	_set_busy(true)
+	StarHarness.say_option(_encounter_id, option_id)
+
+
+func _set_busy(busy: bool) -> void:
+	_busy = busy
+	_say.editable = not busy
+	for button: Button in _options.get_children():
+		button.disabled = busy
+
+
+static func _hud_text(data: Dictionary) -> String:
+	var parts: PackedStringArray = []
+	for key: String in data:
+		parts.append("%s %s" % [key, str(data[key])])
+	return " · ".join(parts)

@@ -1,0 +1,264 @@
+using System;
+using System.Collections.Generic;
+
+namespace StarHarness.Client
+{
+    // One class per down frame of protocol v1 (docs/protocol.md, docs/frames.schema.json).
+    // Fields mirror the wire names in PascalCase. HUD payloads are game-defined, so they stay
+    // generic dictionaries (values: string, double, bool, null, Dictionary, List).
+
+    /// <summary>One NPC the player can walk up to.</summary>
+    public sealed class NpcEntry
+    {
+        public string Id;
+        public string Name;
+        public string LocationId;
+    }
+
+    /// <summary>One reply the player can pick; send Id back with SayOption.</summary>
+    public sealed class OptionItem
+    {
+        public string Id;
+        public string Label;
+    }
+
+    /// <summary>`welcome`: answers hello with the protocol version, HUD and NPCs.</summary>
+    public sealed class WelcomeFrame
+    {
+        public int Protocol;
+        public Dictionary<string, object> Hud;
+        public List<NpcEntry> Npcs;
+    }
+
+    /// <summary>`encounter.opened`: show the NPC at once, before any line arrives.</summary>
+    public sealed class EncounterOpenedFrame
+    {
+        public string Id;
+        public string NpcName;
+        public int Attitude;
+    }
+
+    /// <summary>`say.delta`: append Text to the NPC's line.</summary>
+    public sealed class SayDeltaFrame
+    {
+        public string Id;
+        public string Text;
+    }
+
+    /// <summary>`say.end`: the line is complete; Mood is one of the game's moods.</summary>
+    public sealed class SayEndFrame
+    {
+        public string Id;
+        public string Mood;
+    }
+
+    /// <summary>`options`: replaces earlier options; empty means free text only.</summary>
+    public sealed class OptionsFrame
+    {
+        public string Id;
+        public List<OptionItem> Items;
+    }
+
+    /// <summary>`action`: presentation only, already committed (Ok false: refused).</summary>
+    public sealed class ActionFrame
+    {
+        public string Id;
+        public string Name;
+        public bool Ok;
+        public string Summary;
+    }
+
+    /// <summary>`encounter.idle`: the turn is over; accept input again.</summary>
+    public sealed class EncounterIdleFrame
+    {
+        public string Id;
+    }
+
+    /// <summary>`error`: Id is null when no encounter is concerned; Code is a closed set.</summary>
+    public sealed class ErrorFrame
+    {
+        public string Id;
+        public string Code;
+        public string Message;
+    }
+
+    /// <summary>`world.event`: news for a ticker.</summary>
+    public sealed class WorldEventFrame
+    {
+        public string LocationId;
+        public string Headline;
+    }
+
+    /// <summary>`hud`: replace the whole HUD of PlayerId with Data.</summary>
+    public sealed class HudFrame
+    {
+        public string PlayerId;
+        public Dictionary<string, object> Data;
+    }
+
+    /// <summary>Builds frame objects from parsed JSON; missing fields get empty values.</summary>
+    public static class FrameReader
+    {
+        /// <summary>Parse frame text into its `t` and a JSON object; FormatException if it is not one.</summary>
+        public static Dictionary<string, object> ParseObject(string text, out string type)
+        {
+            var frame = Json.Parse(text) as Dictionary<string, object>;
+            if (frame == null) throw new FormatException("a frame must be a JSON object");
+            type = Str(frame, "t");
+            return frame;
+        }
+
+        public static WelcomeFrame Welcome(Dictionary<string, object> f)
+        {
+            var npcs = new List<NpcEntry>();
+            foreach (var item in List(f, "npcs"))
+            {
+                var npc = item as Dictionary<string, object>;
+                if (npc == null) continue;
+                npcs.Add(new NpcEntry
+                {
+                    Id = Str(npc, "id"), Name = Str(npc, "name"), LocationId = Str(npc, "locationId")
+                });
+            }
+            return new WelcomeFrame { Protocol = Int(f, "protocol"), Hud = Obj(f, "hud"), Npcs = npcs };
+        }
+
+        public static EncounterOpenedFrame EncounterOpened(Dictionary<string, object> f)
+        {
+            return new EncounterOpenedFrame
+            {
+                Id = Str(f, "id"), NpcName = Str(f, "npcName"), Attitude = Int(f, "attitude")
+            };
+        }
+
+        public static SayDeltaFrame SayDelta(Dictionary<string, object> f)
+        {
+            return new SayDeltaFrame { Id = Str(f, "id"), Text = Str(f, "text") };
+        }
+
+        public static SayEndFrame SayEnd(Dictionary<string, object> f)
+        {
+            return new SayEndFrame { Id = Str(f, "id"), Mood = Str(f, "mood") };
+        }
+
+        public static OptionsFrame Options(Dictionary<string, object> f)
+        {
+            var items = new List<OptionItem>();
+            foreach (var item in List(f, "items"))
+            {
+                var option = item as Dictionary<string, object>;
+                if (option == null) continue;
+                items.Add(new OptionItem { Id = Str(option, "id"), Label = Str(option, "label") });
+            }
+            return new OptionsFrame { Id = Str(f, "id"), Items = items };
+        }
+
+        public static ActionFrame Action(Dictionary<string, object> f)
+        {
+            return new ActionFrame
+            {
+                Id = Str(f, "id"), Name = Str(f, "name"), Ok = Bool(f, "ok"), Summary = Str(f, "summary")
+            };
+        }
+
+        public static EncounterIdleFrame EncounterIdle(Dictionary<string, object> f)
+        {
+            return new EncounterIdleFrame { Id = Str(f, "id") };
+        }
+
+        public static ErrorFrame Error(Dictionary<string, object> f)
+        {
+            object id;
+            return new ErrorFrame
+            {
+                Id = f.TryGetValue("id", out id) ? id as string : null,
+                Code = Str(f, "code"),
+                Message = Str(f, "message")
+            };
+        }
+
+        public static WorldEventFrame WorldEvent(Dictionary<string, object> f)
+        {
+            return new WorldEventFrame { LocationId = Str(f, "locationId"), Headline = Str(f, "headline") };
+        }
+
+        public static HudFrame Hud(Dictionary<string, object> f)
+        {
+            return new HudFrame { PlayerId = Str(f, "playerId"), Data = Obj(f, "data") };
+        }
+
+        static string Str(Dictionary<string, object> f, string key)
+        {
+            object value;
+            return f.TryGetValue(key, out value) && value is string ? (string)value : "";
+        }
+
+        static int Int(Dictionary<string, object> f, string key)
+        {
+            object value;
+            return f.TryGetValue(key, out value) && value is double ? (int)(double)value : 0;
+        }
+
+        static bool Bool(Dictionary<string, object> f, string key)
+        {
+            object value;
+            return f.TryGetValue(key, out value) && value is bool && (bool)value;
+        }
+
+        static Dictionary<string, object> Obj(Dictionary<string, object> f, string key)
+        {
+            object value;
+            var map = f.TryGetValue(key, out value) ? value as Dictionary<string, object> : null;
+            return map ?? new Dictionary<string, object>();
+        }
+
+        static List<object> List(Dictionary<string, object> f, string key)
+        {
+            object value;
+            var list = f.TryGetValue(key, out value) ? value as List<object> : null;
+            return list ?? new List<object>();
+        }
+    }
+
+    /// <summary>The JSON text of each up frame.</summary>
+    public static class UpFrames
+    {
+        public static string Hello(string playerId)
+        {
+            return Build("hello", "playerId", playerId);
+        }
+
+        public static string Open(string encounterId, string npcId, string playerId)
+        {
+            return Build("encounter.open", "id", encounterId, "npcId", npcId, "playerId", playerId);
+        }
+
+        public static string Say(string encounterId, string text)
+        {
+            return Build("encounter.say", "id", encounterId, "text", text);
+        }
+
+        public static string SayOption(string encounterId, string optionId)
+        {
+            return Build("encounter.say", "id", encounterId, "optionId", optionId);
+        }
+
+        public static string Close(string encounterId)
+        {
+            return Build("encounter.close", "id", encounterId);
+        }
+
+        public static string Tick(int days)
+        {
+            var frame = new Dictionary<string, object> { { "t", "world.tick" }, { "days", days } };
+            return Json.Write(frame);
+        }
+
+        static string Build(string type, params string[] fields)
+        {
+            var frame = new Dictionary<string, object> { { "t", type } };
+            for (int i = 0; i + 1 < fields.Length; i += 2) frame[fields[i]] = fields[i + 1];
+            return Json.Write(frame);
+        }
+    }
+}

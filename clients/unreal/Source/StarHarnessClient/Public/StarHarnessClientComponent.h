@@ -1,0 +1,85 @@
+// A sketch (not compiled in CI) of an Unreal client for star-harness protocol v1: one
+// IWebSocket, frames parsed into the USTRUCTs of StarHarnessFrames.h and broadcast as one
+// Blueprint-assignable event per frame type. IWebSocket raises its events on the game thread.
+#pragma once
+
+#include "CoreMinimal.h"
+#include "Components/ActorComponent.h"
+#include "StarHarnessFrames.h"
+#include "StarHarnessClientComponent.generated.h"
+
+class IWebSocket;
+class FJsonObject;
+
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessWelcome, const FStarHarnessWelcome&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessEncounterOpened, const FStarHarnessEncounterOpened&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessSayDelta, const FStarHarnessSayDelta&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessSayEnd, const FStarHarnessSayEnd&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessOptions, const FStarHarnessOptions&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessAction, const FStarHarnessAction&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessEncounterIdle, const FStarHarnessEncounterIdle&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessError, const FStarHarnessError&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessWorldEvent, const FStarHarnessWorldEvent&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessHud, const FStarHarnessHud&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_TwoParams(FOnStarHarnessDisconnected, int32, StatusCode, const FString&, Reason);
+
+UCLASS(ClassGroup = (StarHarness), meta = (BlueprintSpawnableComponent))
+class STARHARNESSCLIENT_API UStarHarnessClientComponent : public UActorComponent
+{
+	GENERATED_BODY()
+
+public:
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "StarHarness")
+	FString Url = TEXT("ws://127.0.0.1:3099/gh");
+
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "StarHarness")
+	FString PlayerId = TEXT("player-1");
+
+	/** Sent as "Authorization: Bearer <token>" when the server needs one. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "StarHarness")
+	FString Token;
+
+	UPROPERTY(EditAnywhere, Category = "StarHarness")
+	bool bConnectOnBeginPlay = true;
+
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessWelcome OnWelcome;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessEncounterOpened OnEncounterOpened;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessSayDelta OnSayDelta;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessSayEnd OnSayEnd;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessOptions OnOptions;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessAction OnAction;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessEncounterIdle OnEncounterIdle;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessError OnError;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessWorldEvent OnWorldEvent;
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessHud OnHud;
+	/** Encounters do not survive a reconnect: close the dialogue UI. */
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessDisconnected OnDisconnected;
+
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void Connect();
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void Disconnect();
+	/** Walk up to an NPC; returns the encounter id to pass to Say/SayOption/CloseEncounter. */
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") FString OpenEncounter(const FString& NpcId);
+	/** Free text; wait for OnEncounterIdle first, or the server answers error "busy". */
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void Say(const FString& EncounterId, const FString& Text);
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void SayOption(const FString& EncounterId, const FString& OptionId);
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void CloseEncounter(const FString& EncounterId);
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void AdvanceWorld(int32 Days);
+
+protected:
+	virtual void BeginPlay() override;
+	virtual void EndPlay(const EEndPlayReason::Type Reason) override;
+
+private:
+	void HandleConnected();
+	void HandleConnectionError(const FString& Error);
+	void HandleClosed(int32 StatusCode, const FString& Reason, bool bWasClean);
+	void HandleMessage(const FString& Message);
+	void ScheduleReconnect();
+	void SendObject(const TSharedRef<FJsonObject>& Frame);
+
+	TSharedPtr<IWebSocket> Socket;
+	FTimerHandle ReconnectTimer;
+	float BackoffSeconds = 0.5f;
+	int32 EncountersOpened = 0;
+	bool bStopping = false;
+};

@@ -1,0 +1,123 @@
+// The down frames of star-harness protocol v1 as USTRUCTs, filled by FJsonObjectConverter.
+// Property names match the wire's camelCase names case-insensitively (NpcName <- "npcName").
+// The HUD is game-defined, so it is kept as JSON text here; a game can declare its own
+// USTRUCT for it and convert DataJson with FJsonObjectConverter::JsonObjectStringToUStruct.
+#pragma once
+
+#include "CoreMinimal.h"
+#include "StarHarnessFrames.generated.h"
+
+USTRUCT(BlueprintType)
+struct FStarHarnessNpc
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Name;
+	UPROPERTY(BlueprintReadOnly) FString LocationId;
+};
+
+USTRUCT(BlueprintType)
+struct FStarHarnessOption
+{
+	GENERATED_BODY()
+	/** Send this back with SayOption. */
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Label;
+};
+
+/** welcome: answers hello. */
+USTRUCT(BlueprintType)
+struct FStarHarnessWelcome
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) int32 Protocol = 0;
+	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessNpc> Npcs;
+	/** The player's HUD as JSON text (game-defined shape). */
+	UPROPERTY(BlueprintReadOnly) FString HudJson;
+};
+
+/** encounter.opened: show the NPC at once, before any line arrives. */
+USTRUCT(BlueprintType)
+struct FStarHarnessEncounterOpened
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString NpcName;
+	UPROPERTY(BlueprintReadOnly) int32 Attitude = 0;
+};
+
+/** say.delta: append Text to the NPC's line. */
+USTRUCT(BlueprintType)
+struct FStarHarnessSayDelta
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Text;
+};
+
+/** say.end: the line is complete; Mood is one of the game's moods. */
+USTRUCT(BlueprintType)
+struct FStarHarnessSayEnd
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Mood;
+};
+
+/** options: replaces earlier options; empty means free text only. */
+USTRUCT(BlueprintType)
+struct FStarHarnessOptions
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessOption> Items;
+};
+
+/** action: presentation only, the change is already committed (bOk false: refused). */
+USTRUCT(BlueprintType)
+struct FStarHarnessAction
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Name;
+	/** "ok" on the wire; filled by hand because of the b prefix. */
+	UPROPERTY(BlueprintReadOnly) bool bOk = false;
+	UPROPERTY(BlueprintReadOnly) FString Summary;
+};
+
+/** encounter.idle: the turn is over; accept input again. */
+USTRUCT(BlueprintType)
+struct FStarHarnessEncounterIdle
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+};
+
+/** error: Id is empty when no encounter is concerned; Code is from a closed set. */
+USTRUCT(BlueprintType)
+struct FStarHarnessError
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Code;
+	UPROPERTY(BlueprintReadOnly) FString Message;
+};
+
+/** world.event: news for a ticker. */
+USTRUCT(BlueprintType)
+struct FStarHarnessWorldEvent
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString LocationId;
+	UPROPERTY(BlueprintReadOnly) FString Headline;
+};
+
+/** hud: replace the whole HUD of PlayerId. */
+USTRUCT(BlueprintType)
+struct FStarHarnessHud
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString PlayerId;
+	/** The game-defined data object as JSON text. */
+	UPROPERTY(BlueprintReadOnly) FString DataJson;
+};

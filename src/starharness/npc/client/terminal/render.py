@@ -1,0 +1,77 @@
+"""Frame contents in plain words: HUD lines and changes, and what an error code means."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
+from starharness.npc.frames import ErrorCode
+
+ERROR_WORDS: Mapping[ErrorCode, str] = {
+    ErrorCode.BAD_FRAME: "the harness could not read what this client sent",
+    ErrorCode.BAD_OPTION: "that option is no longer on offer",
+    ErrorCode.UNKNOWN_ENCOUNTER: "that conversation is already over",
+    ErrorCode.ENCOUNTER_EXISTS: "that conversation is already open",
+    ErrorCode.BUSY: "they are still answering; wait for them",
+    ErrorCode.UNKNOWN_NPC: "nobody here goes by that name",
+    ErrorCode.UNKNOWN_PLAYER: "the harness does not know this player",
+    ErrorCode.NPC_UNAVAILABLE: "they do not respond",
+    ErrorCode.LLM_UNAVAILABLE: "no answer: the model could not be reached, try again later",
+    ErrorCode.UNAUTHORIZED: "the harness wants a token or an allowed origin",
+    ErrorCode.LIMIT: "too much at once: the harness hit one of its limits",
+    ErrorCode.INTERNAL: "the harness had an internal fault",
+}
+"""What each error code means to a player, in a few words."""
+
+
+def error_words(code: ErrorCode, message: str) -> str:
+    """One line for an `error` frame: the plain meaning, then the harness's own message."""
+    detail = f" ({message})" if message else ""
+    return f"{ERROR_WORDS[code]}{detail}"
+
+
+def flatten_hud(data: Mapping[str, JsonValue]) -> dict[str, str]:
+    """Nested HUD objects as dotted keys with printable values, in the harness's order."""
+    flat: dict[str, str] = {}
+    _flatten_into(flat, "", data)
+    return flat
+
+
+def hud_summary(data: Mapping[str, JsonValue]) -> str:
+    """The whole HUD on one line: `key value · key value`."""
+    flat = flatten_hud(data)
+    return " · ".join(f"{key} {value}" for key, value in flat.items()) or "(empty)"
+
+
+def hud_changes(
+    before: Mapping[str, JsonValue] | None, after: Mapping[str, JsonValue]
+) -> list[str]:
+    """What changed between two HUDs, one `key: old -> new` per changed value."""
+    old = flatten_hud(before or {})
+    new = flatten_hud(after)
+    changes: list[str] = []
+    for key, value in new.items():
+        previous = old.get(key)
+        if previous is None:
+            changes.append(f"{key}: {value}")
+        elif previous != value:
+            changes.append(f"{key}: {previous} → {value}")
+    changes.extend(f"{key}: gone" for key in old if key not in new)
+    return changes
+
+
+def _flatten_into(flat: dict[str, str], prefix: str, data: Mapping[str, JsonValue]) -> None:
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            _flatten_into(flat, f"{name}.", value)
+        else:
+            flat[name] = _printable(value)
+
+
+def _printable(value: JsonValue) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))

@@ -1,0 +1,133 @@
+"""The terminal client's handler for every down frame: update the state, print plain words."""
+
+from __future__ import annotations
+
+from starharness.npc.frames import (
+    ActionFrame,
+    EncounterIdle,
+    EncounterOpened,
+    ErrorCode,
+    ErrorFrame,
+    Hud,
+    NpcEntry,
+    Options,
+    SayDelta,
+    SayEnd,
+    Welcome,
+    WorldEvent,
+)
+
+from ..handlers import DownFrameHandler
+from .printer import Printer
+from .render import error_words, hud_changes, hud_summary
+from .state import Phase, TalkState
+
+# Errors after which the harness still ends the turn with `encounter.idle`.
+_IDLE_FOLLOWS = frozenset({ErrorCode.LLM_UNAVAILABLE})
+
+
+class TalkView(DownFrameHandler):
+    """Renders each frame type as lines in the terminal and keeps `TalkState` in step."""
+
+    def __init__(self, state: TalkState, printer: Printer) -> None:
+        self._state = state
+        self._out = printer
+        self._streaming = False
+
+    def show_npcs(self) -> None:
+        """List the NPCs from `welcome`, numbered for picking."""
+        if not self._state.npcs:
+            self._out.line("Nobody is here to talk to.", "dim")
+            return
+        self._out.line("Who is here:", "bold")
+        for number, npc in enumerate(self._state.npcs, start=1):
+            self._out.line(f"  {number}) {_npc_line(npc)}")
+        self._out.line("Type a number to walk up to someone (/help for commands).", "dim")
+
+    def show_options(self) -> None:
+        """List the current encounter's options, numbered for picking."""
+        for number, item in enumerate(self._state.options, start=1):
+            self._out.line(f"  {number}) {item.label}", "cyan")
+
+    def on_welcome(self, frame: Welcome) -> None:
+        self._state.npcs = list(frame.npcs)
+        self._state.hud = dict(frame.hud)
+        self._out.line(f"Connected as {self._state.player_id}.", "green")
+        self._out.line(f"HUD: {hud_summary(frame.hud)}", "magenta")
+        if self._state.phase is Phase.HANDSHAKE:
+            self._state.enter(Phase.LOBBY)
+
+    def on_encounter_opened(self, frame: EncounterOpened) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        self._state.opened = True
+        self._state.npc_name = frame.npc_name
+        self._out.line(f"— {frame.npc_name} notices you (attitude {frame.attitude}) —", "bold")
+
+    def on_say_delta(self, frame: SayDelta) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        if not self._streaming:
+            self._out.stream(f"{self._state.npc_name}: ", "bold yellow")
+            self._streaming = True
+        self._out.stream(frame.text)
+
+    def on_say_end(self, frame: SayEnd) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        if self._streaming:
+            self._out.end_stream(f"  ({frame.mood})", "dim")
+        else:
+            self._out.line(f"{self._state.npc_name} says nothing. ({frame.mood})", "dim")
+        self._streaming = False
+
+    def on_options(self, frame: Options) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        self._state.options = list(frame.items)
+        self.show_options()
+
+    def on_action(self, frame: ActionFrame) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        if frame.ok:
+            self._out.line(f"✔ {frame.name}: {frame.summary}", "green")
+        else:
+            self._out.line(f"✘ {frame.name} refused: {frame.summary}", "red")
+
+    def on_encounter_idle(self, frame: EncounterIdle) -> None:
+        if frame.id != self._state.encounter_id:
+            return
+        self._streaming = False
+        self._out.end_stream()
+        self._state.enter(Phase.IDLE)
+
+    def on_error(self, frame: ErrorFrame) -> None:
+        self._out.line(f"! {error_words(frame.code, frame.message)}", "bold red")
+        state = self._state
+        if state.phase is Phase.HANDSHAKE:
+            state.fail(f"the harness refused player {state.player_id!r}: {frame.message}")
+        elif frame.id is None or frame.id != state.encounter_id:
+            return
+        elif frame.code is ErrorCode.UNKNOWN_ENCOUNTER or not state.opened:
+            # A refused open, or an encounter the harness has already forgotten.
+            state.end_encounter()
+            self.show_npcs()
+        elif frame.code not in _IDLE_FOLLOWS:
+            # The say was refused before a turn began, so no idle will come.
+            state.enter(Phase.IDLE)
+
+    def on_world_event(self, frame: WorldEvent) -> None:
+        self._out.line(f"news [{frame.location_id}] {frame.headline}", "italic blue")
+
+    def on_hud(self, frame: Hud) -> None:
+        if frame.player_id != self._state.player_id:
+            return
+        for change in hud_changes(self._state.hud, frame.data):
+            self._out.line(f"HUD {change}", "magenta")
+        self._state.hud = dict(frame.data)
+
+
+def _npc_line(npc: NpcEntry) -> str:
+    where = f" ({npc.location_id})" if npc.location_id else ""
+    return f"{npc.name}{where} [{npc.id}]"
