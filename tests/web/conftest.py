@@ -1,0 +1,62 @@
+"""Fixtures for the browser client tests: the system Chromium through Playwright, a fake harness."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Literal
+
+import pytest_asyncio
+from fake_harness import FakeHarness
+from playwright.async_api import Browser, Page, expect
+from web_support import launch_chromium, require_chromium, watch_page_errors
+
+expect.set_options(timeout=15_000)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """One Chromium per test module (each test gets its own context)."""
+    require_chromium()
+    async with launch_chromium() as launched:
+        yield launched
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def harness() -> AsyncIterator[FakeHarness]:
+    fake = FakeHarness()
+    await fake.start()
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+
+
+@asynccontextmanager
+async def _page(
+    browser: Browser, motion: Literal["reduce", "no-preference"]
+) -> AsyncIterator[Page]:
+    context = await browser.new_context(
+        viewport={"width": 1280, "height": 800}, reduced_motion=motion
+    )
+    opened = await context.new_page()
+    errors = watch_page_errors(opened)
+    try:
+        yield opened
+    finally:
+        await context.close()
+    assert errors == [], f"the page threw: {errors}"
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    """A page that prefers reduced motion: lines show at once, figures stand still (faster)."""
+    async with _page(browser, "reduce") as opened:
+        yield opened
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def moving_page(browser: Browser) -> AsyncIterator[Page]:
+    """A page with motion: lines type out, the speaking figure moves."""
+    async with _page(browser, "no-preference") as opened:
+        yield opened

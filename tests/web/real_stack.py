@@ -1,0 +1,79 @@
+"""The real thing in-process: Omega station served with the browser client and the offline brain.
+
+The mock LLM answers over real HTTP with the game's offline brain, the runtime runs real agent
+turns, and the NPC server serves web/ and `/gh` on an ephemeral port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fake_harness import WEB_ROOT
+from pydantic import BaseModel
+
+from starharness.mockllm import MockLlmServer
+from starharness.npc import RunningServer, ServerSettings, start_server
+from starharness.runtime.kernel import Context, Plugin
+from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig
+from starharness.runtime.loop import AgentsConfig, AgentsPlugin
+from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
+from starharness.runtime.session import SessionsConfig, SessionsPlugin
+from starharness.runtime.tools import ToolsConfig, ToolsPlugin
+from starharness.voyage.game import GAME
+
+
+@dataclass
+class RealStack:
+    running: RunningServer
+
+    @property
+    def url(self) -> str:
+        return self.running.url + "/"
+
+    @property
+    def world(self) -> Any:
+        return self.running.server.world
+
+
+async def _runtime(base_url: str) -> Context:
+    root = Context("root")
+    llm = LlmConfig(
+        provider="openai-compatible",
+        base_url=base_url,
+        model="mock-model",
+        retry=RetryConfig(max_attempts=2, base_delay_s=0.0, jitter=0.0),
+    )
+    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
+        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
+        ("llm", LlmPlugin(), llm),
+        ("tools", ToolsPlugin(), ToolsConfig()),
+        ("prompt", PromptPlugin(), PromptConfig()),
+        ("agents", AgentsPlugin(), AgentsConfig()),
+    ]
+    try:
+        for name, plugin, config in rows:
+            await plugin.setup(root.fork(name), config)
+    except BaseException:
+        await root.dispose()
+        raise
+    return root
+
+
+@asynccontextmanager
+async def omega_station(tmp_path: Path) -> AsyncIterator[RealStack]:
+    """Serve a fresh Omega station world under `tmp_path` with the browser client."""
+    settings = ServerSettings(port=0, world=tmp_path / "world.db", web_root=WEB_ROOT)
+    async with MockLlmServer(responder=GAME.offline_responder) as mock:
+        ctx = await _runtime(mock.base_url)
+        try:
+            running = await start_server(ctx, GAME, settings)
+            try:
+                yield RealStack(running)
+            finally:
+                await running.stop()
+        finally:
+            await ctx.dispose()

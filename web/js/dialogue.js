@@ -1,0 +1,181 @@
+// The dialogue panel: who you talk to, their line typing out, your replies, action cards.
+
+import { moodCss, moodLook } from "./moods.js";
+import { Typewriter } from "./typewriter.js";
+
+const MAX_CARDS = 6;
+const IDLE_HINT = "Click someone in the bar, or press their number, to walk up and talk.";
+
+export class DialoguePanel {
+  constructor(el, { onOption, onText, onWalkAway }) {
+    this._el = el;
+    this._handlers = { onOption, onText, onWalkAway };
+    // Screen readers hear the line once it is fully shown, not every typed fragment.
+    this._line = new Typewriter(el.npcLine, () => {
+      if (this._lineEnded) el.npcLine.setAttribute("aria-busy", "false");
+    });
+    this._lineEnded = false;
+    this._busy = true;
+    this._open = false;
+    this._options = [];
+    el.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const text = el.text.value.trim();
+      if (!text || this._busy || !this._open) return;
+      el.text.value = "";
+      this._handlers.onText(text);
+    });
+    el.walkAway.addEventListener("click", () => this._handlers.onWalkAway());
+    this.close();
+  }
+
+  get isOpen() {
+    return this._open;
+  }
+
+  get isBusy() {
+    return this._busy;
+  }
+
+  /** Walking up to someone: a fresh panel, input off until the first `encounter.idle`. */
+  open(npcName) {
+    this._open = true;
+    this._el.panel.dataset.state = "open";
+    this._el.npcName.textContent = npcName;
+    this._el.hint.hidden = true;
+    this._el.mood.hidden = true;
+    this._el.cards.replaceChildren();
+    this._showPlayerLine("");
+    this.startTurn();
+    this.setOptions([]);
+    this._el.walkAway.disabled = false;
+  }
+
+  /** Back to nobody; `reason` (plain words) replaces the usual hint when given. */
+  close(reason = "") {
+    this._open = false;
+    this._el.panel.dataset.state = "closed";
+    this._el.npcName.textContent = "Nobody";
+    this._el.hint.hidden = false;
+    this._el.hint.textContent = reason || IDLE_HINT;
+    this._el.mood.hidden = true;
+    this._line.clear();
+    this._el.npcLine.setAttribute("aria-busy", "false");
+    this._el.cards.replaceChildren();
+    this._showPlayerLine("");
+    this.setOptions([]);
+    this._el.walkAway.disabled = true;
+    this.setBusy(true);
+  }
+
+  /** The name the harness gave the NPC (it may differ from the list's). */
+  setNpcName(npcName) {
+    this._el.npcName.textContent = npcName;
+  }
+
+  /** A turn begins: the next delta starts a new line. */
+  startTurn() {
+    this._line.flush();
+    this._line.clear();
+    this._lineEnded = false;
+    this._el.npcLine.setAttribute("aria-busy", "true");
+    this.setBusy(true);
+  }
+
+  playerSaid(text) {
+    this._showPlayerLine(text);
+    this.startTurn();
+  }
+
+  appendLine(text) {
+    if (this._lineEnded) {
+      // A second line in the same turn continues the paragraph instead of erasing the first.
+      this._line.push(" ");
+      this._lineEnded = false;
+      this._el.npcLine.setAttribute("aria-busy", "true");
+    }
+    this._line.push(text);
+  }
+
+  endLine(mood) {
+    this._lineEnded = true;
+    if (!this._line.typing) this._el.npcLine.setAttribute("aria-busy", "false");
+    const look = moodLook(mood);
+    this._el.mood.hidden = false;
+    this._el.mood.dataset.mood = String(mood);
+    this._el.mood.textContent = look.mood === mood ? look.word : String(mood);
+    this._el.mood.style.setProperty("--mood", moodCss(mood));
+  }
+
+  /** Replace the reply buttons with `items` (`[{id, label}]`). */
+  setOptions(items) {
+    this._options = Array.isArray(items) ? items : [];
+    const rows = this._options.map((item, index) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "option";
+      button.dataset.optionId = item.id;
+      button.dataset.testid = `option-${index + 1}`;
+      const number = document.createElement("kbd");
+      number.textContent = String(index + 1);
+      button.append(number, document.createTextNode(` ${item.label}`));
+      button.addEventListener("click", () => this.pickOption(index + 1));
+      const row = document.createElement("li");
+      row.append(button);
+      return row;
+    });
+    this._el.options.replaceChildren(...rows);
+    this._applyBusy();
+  }
+
+  /** Pick reply number `n` (1-based); false when there is no such reply or input is off. */
+  pickOption(n) {
+    const item = this._options[n - 1];
+    if (!item || this._busy || !this._open) return false;
+    this._handlers.onOption(item.id, item.label);
+    return true;
+  }
+
+  addAction(name, ok, summary) {
+    const card = document.createElement("li");
+    card.className = `action-card ${ok ? "is-ok" : "is-refused"}`;
+    card.dataset.testid = ok ? "action-ok" : "action-refused";
+    card.dataset.action = name;
+    const badge = document.createElement("span");
+    badge.className = "action-badge";
+    badge.textContent = ok ? "Done" : "Refused";
+    const text = document.createElement("span");
+    text.className = "action-summary";
+    text.textContent = summary || name;
+    card.append(badge, text);
+    this._el.cards.append(card);
+    while (this._el.cards.children.length > MAX_CARDS) this._el.cards.firstElementChild.remove();
+  }
+
+  setBusy(busy) {
+    this._busy = busy;
+    this._applyBusy();
+  }
+
+  /** After a turn: put the keyboard on the first reply, unless the player is elsewhere. */
+  focusInput() {
+    const active = document.activeElement;
+    const lost = !active || active === document.body || this._el.panel.contains(active);
+    if (!lost || !this._open) return;
+    const first = this._el.options.querySelector("button");
+    (first ?? this._el.text).focus();
+  }
+
+  _applyBusy() {
+    const off = this._busy || !this._open;
+    this._el.panel.setAttribute("aria-busy", String(this._busy && this._open));
+    this._el.text.disabled = off;
+    this._el.send.disabled = off;
+    for (const button of this._el.options.querySelectorAll("button")) button.disabled = off;
+  }
+
+  _showPlayerLine(text) {
+    this._el.playerLine.hidden = !text;
+    this._el.playerLine.textContent = text ? `You: ${text}` : "";
+  }
+}

@@ -1,0 +1,190 @@
+// Wires the page together: connection, scene, people, dialogue, HUD, ticker, keyboard.
+
+import { DialoguePanel } from "./dialogue.js";
+import { EncounterController } from "./encounter.js";
+import { Hud, prettyId } from "./hud.js";
+import { Connection, frameUrl, playerFromPage } from "./net.js";
+import { PeopleList } from "./people.js";
+import { ProblemList } from "./problems.js";
+import { createScene } from "./scene.js";
+import { StatusIndicator } from "./status.js";
+import { Ticker } from "./ticker.js";
+
+const DEFAULT_PLAYER = "player-1";
+const TICK_DAYS = 5;
+
+const byId = (id) => document.getElementById(id);
+
+async function start() {
+  const playerId = playerFromPage(window.location, DEFAULT_PLAYER);
+  const placeNames = new Map();
+  let npcs = [];
+  let present = [];
+
+  const status = new StatusIndicator(byId("status"), byId("status-text"));
+  const problems = new ProblemList(byId("errors"));
+  const hud = new Hud({
+    credits: byId("hud-credits"),
+    location: byId("hud-location"),
+    day: byId("hud-day"),
+    attitude: byId("hud-attitude"),
+    cargo: byId("hud-cargo"),
+    extra: byId("hud-extra"),
+  });
+  const ticker = new Ticker(byId("ticker"), (id) => placeNames.get(id) ?? prettyId(id));
+  const people = new PeopleList(
+    { list: byId("people-list"), empty: byId("people-empty"), elsewhere: byId("people-elsewhere") },
+    (npcId) => walkUpTo(npcId),
+  );
+  const scene = await createScene(byId("scene"), byId("scene-labels"), {
+    onPick: (npcId) => walkUpTo(npcId),
+  });
+  byId("scene-fallback").hidden = scene.available;
+
+  const connection = new Connection(frameUrl(window.location), {
+    onOpen: () => {
+      status.online();
+      connection.send({ t: "hello", playerId });
+    },
+    onFrame: (frame) => receive(frame),
+    onClose: (retryInMs) => {
+      status.offline(retryInMs);
+      encounters.connectionLost();
+      people.setEnabled(false);
+      byId("advance").disabled = true;
+    },
+    onGarbage: (what) => console.warn("ignored a message that is not a frame:", what),
+  });
+  const send = (frame) => connection.send(frame);
+
+  const dialogue = new DialoguePanel(
+    {
+      panel: byId("dialogue"),
+      npcName: byId("dialogue-npc"),
+      mood: byId("dialogue-mood"),
+      hint: byId("dialogue-hint"),
+      playerLine: byId("player-line"),
+      npcLine: byId("npc-line"),
+      cards: byId("action-cards"),
+      options: byId("options"),
+      form: byId("say-form"),
+      text: byId("say-text"),
+      send: byId("say-send"),
+      walkAway: byId("walk-away"),
+    },
+    {
+      onOption: (optionId, label) => encounters.sayOption(optionId, label),
+      onText: (text) => encounters.sayText(text),
+      onWalkAway: () => walkAway(),
+    },
+  );
+  const encounters = new EncounterController({ send, playerId, dialogue, scene, people, hud });
+
+  function walkUpTo(npcId) {
+    const npc = present.find((candidate) => candidate.id === npcId);
+    if (npc && connection.isOpen) encounters.open(npc);
+  }
+
+  function walkAway() {
+    encounters.close();
+    // The focused control just got disabled; hand the keyboard to the people list.
+    (byId("people-list").querySelector("button") ?? byId("dialogue")).focus();
+  }
+
+  function showPeople() {
+    const here = hud.location().id;
+    const isHere = (npc) => !here || npc.locationId === here;
+    present = npcs.filter(isHere).map((npc, index) => ({ ...npc, number: index + 1 }));
+    const away = npcs
+      .filter((npc) => !isHere(npc))
+      .map((npc) => ({ ...npc, place: placeNames.get(npc.locationId) ?? prettyId(npc.locationId) }));
+    people.update(present, away);
+    scene.setFigures(present);
+    if (encounters.current) {
+      people.setActive(encounters.current.npcId);
+      scene.setActive(encounters.current.npcId);
+    }
+  }
+
+  function showHud(data) {
+    hud.show(data);
+    const place = hud.location();
+    if (place.id) placeNames.set(place.id, place.name);
+    byId("title-place").textContent = place.name ? `· ${place.name}` : "";
+    showPeople();
+  }
+
+  function receive(frame) {
+    switch (frame.t) {
+      case "welcome":
+        npcs = Array.isArray(frame.npcs) ? frame.npcs : [];
+        showHud(frame.hud);
+        people.setEnabled(true);
+        byId("advance").disabled = false;
+        return;
+      case "hud":
+        if (frame.playerId === playerId) showHud(frame.data);
+        return;
+      case "world.event":
+        ticker.add(frame.locationId, frame.headline);
+        return;
+      case "error":
+        encounters.handleError(frame);
+        problems.showError(frame.code, frame.message);
+        return;
+      default:
+        if (!encounters.handle(frame)) console.warn("ignored a frame of unknown type", frame.t);
+    }
+  }
+
+  byId("advance").addEventListener("click", () => {
+    send({ t: "world.tick", days: TICK_DAYS });
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape") {
+      if (encounters.current) {
+        event.preventDefault();
+        walkAway();
+      }
+      return;
+    }
+    if (!/^[1-9]$/.test(event.key) || isTyping(event.target)) return;
+    const n = Number(event.key);
+    if (dialogue.isOpen) {
+      if (dialogue.pickOption(n)) event.preventDefault();
+      return;
+    }
+    const npc = present[n - 1];
+    if (npc) {
+      event.preventDefault();
+      walkUpTo(npc.id);
+    }
+  });
+
+  // A small read-only handle for tests and for poking around in the console.
+  window.starHarness = {
+    playerId,
+    sceneAvailable: scene.available,
+    figureLook: (npcId) => scene.look(npcId),
+    figurePoint: (npcId) => scene.screenPoint(npcId),
+    encounter: () => (encounters.current ? { ...encounters.current } : null),
+  };
+
+  status.connecting();
+  connection.start();
+  window.addEventListener("pagehide", () => connection.stop());
+  // Coming back from the back/forward cache: the old socket is gone, dial again.
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted) return;
+    status.connecting();
+    connection.start();
+  });
+}
+
+function isTyping(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
+start();
