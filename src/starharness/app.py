@@ -21,6 +21,14 @@ APPROVALS_ROW = "approvals"
 USER_PROFILES = "profiles"
 
 
+def web_root() -> Path:
+    """The browser client: inside the package when installed, else the checkout's `web/`."""
+    packaged = Path(__file__).resolve().parent / "web"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "web"
+
+
 def builtin_profiles() -> Traversable:
     """The folder of built-in profiles shipped inside the package."""
     return files("starharness.profiles")
@@ -68,7 +76,7 @@ def allow_patch(tools: Sequence[str], row_id: str = APPROVALS_ROW) -> Patch | No
 
 def load(
     profile: str | os.PathLike[str] = "task",
-    patch_files: Sequence[str | os.PathLike[str]] = (),
+    patch_files: Sequence[str | os.PathLike[str] | Patch] = (),
     *,
     llm: LlmChoice | None = None,
     allow: Sequence[str] = (),

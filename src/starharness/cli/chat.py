@@ -1,23 +1,140 @@
-"""`star-harness chat`: not built yet; the NPC framework issue replaces this module."""
+"""`star-harness chat`: an interactive agent in the terminal (Godot mode with --profile godot)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
-from ._errors import not_built
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
 
-# Accept any arguments so that every invocation gets the same clear answer.
-_ANY_ARGUMENTS = {"allow_extra_args": True, "ignore_unknown_options": True}
+    from starharness.runtime.config import ResolvedProfile
+    from starharness.runtime.kernel import Context
+
+    from ._chat_session import ChatSession
+    from ._terminal_lines import LineSource
+
+DEFAULT_PROFILE = "task"
 
 
 def register(app: typer.Typer) -> None:
     """Add the `chat` command to `app`."""
     app.command(
         "chat",
-        help="Talk to one NPC in the terminal. (not built yet)",
-        context_settings=_ANY_ARGUMENTS,
+        help=(
+            "Talk to an agent in the terminal: answers stream as they arrive, tool calls show "
+            "as they run, approvals are asked (y once, a always, n no). Ctrl-C cancels the "
+            "turn; Ctrl-D or /quit exits. `--profile godot` is Godot mode."
+        ),
     )(chat)
 
 
-def chat(ctx: typer.Context) -> None:
-    not_built("chat", "NPC framework")
+def chat(
+    profile: Annotated[
+        str, typer.Option(help="Profile name or YAML file (godot: the Godot mode).")
+    ] = DEFAULT_PROFILE,
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            help="Project folder for the file tools and the Godot bridge (default: here).",
+            show_default=False,
+        ),
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="LLM provider: deepseek, openai or openai-compatible.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name (default: the provider's).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Send requests to this server instead.")
+    ] = None,
+    patch: Annotated[
+        list[Path] | None,
+        typer.Option("--patch", help="Patch file applied last; repeat for more.", metavar="FILE"),
+    ] = None,
+) -> None:
+    import asyncio
+    import sys
+
+    from starharness import app as composition
+
+    from ._command_profile import load_for_command
+    from ._terminal_lines import StreamLines
+
+    resolved = load_for_command(
+        "chat",
+        profile,
+        patch or (),
+        llm=composition.LlmChoice(provider, model, base_url),
+        project=project,
+        interactive=True,
+    )
+    lines = StreamLines(sys.stdin)
+    code = asyncio.run(run_chat(resolved, lines, sys.stdout, echo_input=not sys.stdin.isatty()))
+    raise typer.Exit(code)
+
+
+async def run_chat(
+    resolved: ResolvedProfile, lines: LineSource, out: TextIO, *, echo_input: bool = False
+) -> int:
+    """Start the profile and chat until the input ends; Ctrl-C (SIGINT) cancels a turn."""
+    import asyncio
+    import contextlib
+    import signal
+
+    from starharness.runtime.config import start
+
+    from ._chat_session import ChatSession
+
+    async with await start(resolved) as runtime:
+        session = ChatSession(
+            runtime.ctx,
+            lines,
+            out,
+            status=lambda chat_session: status_lines(runtime.ctx, resolved, chat_session),
+            banner=banner_lines(runtime.ctx, resolved),
+            echo_input=echo_input,
+        )
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, session.interrupt)
+        except (NotImplementedError, RuntimeError):  # no signal handlers here (Windows, threads)
+            return await session.run()
+        try:
+            return await session.run()
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+
+
+def banner_lines(ctx: Context, resolved: ResolvedProfile) -> list[str]:
+    """What the person sees first: the profile, how to leave, and the Godot pairing state."""
+    lines = [
+        f"star-harness chat, profile {resolved.name!r}. /help lists commands; Ctrl-C cancels "
+        "a turn; Ctrl-D or /quit exits."
+    ]
+    lines.extend(_bridge_lines(ctx))
+    return lines
+
+
+def status_lines(ctx: Context, resolved: ResolvedProfile, session: ChatSession) -> list[str]:
+    """`/status`: profile, model, tools, and the Godot bridge when the profile has one."""
+    tools = ctx.tools.names()
+    lines = [f"profile: {resolved.name} ({resolved.source})"]
+    agent = session.agent
+    if agent is not None:
+        provider = ctx.llm.get(agent.options.provider)
+        lines.append(f"model: {agent.options.model or provider.default_model} ({provider.name})")
+    lines.append(f"tools ({len(tools)}): {', '.join(tools) or 'none'}")
+    lines.extend(_bridge_lines(ctx))
+    return lines
+
+
+def _bridge_lines(ctx: Context) -> Sequence[str]:
+    from starharness.godot import GODOT_BRIDGE
+    from starharness.godot.status_text import status_lines as bridge_status_lines
+
+    bridge = ctx.maybe(GODOT_BRIDGE)
+    return bridge_status_lines(bridge.status()) if bridge is not None else ()

@@ -23,6 +23,13 @@ def run(
         str, typer.Argument(help="What the agent should do.", metavar="TASK", show_default=False)
     ],
     profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            help="Project folder for the file tools (profiles with a workspace row, e.g. godot).",
+            show_default=False,
+        ),
+    ] = None,
     provider: Annotated[
         str | None, typer.Option(help="LLM provider: deepseek, openai or openai-compatible.")
     ] = None,
@@ -45,10 +52,14 @@ def run(
 
     from starharness import app as composition
 
-    resolved = composition.load(
+    from ._command_profile import load_for_command
+
+    resolved = load_for_command(
+        "run",
         profile,
         patch or (),
         llm=composition.LlmChoice(provider, model, base_url),
         allow=allow or (),
+        project=project,
     )
     raise typer.Exit(asyncio.run(composition.run_headless(resolved, task)))

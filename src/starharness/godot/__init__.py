@@ -12,6 +12,13 @@ from starharness.godot.bridge import (
     endpoint_path,
 )
 from starharness.godot.errors import ErrorCode, GodotError, HandshakeFailure
+from starharness.godot.plugin import (
+    ALL_TOOLS,
+    BRIDGE_EVENT,
+    GODOT_BRIDGE,
+    GodotBridgeConfig,
+    GodotBridgePlugin,
+)
 from starharness.godot.protocol.methods import (
     ALLOWED_METHODS,
     METHOD_TOOL,
@@ -20,10 +27,15 @@ from starharness.godot.protocol.methods import (
     TOOL_NAMES,
 )
 from starharness.godot.protocol.reply import RpcReply
+from starharness.godot.runtime_tools import GODOT_TAG, bridge_tool
 from starharness.godot.tools import TOOLS, GodotToolSpec, ToolOutcome, enabled_specs, tool_spec
 
 __all__ = [
     "ALLOWED_METHODS",
+    "ALL_TOOLS",
+    "BRIDGE_EVENT",
+    "GODOT_BRIDGE",
+    "GODOT_TAG",
     "METHOD_TOOL",
     "MUTATING_TOOLS",
     "TOOLS",
@@ -36,12 +48,15 @@ __all__ = [
     "ErrorCode",
     "EventSink",
     "GodotBridge",
+    "GodotBridgeConfig",
+    "GodotBridgePlugin",
     "GodotError",
     "GodotToolSpec",
     "HandshakeFailure",
     "PlayErrorRecord",
     "RpcReply",
     "ToolOutcome",
+    "bridge_tool",
     "default_home",
     "enabled_specs",
     "endpoint_path",

@@ -1,1 +1,89 @@
-"""npc."""
+"""The NPC framework: world protocols, game actions, encounters, the frame protocol and server.
+
+It knows no game: a game gives it a `Game` (a world, actions, a speech contract, personas).
+"""
+
+from .actions import (
+    ENCOUNTER,
+    ActionAttempt,
+    ActionDefinitionError,
+    EncounterBinding,
+    GameAction,
+    Guard,
+    Refusal,
+    Role,
+    define_game_action,
+    in_range,
+    predicate,
+)
+from .encounter import (
+    TRANSCRIPT_KIND,
+    Encounter,
+    GameDefinitionError,
+    GameKit,
+    define_speech_tool,
+)
+from .game import CommittedAction, EncounterEnd, Game, SpeechContract
+from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
+from .plugin import NPC_SERVER, GameLoadError, NpcServerConfig, NpcServerPlugin, load_game
+from .server import (
+    ExposureError,
+    LimitsSettings,
+    NpcServer,
+    RunningServer,
+    ServerSettings,
+    TranscriptSettings,
+    TurnSettings,
+    build_app,
+    serve_game,
+    start_server,
+)
+from .world import ActionHost, AuditRecord, GameWorld, NpcCard, World, WorldEvent
+
+__all__ = [
+    "ENCOUNTER",
+    "NPC_SERVER",
+    "TRANSCRIPT_KIND",
+    "ActionAttempt",
+    "ActionDefinitionError",
+    "ActionHost",
+    "AuditRecord",
+    "CommittedAction",
+    "Encounter",
+    "EncounterBinding",
+    "EncounterEnd",
+    "ExposureError",
+    "Game",
+    "GameAction",
+    "GameDefinitionError",
+    "GameKit",
+    "GameLoadError",
+    "GameWorld",
+    "Guard",
+    "LimitsSettings",
+    "NpcCard",
+    "NpcServer",
+    "NpcServerConfig",
+    "NpcServerPlugin",
+    "Refusal",
+    "Role",
+    "RunningServer",
+    "ServerSettings",
+    "SpeechContract",
+    "TranscriptInfo",
+    "TranscriptSettings",
+    "TurnSettings",
+    "World",
+    "WorldEvent",
+    "build_app",
+    "define_game_action",
+    "define_speech_tool",
+    "find_transcript",
+    "in_range",
+    "list_transcripts",
+    "load_game",
+    "predicate",
+    "render_transcript",
+    "serve_game",
+    "start_server",
+]

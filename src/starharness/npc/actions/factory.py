@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,7 +76,7 @@ def define_game_action(
     holder: list[GameAction[A]] = []
 
     async def execute(args: BaseModel, run: ToolRunContext) -> dict[str, Any]:
-        return _run(holder[0], args, run)
+        return await _run(holder[0], args, run)
 
     tool = define_tool(name, description, public, execute)
     action = GameAction(
@@ -109,8 +110,24 @@ def _public_model(name: str, model: type[BaseModel], bound: Mapping[str, Role]) 
     return public
 
 
-def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dict[str, Any]:
+async def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dict[str, Any]:
     binding = run.ctx.get(ENCOUNTER)
+    # The world blocks (SQLite): the whole transaction runs in one worker thread.
+    attempt = asyncio.get_running_loop().run_in_executor(None, _attempt, action, binding, public)
+    try:
+        result, outcome = await asyncio.shield(attempt)
+    except asyncio.CancelledError:
+        # The thread cannot be stopped; once it has committed, the commit must still be reported.
+        result, outcome = await attempt
+        binding.report(outcome)
+        raise
+    binding.report(outcome)
+    return result
+
+
+def _attempt(
+    action: GameAction[Any], binding: EncounterBinding, public: BaseModel
+) -> tuple[dict[str, Any], ActionAttempt]:
     values = public.model_dump()
     for field, role in action.bind.items():
         values[field] = binding.role(role)
@@ -140,8 +157,7 @@ def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dic
         except Exception:
             _log.exception("could not audit the failed action %s", action.name)
         raise
-    binding.report(outcome)
-    return result
+    return result, outcome
 
 
 def _check(

@@ -9,13 +9,15 @@ from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import Context
+from ..kernel import LLM, TELEMETRY, Context
 from ..llm.types import ToolSchema, UserMessage
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
 from .options import AgentOptions
 
 if TYPE_CHECKING:
+    from ..llm import LlmService
     from ..session import Session, SessionEvent
+    from ..telemetry import Telemetry
 
 _log = logging.getLogger("starharness.runtime.loop")
 
@@ -55,6 +57,9 @@ class Agent:
         self._cancel_cause: CancelCause | None = None
         self._closed = False
         self._publish = ctx.events.has_listeners(SESSION_EVENT)
+        self._llm: LlmService | None = None
+        self._telemetry: Telemetry | None = None
+        self._telemetry_known = False
 
     @staticmethod
     def _last_turn(session: Session) -> int:
@@ -107,6 +112,24 @@ class Agent:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    # -- services used on every step ---------------------------------------------------------
+    # Looked up once: the agent's layer is complete when it is created (setup ran first), and
+    # the plugins it inherits from outlive it, so the lookups cannot go stale.
+
+    @property
+    def llm(self) -> LlmService:
+        llm = self._llm
+        if llm is None:
+            llm = self._llm = self.ctx.get(LLM)
+        return llm
+
+    @property
+    def telemetry(self) -> Telemetry | None:
+        if not self._telemetry_known:
+            self._telemetry = self.ctx.maybe(TELEMETRY)
+            self._telemetry_known = True
+        return self._telemetry
 
     def _ensure_open(self) -> None:
         if self._closed:

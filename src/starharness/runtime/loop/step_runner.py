@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import PROMPT, TELEMETRY, TOOLS
+from ..kernel import PROMPT, TOOLS
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
 from ..session import event_types as ev
 from ..telemetry import request_span
@@ -57,7 +57,7 @@ async def run_step(
 ) -> tuple[StepResult, bool] | None:
     """Send one request and fold its stream; None when a request hook vetoed it."""
     ctx = agent.ctx
-    llm = ctx.llm
+    llm = agent.llm
     provider_name = agent.options.provider
     provider = llm.get(provider_name)
     model = agent.options.model or provider.default_model
@@ -87,7 +87,7 @@ async def run_step(
     log = agent.log
     holder: list[StepAccumulator] = [acc]
 
-    telemetry = ctx.maybe(TELEMETRY)
+    telemetry = agent.telemetry
     if telemetry is not None:
         telemetry.record_request(provider.name, model)
 

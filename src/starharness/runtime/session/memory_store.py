@@ -41,7 +41,9 @@ class MemoryStore:
         sessions[session_id] = _Entry(created_at, created_at, meta)
 
     def append(self, session_id: str, event: SessionEvent) -> None:
-        entry = self._open().get(session_id)
+        if self._closed:
+            self._open()
+        entry = self._sessions.get(session_id)
         if entry is None:
             raise StoreError(f"cannot append to session {session_id!r}: it was never created")
         if event.seq != len(entry.events):

@@ -27,6 +27,9 @@ _OPTIONAL: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
 }
 _CALL_FIELDS = ("id", "name", "arguments")
 
+MODEL_VISIBLE = frozenset(_REQUIRED)
+"""The event types that become messages (their data is checked when appended)."""
+
 
 def check_model_visible(event_type: str, data: Mapping[str, Any]) -> None:
     """Refuse frozen data of a model-visible event that could not become a message."""
@@ -101,12 +104,15 @@ class Projection:
     def feed(self, events: Sequence[SessionEvent]) -> list[Message]:
         """Process the events after the last processed one; returns the (same) message list."""
         messages = self.messages
-        end = len(events)
-        for index in range(self.position, end):
-            self.examined += 1
-            message = event_to_message(events[index])
-            if message is not None:
-                messages.append(message)
+        start, end = self.position, len(events)
+        visible = MODEL_VISIBLE
+        for index in range(start, end):
+            event = events[index]
+            if event.type in visible:
+                message = event_to_message(event)
+                if message is not None:
+                    messages.append(message)
+        self.examined += end - start
         self.position = end
         return messages
 

@@ -44,6 +44,8 @@ class SessionService:
         self._clock = clock
         self._live: dict[str, Session] = {}
         self._listeners: list[ServiceListener] = []
+        # Live sessions forward their events here only while someone listens to the service.
+        self._forwarding: dict[str, Disposer] = {}
 
     def __contains__(self, session_id: object) -> bool:
         return session_id in self._live
@@ -105,6 +107,7 @@ class SessionService:
         session = self._live.pop(session_id, None)
         if session is None:
             return
+        self._forwarding.pop(session_id, None)
         session.close()
         if self.delete_on_close:
             self.store.delete(session_id)
@@ -123,10 +126,17 @@ class SessionService:
         """Call `listener(session, event)` for every event of every session of this service."""
         listeners = self._listeners
         listeners.append(listener)
+        if len(listeners) == 1:
+            for session in self._live.values():
+                self._forward(session)
 
         def remove() -> None:
             with contextlib.suppress(ValueError):
                 listeners.remove(listener)
+            if not listeners:
+                for stop in self._forwarding.values():
+                    stop()
+                self._forwarding.clear()
 
         return once(remove)
 
@@ -135,18 +145,21 @@ class SessionService:
         for session in list(self._live.values()):
             session.close()
         self._live.clear()
+        self._forwarding.clear()
         await self.store.aclose()
 
     def _sink(self, session_id: str) -> Callable[[SessionEvent], None]:
         return partial(self.store.append, session_id)
 
     def _adopt(self, session: Session) -> None:
-        session.subscribe(partial(self._notify, session))
         self._live[session.id] = session
+        if self._listeners:
+            self._forward(session)
+
+    def _forward(self, session: Session) -> None:
+        self._forwarding[session.id] = session.subscribe(partial(self._notify, session))
 
     def _notify(self, session: Session, event: SessionEvent) -> None:
-        if not self._listeners:
-            return
         for listener in tuple(self._listeners):
             try:
                 listener(session, event)

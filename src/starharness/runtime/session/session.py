@@ -12,8 +12,15 @@ from ..kernel import Disposer, once
 from ..llm.types import Message
 from .errors import SessionClosedError
 from .event_types import REQUEST_HEADER
-from .events import EMPTY, SessionDataError, SessionEvent, freeze_data
-from .projection import Projection, check_model_visible
+from .events import (
+    EMPTY,
+    SessionDataError,
+    SessionEvent,
+    freeze_data,
+    freeze_event_data,
+    new_event,
+)
+from .projection import MODEL_VISIBLE, Projection, check_model_visible
 
 _log = logging.getLogger("starharness.runtime.session")
 
@@ -105,7 +112,8 @@ class Session:
             if event.type == REQUEST_HEADER:
                 self._header = event.data
                 break
-        self._listeners: list[EventListener] = []
+        # A tuple replaced on every change, so a listener may unsubscribe while being called.
+        self._listeners: tuple[EventListener, ...] = ()
         self._projection = Projection()
         self._sink = sink
         self._closed = False
@@ -128,16 +136,19 @@ class Session:
             raise SessionClosedError(f"session {self.id!r} is closed; cannot append {type!r}")
         if not isinstance(type, str) or not type:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise SessionDataError(f"event type must be a non-empty string, got {type!r}")
-        frozen = freeze_data(data, where=f"{type} data") if data else EMPTY
-        check_model_visible(type, frozen)
-        event = SessionEvent(len(self._events), self._clock(), type, frozen)
-        if self._sink is not None:
+        frozen = freeze_event_data(type, data) if data else EMPTY
+        if type in MODEL_VISIBLE:
+            check_model_visible(type, frozen)
+        events = self._events
+        event = new_event(len(events), self._clock(), type, frozen)
+        sink = self._sink
+        if sink is not None:
             # Before the in-memory append: if the store refuses, the log stays as it was.
-            self._sink(event)
-        self._events.append(event)
+            sink(event)
+        events.append(event)
         if type == REQUEST_HEADER:
             self._header = frozen
-        for listener in tuple(self._listeners) if self._listeners else ():
+        for listener in self._listeners:
             try:
                 listener(event)
             except Exception:
@@ -146,12 +157,13 @@ class Session:
 
     def subscribe(self, listener: EventListener) -> Disposer:
         """Call `listener` synchronously with every event appended from now on."""
-        listeners = self._listeners
-        listeners.append(listener)
+        self._listeners = (*self._listeners, listener)
 
         def remove() -> None:
+            listeners = list(self._listeners)
             with contextlib.suppress(ValueError):
                 listeners.remove(listener)
+                self._listeners = tuple(listeners)
 
         return once(remove)
 
@@ -174,4 +186,4 @@ class Session:
     def close(self) -> None:
         """Refuse further appends and drop listeners (the service calls this when closing)."""
         self._closed = True
-        self._listeners.clear()
+        self._listeners = ()

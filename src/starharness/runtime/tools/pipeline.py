@@ -13,8 +13,16 @@ from pydantic import ValidationError
 from ..approvals import ApprovalRequest, Decision, request_approval
 from ..llm.types import ToolCall
 from .arguments import ToolArgsError, describe_invalid
+from .call_guard import CallGuard
 from .definition import ToolDefinition
-from .hooks import TOOL_POST_EXECUTE, TOOL_PRE_EXECUTE, TOOL_RESULT, PostExecute, PreExecute
+from .hooks import (
+    TOOL_POST_EXECUTE,
+    TOOL_PRE_EXECUTE,
+    TOOL_RESULT,
+    PostExecute,
+    PreExecute,
+    Verdict,
+)
 from .results import FailureCode, ToolFailure, ToolOutcome, ToolResult, ToolSuccess, render_content
 from .run import ToolRunContext
 
@@ -130,27 +138,25 @@ async def _guarded(
     if signal.is_set():
         return ToolFailure(f"{tool.name} was cancelled before it started", FailureCode.CANCELLED)
     timeout = tool.timeout_s if tool.timeout_s is not None else settings.default_timeout_s
-    loop = asyncio.get_running_loop()
-    # One Timeout object serves both stops: the cancel signal moves its deadline to now.
-    scope = asyncio.timeout(None)
+    task = asyncio.current_task()
+    if task is None:
+        raise RuntimeError("tool calls must run inside an asyncio task")
+    guard = CallGuard(asyncio.get_running_loop(), task)
+    stop_listening = signal.add_callback(guard.cancel)
     try:
-        async with scope:
-            stop_listening = signal.add_callback(lambda: _stop_now(scope, loop))
-            try:
-                return await _checked_run(call, tool, args, run, settings, scope, loop, timeout)
-            finally:
-                stop_listening()
-    except TimeoutError as error:
-        if not scope.expired():
-            return _fault(f"{tool.name} failed", error)
+        return await _checked_run(call, tool, args, run, settings, guard, timeout)
+    except asyncio.CancelledError:
+        if not guard.caused():
+            raise
         if signal.is_set():
             return ToolFailure(f"{tool.name} was cancelled", FailureCode.CANCELLED)
         return ToolFailure(f"{tool.name} timed out after {timeout:g}s", FailureCode.TIMEOUT)
-
-
-def _stop_now(scope: asyncio.Timeout, loop: asyncio.AbstractEventLoop) -> None:
-    if not scope.expired():
-        scope.reschedule(loop.time())
+    except TimeoutError as error:
+        # Not ours (ours arrives as a cancellation): something in the pipeline timed out.
+        return _fault(f"{tool.name} failed", error)
+    finally:
+        guard.disarm()
+        stop_listening()
 
 
 async def _checked_run(
@@ -159,31 +165,39 @@ async def _checked_run(
     args: Any,
     run: ToolRunContext,
     settings: PipelineSettings,
-    scope: asyncio.Timeout,
-    loop: asyncio.AbstractEventLoop,
+    guard: CallGuard,
     limit_s: float | None,
 ) -> ToolResult:
     events = run.ctx.events
-    try:
-        checked = await events.waterfall(
-            TOOL_PRE_EXECUTE,
-            PreExecute(call, tool, args, run, "ask" if settings.asks(tool) else "allow"),
+    verdict: Verdict = "ask" if settings.asks(tool) else "allow"
+    reason = ""
+    # Without listeners the chains would hand the values straight back, so skip building them.
+    if events.has_listeners(TOOL_PRE_EXECUTE):
+        try:
+            checked = await events.waterfall(
+                TOOL_PRE_EXECUTE, PreExecute(call, tool, args, run, verdict)
+            )
+        except Exception as error:
+            return _fault(
+                f"a pre-execute check of {tool.name} failed", error, FailureCode.HOOK_ERROR
+            )
+        if checked is None:
+            return ToolFailure(f"{tool.name} was blocked before it ran", FailureCode.DENIED)
+        args, verdict, reason = checked.args, checked.verdict, checked.reason
+    if verdict == "deny":
+        return ToolFailure(
+            f"{tool.name} was denied: {reason or 'no reason given'}", FailureCode.DENIED
         )
-    except Exception as error:
-        return _fault(f"a pre-execute check of {tool.name} failed", error, FailureCode.HOOK_ERROR)
-    if checked is None:
-        return ToolFailure(f"{tool.name} was blocked before it ran", FailureCode.DENIED)
-    if checked.verdict == "deny":
-        reason = checked.reason or "no reason given"
-        return ToolFailure(f"{tool.name} was denied: {reason}", FailureCode.DENIED)
-    if checked.verdict == "ask":
-        refusal = await _approve(call, tool, run, checked.reason)
+    if verdict == "ask":
+        refusal = await _approve(call, tool, run, reason)
         if refusal is not None:
             return refusal
-    result = await _execute(tool, checked.args, run, scope, loop, limit_s)
+    result = await _execute(tool, args, run, guard, limit_s)
+    if not events.has_listeners(TOOL_POST_EXECUTE):
+        return result
     try:
         after = await events.waterfall(
-            TOOL_POST_EXECUTE, PostExecute(call, tool, checked.args, run, result)
+            TOOL_POST_EXECUTE, PostExecute(call, tool, args, run, result)
         )
     except Exception as error:
         return _fault(f"a post-execute step of {tool.name} failed", error, FailureCode.HOOK_ERROR)
@@ -218,21 +232,20 @@ async def _execute(
     tool: ToolDefinition[Any],
     args: Any,
     run: ToolRunContext,
-    scope: asyncio.Timeout,
-    loop: asyncio.AbstractEventLoop,
+    guard: CallGuard,
     limit_s: float | None,
 ) -> ToolResult:
+    # Only the tool itself runs under its timeout; the hooks around it stop on the signal alone.
     if limit_s is not None:
-        scope.reschedule(loop.time() + limit_s)
+        guard.arm(limit_s)
     try:
         value = await tool.execute(args, run)
     except Exception as error:
         result: ToolResult = _fault(_message(error), error)
     else:
         result = _as_result(tool, value)
-    if limit_s is not None and not scope.expired():
-        # Hooks after the tool are not under its timeout, but still stop on the cancel signal.
-        scope.reschedule(loop.time() if run.cancel.is_set() else None)
+    finally:
+        guard.disarm()
     return result
 
 

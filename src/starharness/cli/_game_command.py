@@ -1,0 +1,178 @@
+"""What `play` and `serve` share: flags to patches, the offline-brain choice, run until Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starharness import app as composition
+from starharness.runtime.config import Patch, ResolvedProfile
+
+from ._errors import CliError
+
+SERVER_ROW = "server"
+LLM_ROW = "llm"
+
+
+@dataclass(frozen=True, slots=True)
+class GameFlags:
+    """The flags `play` and `serve` accept."""
+
+    host: str | None
+    port: int | None
+    game: str | None
+    world: Path | None
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    offline: bool
+    patch_files: Sequence[Path]
+    auth_token_env: str | None
+    allow_origin: Sequence[str]
+    ready_file: Path | None
+
+
+def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> ResolvedProfile:
+    """The command's profile with `--patch` files, then the flags as named patches."""
+    if flags.offline and (flags.provider or flags.model or flags.base_url):
+        raise CliError(
+            f"{command}: --offline cannot be combined with --provider/--model/--base-url"
+        )
+    patches: list[Any] = list(flags.patch_files)  # paths and Patch objects
+    llm = composition.LlmChoice(flags.provider, flags.model, flags.base_url).patch()
+    if llm is not None:
+        patches.append(llm)
+    server: dict[str, Any] = {}
+    for key, value in (
+        ("host", flags.host),
+        ("port", flags.port),
+        ("game", flags.game),
+        ("world", str(flags.world) if flags.world else None),
+        ("auth_token_env", flags.auth_token_env),
+        ("ready_file", str(flags.ready_file) if flags.ready_file else None),
+    ):
+        if value is not None:
+            server[key] = value
+    if flags.allow_origin:
+        server["allow_origin"] = list(flags.allow_origin)
+    if web_root is not None:
+        server["web_root"] = str(web_root)
+    if server:
+        patches.append(Patch.of(f"{command} flags", [{"id": SERVER_ROW, "merge": server}]))
+    resolved = composition.load(command, patches)
+    resolved.row(SERVER_ROW)  # a ProfileError naming the row when a patch removed it
+    if flags.offline or (flags.provider is None and not _key_available(resolved)):
+        resolved = _with_offline_brain(command, resolved, patches)
+    return resolved
+
+
+def _key_available(profile: ResolvedProfile) -> bool:
+    """Whether the profile's llm row has what it needs; a keyless row means the offline brain."""
+    from starharness.runtime.credentials import resolve_secret
+    from starharness.runtime.llm import get_profile
+
+    row = profile.row(LLM_ROW)
+    if not row.plugin.endswith(":LlmPlugin"):
+        return True  # someone patched in another brain: use it as it is
+    config: dict[str, Any] = dict(row.config)
+    provider = get_profile(str(config.get("provider") or "deepseek"))
+    variable = config.get("api_key_env") or provider.api_key_env
+    if not provider.key_required:
+        return True
+    return bool(variable) and resolve_secret(str(variable)) is not None
+
+
+def _with_offline_brain(
+    command: str, profile: ResolvedProfile, patches: list[Any]
+) -> ResolvedProfile:
+    server = profile.row(SERVER_ROW)
+    game = str(dict(server.config).get("game"))
+    offline = Patch.of(
+        "offline brain (no API key)",
+        [
+            {
+                "id": LLM_ROW,
+                "plugin": "starharness.offline:OfflineBrainPlugin",
+                "config": {"game": game},
+            }
+        ],
+    )
+    return composition.load(command, [*patches, offline])
+
+
+def brain_label(profile: ResolvedProfile) -> str:
+    row = profile.row(LLM_ROW)
+    if row.plugin.endswith(":OfflineBrainPlugin"):
+        return "offline brain (no API key; set DEEPSEEK_API_KEY or use --provider for a real model)"
+    config = dict(row.config)
+    label = f"{config.get('provider')} / {config.get('model') or 'default model'}"
+    if config.get("base_url"):
+        label += f" at {config['base_url']}"
+    return label
+
+
+def serve_until_stopped(command: str, profile: ResolvedProfile, started_at: float) -> int:
+    """Start the profile, print where it serves, and run until Ctrl-C or SIGTERM."""
+    try:
+        return asyncio.run(_serve(command, profile, started_at))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> int:
+    from starharness.npc import NPC_SERVER
+    from starharness.runtime.config import start
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    try:
+        runtime = await start(profile)
+    except OSError as exc:
+        raise CliError(f"{command}: {_os_error(exc)}") from None
+    async with runtime:
+        running = runtime.ctx.get(NPC_SERVER)
+        server = profile.row(SERVER_ROW)
+        config = dict(server.config)
+        world = config.get("world") or _default_world(str(config.get("game")))
+        ready_s = time.perf_counter() - started_at
+        _say(f"star-harness {command}: serving {config.get('game')}")
+        if config.get("web_root"):
+            _say(f"  open       {running.url}/  (browser client)")
+        else:
+            _say(f"  headless   {running.url}/ answers 404; engines connect to the frame endpoint")
+        _say(f"  frames     {running.ws_url}")
+        _say(f"  world      {world}")
+        _say(f"  brain      {brain_label(profile)}")
+        _say(f"  ready in   {ready_s:.2f} s  (Ctrl-C stops)")
+        await stop.wait()
+        _say(f"star-harness {command}: stopping (open encounters are closed, nothing half-done)")
+    return 0
+
+
+def _default_world(game_spec: str) -> str:
+    from starharness.npc import load_game
+
+    default = load_game(game_spec).default_world_path
+    return str(default()) if default is not None else "the game's default world file"
+
+
+def _say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _os_error(exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE or "address already in use" in str(exc).lower():
+        return f"{exc}; is another server running? choose another --port"
+    return str(exc)

@@ -1,0 +1,295 @@
+"""One encounter: a player walks up to an NPC, talks for a few turns, and walks away.
+
+Opening checks the meeting and creates the NPC's agent on its own layer; each say is one
+turn; closing cancels a running turn, disposes the agent and tells the game what was done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any, Final, Protocol
+
+from ...runtime.kernel import Context
+from ...runtime.llm import UserMessage
+from ...runtime.loop import SESSION_EVENT, AgentHandle, AgentOptions, CancelCause, LoggedEvent
+from ...runtime.session import event_types as ev
+from ...runtime.tools import TOOL_POST_EXECUTE
+from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
+from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
+from ..game import CommittedAction
+from ..speech import SpokenOption
+from ..world import NpcCard, World
+from .conclusion import SpeechConclusion
+from .game_tools import GameKit
+from .mapping import FrameMapper, FrameSink
+
+_log = logging.getLogger("starharness.npc.encounter")
+
+TRANSCRIPT_KIND: Final = "npc-encounter"
+"""`meta.kind` of an encounter's session, so transcripts can be told from other sessions."""
+IDENTITY_SECTION: Final = "harness.identity"
+"""The runtime's identity section, shadowed by an empty one: an NPC does not know it is an AI."""
+IDENTITY_ORDER: Final = -100
+PROTOCOL_SECTION: Final = "npc.protocol"
+PROTOCOL_ORDER: Final = -50
+"""Before the persona, so every NPC of a game shares the cached prefix up to its persona."""
+PERSONA_SECTION: Final = "npc.persona"
+PERSONA_ORDER: Final = 0
+SCENE_CONTEXT: Final = "npc.scene"
+GREETING_SOURCE: Final = "encounter"
+
+
+class EncounterHost(Protocol):
+    """What an encounter needs from the server running it."""
+
+    @property
+    def ctx(self) -> Context: ...
+
+    @property
+    def kit(self) -> GameKit: ...
+
+    @property
+    def world(self) -> World: ...
+
+    @property
+    def agent_options(self) -> AgentOptions: ...
+
+    @property
+    def hide_harness_identity(self) -> bool: ...
+
+    def push_hud(self, player_id: str) -> None:
+        """Send the player's HUD to every connection of that player (after a commit)."""
+        ...
+
+    def turn_done(self, seconds: float, reason: str) -> None: ...
+
+    def usage(self, usage: Mapping[str, Any]) -> None: ...
+
+    def encounter_ended(self, encounter: Encounter) -> None:
+        """The agent is disposed and the game told; the transcript may be pruned."""
+        ...
+
+
+class Encounter:
+    """An open encounter; its id is the client's, scoped to one connection."""
+
+    def __init__(
+        self, host: EncounterHost, encounter_id: str, npc: NpcCard, player_id: str, send: FrameSink
+    ) -> None:
+        self.id = encounter_id
+        self.npc = npc
+        self.player_id = player_id
+        self.session_id = f"enc-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
+        self._host = host
+        self._send_frame = send
+        self._closed = False
+        self._running = False
+        self._turn_started = 0.0
+        self._scene = ""
+        self._options: dict[str, str] = {}
+        self._committed: list[CommittedAction] = []
+        self._handle: AgentHandle | None = None
+        self._closing: asyncio.Task[None] | None = None
+        kit = host.kit
+        self._mapper = FrameMapper(
+            encounter_id, kit.protocol, kit.style, self._send, self._remember_options
+        )
+        self._conclusion = SpeechConclusion(kit.speech_tool.name)
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
+        """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
+        npc, attitude, scene = await asyncio.to_thread(
+            _meet, host.world, frame.id, frame.npc_id, frame.player_id
+        )
+        encounter = cls(host, frame.id, npc, frame.player_id, send)
+        encounter._scene = scene
+        await encounter._create_agent()
+        try:
+            low, high = host.kit.game.attitude_range
+            encounter._mapper.opened(npc.name, min(max(attitude, low), high))
+            game = host.kit.game
+            if game.greets_first:
+                encounter._begin(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
+            else:
+                encounter._mapper.idle()
+        except BaseException:
+            await encounter.close()
+            raise
+        return encounter
+
+    async def _create_agent(self) -> None:
+        host = self._host
+        kit = host.kit
+        binding = EncounterBinding(host.world, self.npc.id, self.player_id, self._on_attempt)
+
+        def setup(layer: Context) -> None:
+            prompt = layer.prompt
+            if host.hide_harness_identity:
+                prompt.section(IDENTITY_SECTION, IDENTITY_ORDER, "")
+            prompt.section(PROTOCOL_SECTION, PROTOCOL_ORDER, kit.game.protocol_text)
+            prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
+            prompt.context(SCENE_CONTEXT, 0, self._scene_text)
+            tools = layer.tools
+            for tool in kit.tools:
+                tools.register(tool)
+            layer.provide(ENCOUNTER, binding)
+            layer.on(SESSION_EVENT, self._on_logged)
+            layer.on_waterfall(TOOL_POST_EXECUTE, self._conclusion.post_execute)
+
+        self._handle = await host.ctx.agents.create(
+            self.session_id, setup=setup, options=host.agent_options, meta=self._meta()
+        )
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "kind": TRANSCRIPT_KIND,
+            "game": self._host.kit.game.name,
+            "encounter": self.id,
+            "npc": self.npc.id,
+            "npc_name": self.npc.name,
+            "player": self.player_id,
+        }
+
+    # -- turns -------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn runs (from the say until `encounter.idle`)."""
+        return self._running
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def committed(self) -> tuple[CommittedAction, ...]:
+        """Actions that committed during this encounter, in order."""
+        return tuple(self._committed)
+
+    async def say(self, frame: EncounterSay) -> None:
+        """Start the next turn with the player's words; raises FrameError (busy, bad_option)."""
+        if self._closed:
+            raise FrameError(ErrorCode.UNKNOWN_ENCOUNTER, "the encounter is closed", self.id)
+        if self._running:
+            raise FrameError(ErrorCode.BUSY, "a turn is running; wait for encounter.idle", self.id)
+        content = frame.text
+        if frame.option_id is not None:
+            content = self._options.get(frame.option_id)
+            if content is None:
+                offered = ", ".join(map(repr, self._options)) or "none"
+                raise FrameError(
+                    ErrorCode.BAD_OPTION,
+                    f"option {frame.option_id!r} is not in the last options frame "
+                    f"(offered: {offered})",
+                    self.id,
+                )
+        assert content is not None  # the frame model guarantees text or optionId
+        self._running = True
+        try:
+            self._scene = await asyncio.to_thread(
+                self._host.world.scene, self.npc.id, self.player_id
+            )
+        except Exception:
+            _log.exception("encounter %s: the world could not render the scene", self.id)
+            self._running = False
+            self._mapper.turn_failed(ErrorCode.INTERNAL, "the world could not render the scene")
+            return
+        if not self._closed:
+            self._begin(UserMessage(content))
+
+    def _begin(self, message: UserMessage) -> None:
+        handle = self._handle
+        assert handle is not None
+        self._running = True
+        self._turn_started = time.perf_counter()
+        handle.agent.followup(message)
+
+    def _scene_text(self, ctx: Context) -> str:
+        return self._scene
+
+    def _remember_options(self, options: tuple[SpokenOption, ...]) -> None:
+        self._options = {option.id: option.label for option in options}
+
+    # -- what the agent does -----------------------------------------------------------------
+
+    def _on_logged(self, logged: LoggedEvent) -> None:
+        event = logged.event
+        kind = event.type
+        if kind == ev.TURN_END:
+            self._running = False
+            self._host.turn_done(time.perf_counter() - self._turn_started, event.data["reason"])
+        elif kind == ev.ASSISTANT_MESSAGE:
+            usage = event.data.get("usage")
+            if usage is not None:
+                self._host.usage(usage)
+        self._conclusion.on_event(event)
+        self._mapper.on_event(event)
+
+    def _on_attempt(self, attempt: ActionAttempt) -> None:
+        self._mapper.on_attempt(attempt)
+        if attempt.ok and attempt.name != self._host.kit.speech_tool.name:
+            self._committed.append(
+                CommittedAction(attempt.name, dict(attempt.arguments), attempt.summary)
+            )
+            self._host.push_hud(self.player_id)
+
+    def _send(self, frame: Any) -> None:
+        if not self._closed:
+            self._send_frame(frame)
+
+    # -- closing -----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Cancel a running turn, dispose the agent and tell the game; safe to call twice."""
+        if self._closing is None:
+            self._closed = True
+            self._closing = asyncio.get_running_loop().create_task(
+                self._shut_down(), name=f"close encounter {self.id}"
+            )
+        # Shielded: whoever waits may be cancelled, the agent is still disposed.
+        await asyncio.shield(self._closing)
+
+    async def _shut_down(self) -> None:
+        handle = self._handle
+        if handle is not None:
+            handle.agent.cancel(CancelCause("user", "the encounter was closed"))
+            try:
+                await handle.dispose()
+            except Exception:
+                _log.exception("encounter %s: disposing the agent failed", self.id)
+        end = self._host.kit.game.on_encounter_end
+        if end is not None:
+            try:
+                await asyncio.to_thread(
+                    end, self._host.world, self.npc, self.player_id, tuple(self._committed)
+                )
+            except Exception:
+                _log.exception("encounter %s: the game's on_encounter_end failed", self.id)
+        self._host.encounter_ended(self)
+
+
+def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
+    """The NPC's card, its attitude and the scene, or FrameError saying why they cannot meet."""
+    npc = world.npc(npc_id)
+    if npc is None:
+        raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)
+    if not world.has_player(player_id):
+        raise FrameError(
+            ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}", encounter_id
+        )
+    if not npc.alive:
+        raise FrameError(ErrorCode.NPC_UNAVAILABLE, f"{npc.name} is not alive", encounter_id)
+    if not world.can_meet(npc_id, player_id):
+        raise FrameError(
+            ErrorCode.NPC_UNAVAILABLE,
+            f"{npc.name} cannot meet player {player_id!r} now",
+            encounter_id,
+        )
+    return npc, world.attitude(npc_id, player_id), world.scene(npc_id, player_id)

@@ -1,0 +1,258 @@
+"""The one place where session events (and action attempts) become frames for engines.
+
+Engines never see runtime types: this module reads the session events an encounter's agent
+logs and sends the frames they mean. Nothing else in the framework builds encounter frames.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...runtime.session import SessionEvent
+from ...runtime.session import event_types as ev
+from ..actions import ActionAttempt
+from ..frames import ErrorCode, Frame, OptionItem, Protocol
+from ..game import SpeechContract
+from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
+from .speech_stream import LineStream
+
+_log = logging.getLogger("starharness.npc.encounter")
+
+FrameSink = Callable[[Frame], None]
+"""Sends one frame to the encounter's connection (dropped once the encounter is closed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechStyle:
+    """How a game speaks: its speech contract, moods and the default mood."""
+
+    contract: SpeechContract
+    moods: tuple[str, ...]
+    default_mood: str
+
+    @property
+    def fields(self) -> SpeechFields:
+        c = self.contract
+        return SpeechFields(c.line_field, c.mood_field, c.options_field, c.option_id_field,
+                            c.option_label_field)  # fmt: skip
+
+
+def error_code_for(turn_end: Mapping[str, Any]) -> ErrorCode:
+    """The error code of a turn that ended with reason `error`."""
+    kind = turn_end.get("kind")
+    if kind == "limit":
+        return ErrorCode.LIMIT
+    if kind == "internal":
+        return ErrorCode.INTERNAL
+    return ErrorCode.LLM_UNAVAILABLE
+
+
+def _error_message(code: ErrorCode, turn_end: Mapping[str, Any]) -> str:
+    if code is ErrorCode.LIMIT:
+        return f"the turn was stopped: {turn_end.get('error', 'a bound was hit')}"
+    if code is ErrorCode.INTERNAL:
+        return "the turn failed inside the harness; see the server log"
+    return f"the model could not answer: {turn_end.get('error', 'unknown error')}"
+
+
+class FrameMapper:
+    """Turns one encounter's session events and action attempts into frames, in order."""
+
+    __slots__ = (
+        "_calls",
+        "_finals",
+        "_id",
+        "_indices",
+        "_line_open",
+        "_max_options",
+        "_names",
+        "_on_options",
+        "_protocol",
+        "_send",
+        "_speech_name",
+        "_streams",
+        "_style",
+    )
+
+    def __init__(
+        self,
+        encounter_id: str,
+        protocol: Protocol,
+        style: SpeechStyle,
+        send: FrameSink,
+        on_options: Callable[[tuple[SpokenOption, ...]], None],
+    ) -> None:
+        self._id = encounter_id
+        self._protocol = protocol
+        self._style = style
+        self._speech_name = style.contract.tool_name
+        self._max_options = style.contract.max_options
+        self._send = send
+        self._on_options = on_options
+        self._line_open = False
+        # Per step: tool-call index -> name, index -> line stream, indices seen.
+        self._names: dict[int, str] = {}
+        self._streams: dict[int, LineStream] = {}
+        self._indices: set[int] = set()
+        # Per step, after the message: call id -> stream; call id -> completed speech.
+        self._calls: dict[str, LineStream] = {}
+        self._finals: dict[str, FinalSpeech] = {}
+
+    # -- session events ----------------------------------------------------------------------
+
+    def on_event(self, event: SessionEvent) -> None:
+        """Map one logged event; chunks are the hot path, so they are checked first."""
+        kind = event.type
+        if kind == ev.ASSISTANT_CHUNK:
+            chunk = event.data["chunk"]
+            if chunk["type"] == "tool-call-delta":
+                self._tool_delta(chunk)
+        elif kind == ev.STEP_START:
+            self._names.clear()
+            self._streams.clear()
+            self._indices.clear()
+            self._calls.clear()
+            self._finals.clear()
+        elif kind == ev.LLM_RETRY:
+            self._retried()
+        elif kind == ev.ASSISTANT_MESSAGE:
+            self._message(event.data)
+        elif kind == ev.TOOL_CALL:
+            if event.data["name"] == self._speech_name:
+                self._speech_call(event.data)
+        elif kind == ev.TOOL_RESULT:
+            final = self._finals.pop(event.data["call_id"], None)
+            if final is not None:
+                self._speech_result(final, bool(event.data["is_error"]))
+        elif kind == ev.TURN_END:
+            self._turn_end(event.data)
+
+    def _tool_delta(self, chunk: Mapping[str, Any]) -> None:
+        index: int = chunk["index"]
+        self._indices.add(index)
+        name = chunk.get("name")
+        if name:
+            self._names[index] = name
+        if self._names.get(index) != self._speech_name:
+            return
+        delta: str = chunk.get("arguments_delta") or ""
+        if not delta:
+            return
+        stream = self._streams.get(index)
+        if stream is None:
+            stream = self._streams[index] = LineStream(self._style.contract.line_field)
+        text = stream.feed(delta)
+        if text:
+            self._delta(text)
+
+    def _retried(self) -> None:
+        # The next attempt streams every call again; what was sent stays sent.
+        for stream in self._streams.values():
+            stream.restart()
+        self._names.clear()
+        self._indices.clear()
+
+    def _message(self, data: Mapping[str, Any]) -> None:
+        if data.get("interrupted"):
+            return
+        calls: tuple[Mapping[str, Any], ...] = data.get("tool_calls", ())
+        if calls:
+            # The message lists calls in index order, as the loop assembled them.
+            for index, call in zip(sorted(self._indices), calls, strict=False):
+                stream = self._streams.get(index)
+                if stream is not None:
+                    self._calls[call["id"]] = stream
+            return
+        text: str = data.get("text", "")
+        if text.strip():
+            # A model that answered in plain text instead of speaking is still heard.
+            self._delta(text.strip())
+            self._end_line(self._style.default_mood)
+            self._options(())
+
+    def _speech_call(self, data: Mapping[str, Any]) -> None:
+        call_id: str = data["call_id"]
+        try:
+            arguments = parse_arguments(data["arguments"])
+        except ValueError:
+            arguments = {}
+        style = self._style
+        final = read_speech(
+            arguments,
+            moods=style.moods,
+            default_mood=style.default_mood,
+            max_options=self._max_options,
+            fields=style.fields,
+        )
+        stream = self._calls.get(call_id)
+        if stream is None:
+            stream = self._calls[call_id] = LineStream(style.contract.line_field)
+        rest = stream.remainder(final.line)
+        if rest:
+            stream.add(rest)
+            self._delta(rest)
+        self._finals[call_id] = final
+
+    def _speech_result(self, final: FinalSpeech, is_error: bool) -> None:
+        if is_error:
+            # The model is told and may speak again; a line already begun is closed as said.
+            if self._line_open:
+                self._end_line(final.mood)
+            return
+        self._end_line(final.mood)
+        self._options(final.options)
+
+    def _turn_end(self, data: Mapping[str, Any]) -> None:
+        if self._line_open:
+            self._end_line(self._style.default_mood)
+        if data.get("reason") == "error":
+            code = error_code_for(data)
+            self._send(
+                self._protocol.error(id=self._id, code=code, message=_error_message(code, data))
+            )
+        self._send(self._protocol.encounter_idle(id=self._id))
+
+    # -- action attempts ---------------------------------------------------------------------
+
+    def on_attempt(self, attempt: ActionAttempt) -> None:
+        """An action committed or was refused: presentation only, the world already changed."""
+        if attempt.name == self._speech_name:
+            return
+        self._send(
+            self._protocol.action(
+                id=self._id, name=attempt.name, ok=attempt.ok, summary=attempt.summary
+            )
+        )
+
+    # -- frames ------------------------------------------------------------------------------
+
+    def _delta(self, text: str) -> None:
+        self._line_open = True
+        self._send(self._protocol.say_delta(id=self._id, text=text))
+
+    def _end_line(self, mood: str) -> None:
+        self._line_open = False
+        self._send(self._protocol.say_end(id=self._id, mood=mood))
+
+    def _options(self, options: tuple[SpokenOption, ...]) -> None:
+        items = [OptionItem(id=option.id, label=option.label) for option in options]
+        self._send(self._protocol.options(id=self._id, items=items))
+        self._on_options(options)
+
+    def turn_failed(self, code: ErrorCode, message: str) -> None:
+        """A turn that could not start (the world failed): error, then idle."""
+        self._send(self._protocol.error(id=self._id, code=code, message=message))
+        self._send(self._protocol.encounter_idle(id=self._id))
+
+    def opened(self, npc_name: str, attitude: int) -> None:
+        """The encounter exists (sent before any model call)."""
+        self._send(
+            self._protocol.encounter_opened(id=self._id, npc_name=npc_name, attitude=attitude)
+        )
+
+    def idle(self) -> None:
+        """Input is welcome again (after an opening without a greeting)."""
+        self._send(self._protocol.encounter_idle(id=self._id))

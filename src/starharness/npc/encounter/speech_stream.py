@@ -1,0 +1,62 @@
+"""One speaking call's line as it streams: extracted at once, never retracted, not resent."""
+
+from __future__ import annotations
+
+from ..speech import LineExtractor
+
+
+class LineStream:
+    """Feeds argument fragments of one speaking call and returns only text not yet sent.
+
+    After a retry the model streams the call again from the start: `restart` forgets the
+    extractor but keeps what was sent, so the repeated beginning is not sent twice.
+    """
+
+    __slots__ = ("_extractor", "_field", "_parts", "_produced", "sent_length")
+
+    def __init__(self, field: str) -> None:
+        self._field = field
+        self._extractor = LineExtractor(field)
+        self._parts: list[str] = []
+        self.sent_length = 0
+        self._produced = 0
+
+    def feed(self, fragment: str) -> str:
+        """Consume a fragment; return the new text to send (often empty)."""
+        text = self._extractor.feed(fragment)
+        if not text:
+            return ""
+        start = self._produced
+        self._produced = start + len(text)
+        overlap = self.sent_length - start
+        if overlap > 0:
+            if overlap >= len(text):
+                return ""
+            text = text[overlap:]
+        self._parts.append(text)
+        self.sent_length += len(text)
+        return text
+
+    def restart(self) -> None:
+        """The call is streamed again from its first fragment (the request was retried)."""
+        self._extractor = LineExtractor(self._field)
+        self._produced = 0
+
+    @property
+    def sent(self) -> str:
+        """Everything sent so far."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def remainder(self, line: str) -> str:
+        """What of the completed `line` is still unsent ('' when it does not extend `sent`)."""
+        sent = self.sent
+        if len(line) <= len(sent) or not line.startswith(sent):
+            return ""
+        return line[len(sent) :]
+
+    def add(self, text: str) -> None:
+        """Record text sent outside the stream (the rest of a completed line)."""
+        self._parts.append(text)
+        self.sent_length += len(text)

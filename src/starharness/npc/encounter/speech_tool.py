@@ -1,0 +1,82 @@
+"""The speaking tool: how an NPC says a line; the framework streams it while it arrives."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from ...runtime.tools import ToolArgsError, ToolDefinition, ToolRunContext, define_raw_tool
+from ..game import SpeechContract
+from ..speech import parse_arguments, read_line
+
+HEARD: Final = "The player heard you."
+"""What the model reads after speaking; constant, so it never disturbs the prefix cache."""
+
+DEFAULT_DESCRIPTION: Final = (
+    "Say one line to the player. This is the only way the player hears you. "
+    "Offer short replies they may pick in the options."
+)
+
+
+def define_speech_tool(
+    contract: SpeechContract,
+    moods: Sequence[str],
+    description: str = DEFAULT_DESCRIPTION,
+) -> ToolDefinition[dict[str, Any]]:
+    """The speaking tool a contract describes; lenient, so a misbehaving model is still heard.
+
+    Only a missing line is an error (the model is told and may try again); an unknown mood or
+    malformed options are cleaned up by the framework instead of failing the call.
+    """
+    if not moods:
+        raise ValueError("a speech tool needs at least one mood")
+    schema = _schema(contract, moods)
+
+    def parse(raw: str) -> dict[str, Any]:
+        try:
+            arguments = parse_arguments(raw)
+        except ValueError as exc:
+            raise ToolArgsError(f"arguments are not a JSON object ({exc})") from None
+        if not read_line(arguments, contract.line_field).strip():
+            raise ToolArgsError(f"field '{contract.line_field}': say a non-empty line")
+        return arguments
+
+    async def execute(arguments: dict[str, Any], run: ToolRunContext) -> str:
+        # The encounter turns the arguments into frames and decides when the turn ends.
+        return HEARD
+
+    return define_raw_tool(
+        contract.tool_name, description, schema, parse, execute, concurrency_safe=False
+    )
+
+
+def _schema(contract: SpeechContract, moods: Sequence[str]) -> Mapping[str, Any]:
+    option = {
+        "type": "object",
+        "properties": {
+            contract.option_id_field: {"type": "string", "description": "A short id."},
+            contract.option_label_field: {
+                "type": "string",
+                "description": "What the player would say.",
+            },
+        },
+        "required": [contract.option_id_field, contract.option_label_field],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            contract.line_field: {"type": "string", "description": "The words you say."},
+            contract.mood_field: {
+                "type": "string",
+                "enum": list(moods),
+                "description": "How you feel saying it.",
+            },
+            contract.options_field: {
+                "type": "array",
+                "items": option,
+                "maxItems": contract.max_options,
+                "description": "Replies the player may pick (may be empty).",
+            },
+        },
+        "required": [contract.line_field],
+    }

@@ -1,0 +1,158 @@
+"""Encounter transcripts: list them and print what the NPC saw (every request as sent) and did."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile, to_wire_messages, to_wire_tools
+from ..runtime.llm.types import Message, ToolSchema
+from ..runtime.session import SessionEvent, SessionStore, StoredSession, event_to_message
+from ..runtime.session import event_types as ev
+from .encounter import TRANSCRIPT_KIND
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptInfo:
+    """One stored encounter, for listings."""
+
+    session_id: str
+    encounter: str
+    npc: str
+    npc_name: str
+    player: str
+    game: str
+    started_at: int
+    updated_at: int
+
+    def line(self) -> str:
+        """One line for a listing."""
+        started = datetime.fromtimestamp(self.started_at / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+        who = f"{self.npc_name} ({self.npc}) with {self.player}"
+        return f"{self.session_id}  {started}Z  {self.game}  {who}  encounter {self.encounter!r}"
+
+
+async def list_transcripts(store: SessionStore) -> list[TranscriptInfo]:
+    """Stored encounter transcripts, most recently active first."""
+    found: list[TranscriptInfo] = []
+    for info in await store.list_sessions():
+        meta = info.meta
+        if meta.get("kind") != TRANSCRIPT_KIND:
+            continue
+        found.append(
+            TranscriptInfo(
+                session_id=info.id,
+                encounter=str(meta.get("encounter", "")),
+                npc=str(meta.get("npc", "")),
+                npc_name=str(meta.get("npc_name", "")),
+                player=str(meta.get("player", "")),
+                game=str(meta.get("game", "")),
+                started_at=info.created_at,
+                updated_at=info.updated_at,
+            )
+        )
+    return found
+
+
+async def find_transcript(store: SessionStore, key: str) -> StoredSession | None:
+    """The transcript whose session id is `key`, else the newest whose encounter id is `key`."""
+    stored = await store.load(key)
+    if stored is not None:
+        return stored
+    for info in await list_transcripts(store):
+        if info.encounter == key:
+            return await store.load(info.session_id)
+    return None
+
+
+def render_transcript(stored: StoredSession) -> str:
+    """Every request as it was sent (system, tools, wire messages), and what came back."""
+    meta = stored.meta
+    out: list[str] = [
+        f"encounter {meta.get('encounter')!r}: {meta.get('npc_name')} ({meta.get('npc')}) "
+        f"with {meta.get('player')}, game {meta.get('game')}, session {stored.id}"
+    ]
+    out.extend(_render_events(stored.events))
+    return "\n".join(out) + "\n"
+
+
+def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
+    header: Mapping[str, Any] | None = None
+    shown_header: Mapping[str, Any] | None = None
+    messages: list[Message] = []
+    requests = 0
+    for event in events:
+        data = event.data
+        kind = event.type
+        if kind == ev.REQUEST_HEADER:
+            header = data
+        elif kind == ev.REQUEST_CONTEXT:
+            requests += 1
+            yield f"--- request {requests} ({data.get('provider')}, {data.get('model')})"
+            if header is not shown_header:
+                shown_header = header
+                yield from _render_header(header, _profile(data))
+            else:
+                yield "system and tools: as in the previous request"
+            system = header.get("system", "") if header is not None else ""
+            wire = to_wire_messages(system, messages, profile=_profile(data))
+            yield "messages:"
+            yield from (_json(message) for message in wire)
+        elif kind == ev.TURN_START:
+            yield f"=== turn {data.get('turn')}"
+        elif kind == ev.ASSISTANT_MESSAGE:
+            yield f"answered: {_answer(data)}"
+        elif kind == ev.TOOL_RESULT:
+            mark = "error" if data.get("is_error") else "ok"
+            yield f"tool {data.get('name')} -> {mark}: {data.get('content')}"
+        elif kind == ev.LLM_RETRY:
+            yield f"retry {data.get('attempt')} after: {data.get('error')}"
+        elif kind == ev.TURN_END:
+            detail = f" ({data['error']})" if "error" in data else ""
+            yield f"=== turn {data.get('turn')} ended: {data.get('reason')}{detail}"
+        message = event_to_message(event)
+        if message is not None:
+            messages.append(message)
+
+
+def _render_header(header: Mapping[str, Any] | None, profile: ProviderProfile) -> Iterable[str]:
+    if header is None:
+        yield "system: (none logged)"
+        return
+    yield "system:"
+    yield str(header.get("system", ""))
+    tools: Sequence[Mapping[str, Any]] = header.get("tools", ())
+    schemas = [ToolSchema(t["name"], t["description"], t["parameters"]) for t in tools]
+    yield "tools:"
+    yield from (_json(tool) for tool in to_wire_tools(schemas, profile=profile))
+
+
+def _answer(data: Mapping[str, Any]) -> str:
+    parts: list[str] = []
+    text = data.get("text")
+    if text:
+        parts.append(json.dumps(text, ensure_ascii=False))
+    for call in data.get("tool_calls", ()):
+        parts.append(f"{call['name']}({call['arguments']})")
+    return " + ".join(parts) or "(nothing)"
+
+
+def _profile(context: Mapping[str, Any]) -> ProviderProfile:
+    return PROFILES.get(str(context.get("provider")), DEEPSEEK)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        mapping: Mapping[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return dict(mapping)
+    if isinstance(value, tuple):
+        items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
+        return list(items)
+    raise TypeError(f"cannot show {type(value).__name__}")

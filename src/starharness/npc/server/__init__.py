@@ -1,0 +1,29 @@
+"""The NPC server: a Starlette app speaking the frame protocol over WebSocket `/gh`."""
+
+from .app import FRAME_PATH, build_app
+from .hub import NpcServer
+from .run import RunningServer, serve_game, start_server
+from .security import ExposureError, is_loopback
+from .settings import (
+    DEFAULT_PORT,
+    LimitsSettings,
+    ServerSettings,
+    TranscriptSettings,
+    TurnSettings,
+)
+
+__all__ = [
+    "DEFAULT_PORT",
+    "FRAME_PATH",
+    "ExposureError",
+    "LimitsSettings",
+    "NpcServer",
+    "RunningServer",
+    "ServerSettings",
+    "TranscriptSettings",
+    "TurnSettings",
+    "build_app",
+    "is_loopback",
+    "serve_game",
+    "start_server",
+]

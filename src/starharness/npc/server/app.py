@@ -1,0 +1,49 @@
+"""The Starlette app: WebSocket `/gh`, `/healthz`, `/metrics` and an optional web root."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from .hub import NpcServer
+from .metrics import CONTENT_TYPE
+from .security import presented_token, token_matches
+
+FRAME_PATH = "/gh"
+
+
+def build_app(server: NpcServer) -> Starlette:
+    """The ASGI app serving `server`; without a web root `GET /` is 404 (headless)."""
+
+    async def frames(websocket: WebSocket) -> None:
+        await server.connect(websocket)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "ok": True,
+                "game": server.game.name,
+                "connections": len(server.connections),
+                "encounters": len(server.encounters),
+            }
+        )
+
+    async def metrics(request: Request) -> Response:
+        presented = presented_token(request.headers, request.query_params)
+        if not token_matches(server.token, presented):
+            return PlainTextResponse("unauthorized: the auth token is missing or wrong", 401)
+        return Response(server.metrics.render(), media_type=CONTENT_TYPE)
+
+    routes: list[BaseRoute] = [
+        WebSocketRoute(FRAME_PATH, frames),
+        Route("/healthz", healthz),
+        Route("/metrics", metrics),
+    ]
+    web_root = server.settings.web_root
+    if web_root is not None:
+        routes.append(Mount("/", StaticFiles(directory=web_root, html=True), name="web"))
+    return Starlette(routes=routes)

@@ -1,0 +1,214 @@
+"""One engine connection: reads frames in order, runs its encounters, writes through an outbox."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..encounter import Encounter
+from ..frames import (
+    EncounterClose,
+    EncounterOpen,
+    EncounterSay,
+    ErrorCode,
+    ErrorFrame,
+    Frame,
+    FrameError,
+    Hello,
+    WorldTick,
+    encode,
+    parse_up_frame,
+)
+from .outbox import Outbox, Pending
+from .rate import TokenBucket
+
+if TYPE_CHECKING:
+    from .hub import NpcServer
+
+_log = logging.getLogger("starharness.npc.server")
+
+POLICY_VIOLATION = 1008
+
+
+class Connection:
+    """Frames are handled one at a time, in arrival order; turns run in the agents' tasks."""
+
+    def __init__(self, server: NpcServer, websocket: WebSocket) -> None:
+        self.server = server
+        self.websocket = websocket
+        self.player_id: str | None = None
+        """Set by `hello`: the connection then acts only for this player."""
+        self.encounters: dict[str, Encounter] = {}
+        limits = server.settings.limits
+        self._limits = limits
+        self._says = TokenBucket(limits.says_per_second, limits.say_burst)
+        self._stop = asyncio.Event()
+        self.dropped: str | None = None
+        self.outbox = Outbox(
+            websocket.send_text,
+            max_frames=limits.send_queue_frames,
+            timeout_s=limits.send_timeout_s,
+            on_stall=self._stalled,
+            on_error=self._send_failed,
+        )
+
+    # -- output ------------------------------------------------------------------------------
+
+    def send(self, frame: Frame) -> None:
+        """Queue a frame for this connection."""
+        if isinstance(frame, ErrorFrame):
+            self.server.metrics.errors.labels(frame.code.value).inc()
+        self.outbox.put(encode(frame))
+
+    def send_pending(self, pending: Pending) -> None:
+        self.outbox.put(pending)
+
+    def _error(self, error: FrameError) -> None:
+        self.send(ErrorFrame.from_error(error))
+
+    def _stalled(self, reason: str) -> None:
+        _log.warning("dropping a connection: %s", reason)
+        self.dropped = reason
+        self.server.metrics.dropped.inc()
+        self._stop.set()
+
+    def _send_failed(self, error: BaseException) -> None:
+        # The client is gone (or the socket broke): nothing more can reach it.
+        _log.debug("a send failed; closing the connection: %r", error)
+        self._stop.set()
+
+    # -- the connection's life ---------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Run until the client leaves or is dropped; then close every encounter."""
+        reader = asyncio.create_task(self._read(), name="npc connection reader")
+        reader.add_done_callback(lambda _task: self._stop.set())
+        try:
+            await self._stop.wait()
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+            await self.outbox.aclose()
+            await self._close_encounters()
+
+    async def _close_encounters(self) -> None:
+        encounters = list(self.encounters.values())
+        self.encounters.clear()
+        if encounters:
+            await asyncio.gather(*(e.close() for e in encounters), return_exceptions=True)
+
+    async def _read(self) -> None:
+        websocket = self.websocket
+        limit = self._limits.max_frame_bytes
+        while True:
+            try:
+                message = await websocket.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            text: str | None = message.get("text")
+            if text is None:
+                self._error(FrameError(ErrorCode.BAD_FRAME, "frames must be JSON text, not binary"))
+                continue
+            if len(text) * 4 > limit and len(text.encode()) > limit:
+                self._error(FrameError(ErrorCode.LIMIT, f"the frame is larger than {limit} bytes"))
+                continue
+            await self._handle(text)
+
+    async def _handle(self, text: str) -> None:
+        try:
+            frame = parse_up_frame(text)
+            if isinstance(frame, EncounterSay):
+                await self._say(frame)
+            elif isinstance(frame, EncounterOpen):
+                await self._open(frame)
+            elif isinstance(frame, EncounterClose):
+                await self._close(frame)
+            elif isinstance(frame, Hello):
+                await self._hello(frame)
+            else:
+                await self._tick(frame)
+        except FrameError as error:
+            self._error(error)
+        except Exception:
+            _log.exception("a frame failed: %.200s", text)
+            self._error(FrameError(ErrorCode.INTERNAL, "the frame failed inside the harness"))
+
+    # -- frames ------------------------------------------------------------------------------
+
+    async def _hello(self, frame: Hello) -> None:
+        player = frame.player_id
+        if self.player_id is not None and self.player_id != player:
+            raise FrameError(
+                ErrorCode.UNKNOWN_PLAYER,
+                f"this connection is bound to player {self.player_id!r}; reconnect to switch",
+            )
+        welcome = await self.server.welcome(player)
+        if self.player_id is None:
+            self.player_id = player
+            self.server.attach(self, player)
+        self.send(welcome)
+
+    async def _open(self, frame: EncounterOpen) -> None:
+        if frame.id in self.encounters:
+            raise FrameError(
+                ErrorCode.ENCOUNTER_EXISTS, f"encounter {frame.id!r} is already open", frame.id
+            )
+        if self.player_id is not None and frame.player_id != self.player_id:
+            raise FrameError(
+                ErrorCode.UNKNOWN_PLAYER,
+                f"this connection acts for player {self.player_id!r}, not {frame.player_id!r}",
+                frame.id,
+            )
+        if len(self.encounters) >= self._limits.max_encounters:
+            raise FrameError(
+                ErrorCode.LIMIT,
+                f"at most {self._limits.max_encounters} encounters may be open per connection",
+                frame.id,
+            )
+        encounter = await self.server.open_encounter(self, frame)
+        self.encounters[frame.id] = encounter
+
+    async def _say(self, frame: EncounterSay) -> None:
+        encounter = self._encounter(frame.id)
+        if frame.text is not None and len(frame.text) > self._limits.max_text_chars:
+            raise FrameError(
+                ErrorCode.LIMIT,
+                f"the text has {len(frame.text)} characters; at most "
+                f"{self._limits.max_text_chars} are allowed",
+                frame.id,
+            )
+        if not self._says.take():
+            raise FrameError(
+                ErrorCode.LIMIT,
+                f"too many says: at most {self._limits.says_per_second:g} per second",
+                frame.id,
+            )
+        await encounter.say(frame)
+
+    async def _close(self, frame: EncounterClose) -> None:
+        encounter = self._encounter(frame.id)
+        del self.encounters[frame.id]
+        await encounter.close()
+
+    async def _tick(self, frame: WorldTick) -> None:
+        # With a token configured no connection exists without it, so ticks are covered too.
+        if frame.days > self._limits.max_tick_days:
+            raise FrameError(
+                ErrorCode.LIMIT, f"at most {self._limits.max_tick_days} days per world.tick"
+            )
+        await self.server.tick(frame.days)
+
+    def _encounter(self, encounter_id: str) -> Encounter:
+        encounter = self.encounters.get(encounter_id)
+        if encounter is None:
+            raise FrameError(
+                ErrorCode.UNKNOWN_ENCOUNTER,
+                f"no open encounter {encounter_id!r} on this connection",
+                encounter_id,
+            )
+        return encounter

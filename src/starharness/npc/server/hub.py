@@ -1,0 +1,215 @@
+"""The NPC server's state: the game, its world, connections by player, and the encounters."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from starlette.websockets import WebSocket
+
+from ...runtime.credentials import Secret
+from ...runtime.kernel import Context
+from ...runtime.loop import AgentOptions
+from ..encounter import Encounter, GameKit
+from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
+from ..game import Game
+from ..world import World
+from .connection import POLICY_VIOLATION, Connection
+from .metrics import ServerMetrics
+from .security import origin_allowed, presented_token, token_matches
+from .settings import ServerSettings
+from .transcripts import TranscriptKeeper
+
+_log = logging.getLogger("starharness.npc.server")
+
+
+class NpcServer:
+    """Serves one game to engine connections; implements what encounters need from a host."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        game: Game,
+        world: World,
+        settings: ServerSettings,
+        *,
+        token: Secret | None = None,
+    ) -> None:
+        self._ctx = ctx
+        self._kit = GameKit.of(game)
+        self._world = world
+        self.settings = settings
+        self.token = token
+        self.metrics = ServerMetrics()
+        turn = settings.turn
+        self._agent_options = replace(
+            ctx.agents.defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
+        )
+        self.connections: set[Connection] = set()
+        self._players: dict[str, dict[Connection, int]] = {}
+        self._owners: dict[Encounter, Connection] = {}
+        self._pending: set[asyncio.Task[str | None]] = set()
+        self.transcripts = TranscriptKeeper(ctx.sessions, settings.transcripts.keep)
+
+    # -- what encounters see -----------------------------------------------------------------
+
+    @property
+    def ctx(self) -> Context:
+        return self._ctx
+
+    @property
+    def kit(self) -> GameKit:
+        return self._kit
+
+    @property
+    def game(self) -> Game:
+        return self._kit.game
+
+    @property
+    def world(self) -> World:
+        return self._world
+
+    @property
+    def agent_options(self) -> AgentOptions:
+        return self._agent_options
+
+    @property
+    def hide_harness_identity(self) -> bool:
+        return self.settings.hide_harness_identity
+
+    @property
+    def encounters(self) -> list[Encounter]:
+        """Every open encounter of every connection."""
+        return list(self._owners)
+
+    def push_hud(self, player_id: str) -> None:
+        connections = self._players.get(player_id)
+        if not connections:
+            return
+        # One read of the world, in a thread, shared by every connection of the player; each
+        # outbox waits for it in place, so the HUD keeps its order among the frames.
+        task = asyncio.get_running_loop().create_task(self._hud_text(player_id))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+        for connection in connections:
+            connection.send_pending(task)
+
+    async def _hud_text(self, player_id: str) -> str | None:
+        data = await asyncio.to_thread(self._world.player_view, player_id)
+        return encode(self._kit.protocol.hud(player_id=player_id, data=dict(data)))
+
+    def turn_done(self, seconds: float, reason: str) -> None:
+        self.metrics.turn_seconds.labels(reason).observe(seconds)
+
+    def usage(self, usage: Mapping[str, Any]) -> None:
+        self.metrics.usage(usage)
+
+    def encounter_ended(self, encounter: Encounter) -> None:
+        connection = self._owners.pop(encounter, None)
+        if connection is not None:
+            self.metrics.open_encounters.dec()
+            self._release(connection, encounter.player_id)
+        self.transcripts.ended(encounter.session_id)
+
+    # -- what connections ask ----------------------------------------------------------------
+
+    async def welcome(self, player_id: str) -> Welcome:
+        """The `welcome` frame for a player; FrameError(unknown_player) if there is none."""
+        world = self._world
+
+        def read() -> tuple[Mapping[str, Any], list[NpcEntry]] | None:
+            if not world.has_player(player_id):
+                return None
+            npcs = [NpcEntry(id=n.id, name=n.name, location_id=n.location_id) for n in world.npcs()]
+            return world.player_view(player_id), npcs
+
+        found = await asyncio.to_thread(read)
+        if found is None:
+            raise FrameError(ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}")
+        hud, npcs = found
+        return self._kit.protocol.welcome(hud=dict(hud), npcs=npcs)
+
+    def attach(self, connection: Connection, player_id: str) -> None:
+        """Count `connection` among the player's (for HUD frames) until released."""
+        holders = self._players.setdefault(player_id, {})
+        holders[connection] = holders.get(connection, 0) + 1
+
+    def _release(self, connection: Connection, player_id: str) -> None:
+        holders = self._players.get(player_id)
+        if holders is None or connection not in holders:
+            return
+        holders[connection] -= 1
+        if holders[connection] <= 0:
+            del holders[connection]
+        if not holders:
+            del self._players[player_id]
+
+    async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
+        encounter = await Encounter.open(self, frame, connection.send)
+        self._owners[encounter] = connection
+        self.metrics.open_encounters.inc()
+        self.attach(connection, frame.player_id)
+        return encounter
+
+    async def tick(self, days: int) -> None:
+        """Advance the world and broadcast what happened, then refresh every HUD."""
+        events = await asyncio.to_thread(self._world.tick, days)
+        frames = [
+            encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
+            for e in events
+        ]
+        for connection in list(self.connections):
+            for text in frames:
+                connection.outbox.put(text)
+        for player_id in list(self._players):
+            self.push_hud(player_id)
+
+    # -- connections -------------------------------------------------------------------------
+
+    async def connect(self, websocket: WebSocket) -> None:
+        """Serve one WebSocket from handshake to disconnect."""
+        headers = websocket.headers
+        if not origin_allowed(
+            headers.get("origin"), headers.get("host"), self.settings.allow_origin
+        ):
+            self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
+            await _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
+            return
+        presented = presented_token(headers, websocket.query_params)
+        if not token_matches(self.token, presented):
+            what = "missing" if presented is None else "wrong"
+            self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
+            await _refuse(websocket, f"the auth token is {what}")
+            return
+        await websocket.accept()
+        connection = Connection(self, websocket)
+        self.connections.add(connection)
+        self.metrics.connections.inc()
+        try:
+            await connection.serve()
+        finally:
+            self.connections.discard(connection)
+            self.metrics.connections.dec()
+            if connection.player_id is not None:
+                self._release(connection, connection.player_id)
+
+    async def aclose(self) -> None:
+        """Close every encounter (disposing its agent) and stop the pending HUD reads."""
+        await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
+        for task in list(self._pending):
+            task.cancel()
+        await asyncio.gather(*self._pending, return_exceptions=True)
+
+
+async def _refuse(websocket: WebSocket, message: str) -> None:
+    # Browsers cannot read a refused handshake's status, so the refusal is a frame.
+    await websocket.accept()
+    frame = ErrorFrame(code=ErrorCode.UNAUTHORIZED, message=message)
+    try:
+        await websocket.send_text(encode(frame))
+        await websocket.close(POLICY_VIOLATION, "unauthorized")
+    except Exception:
+        _log.debug("a refused client left before hearing why")

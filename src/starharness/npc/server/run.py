@@ -1,0 +1,198 @@
+"""Running an NPC server: bind, serve with uvicorn, announce readiness, stop cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+from collections.abc import Generator
+from pathlib import Path
+
+import httpx
+import uvicorn
+
+from ...runtime.kernel import Context
+from ..game import Game
+from ..world import World
+from .app import FRAME_PATH, build_app
+from .hub import NpcServer
+from .security import resolve_token
+from .settings import ServerSettings
+
+_log = logging.getLogger("starharness.npc.server")
+
+_READY_ATTEMPTS = 100
+_READY_PAUSE_S = 0.05
+_SHUTDOWN_GRACE_S = 5
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers: the command that runs us owns Ctrl-C."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
+
+
+class RunningServer:
+    """A started server: its address, the NPC server, and `stop()`."""
+
+    def __init__(
+        self,
+        server: NpcServer,
+        engine: _Uvicorn,
+        task: asyncio.Task[None],
+        host: str,
+        port: int,
+        owned_world: World | None,
+    ) -> None:
+        self.server = server
+        self.host = host
+        self.port = port
+        self._engine = engine
+        self._task = task
+        self._owned_world = owned_world
+        self._stopped = False
+
+    @property
+    def url(self) -> str:
+        """`http://host:port` (IPv6 hosts in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        """The frame endpoint, `ws://host:port/gh`."""
+        return "ws" + self.url.removeprefix("http") + FRAME_PATH
+
+    async def wait(self) -> None:
+        """Until the server stops on its own (it normally runs until `stop`)."""
+        await asyncio.shield(self._task)
+
+    async def stop(self) -> None:
+        """Close the listener and every connection, dispose every encounter, close the world."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._engine.should_exit = True
+        try:
+            await self._task
+        except Exception:
+            _log.exception("the web server failed while stopping")
+        await self.server.aclose()
+        world = self._owned_world
+        close = getattr(world, "close", None)
+        if callable(close):
+            await asyncio.to_thread(close)
+
+
+async def start_server(
+    ctx: Context, game: Game, settings: ServerSettings, *, world: World | None = None
+) -> RunningServer:
+    """Open the world (unless given), bind, serve, and write the ready file if asked.
+
+    Raises ExposureError for a non-loopback host without a token, OSError when the address
+    cannot be bound, and GameDefinitionError for a game that cannot be served.
+    """
+    token = await resolve_token(settings.host, settings.auth_token_env)
+    if settings.web_root is not None and not settings.web_root.is_dir():
+        raise FileNotFoundError(f"web_root {str(settings.web_root)!r} is not a directory")
+    owned = world is None
+    if world is None:
+        world = await asyncio.to_thread(game.open_world, settings.world)
+    try:
+        server = NpcServer(ctx, game, world, settings, token=token)
+        await server.transcripts.load()
+        sock = await _bind(settings.host, settings.port)
+        limit = settings.limits.max_frame_bytes
+        config = uvicorn.Config(
+            build_app(server),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
+            ws_max_size=max(4 * limit, 1 << 20),
+            timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,
+        )
+        engine = _Uvicorn(config)
+        task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
+        port: int = sock.getsockname()[1]
+        running = RunningServer(server, engine, task, settings.host, port, world if owned else None)
+        try:
+            await _until_started(engine, task)
+            if settings.ready_file is not None:
+                await _announce(running, settings.ready_file)
+        except BaseException:
+            await running.stop()
+            raise
+    except BaseException:
+        if owned:
+            close = getattr(world, "close", None)
+            if callable(close):
+                await asyncio.to_thread(close)
+        raise
+    return running
+
+
+async def serve_game(
+    ctx: Context, game: Game, settings: ServerSettings, *, world: World | None = None
+) -> None:
+    """Serve `game` until cancelled, then stop cleanly."""
+    running = await start_server(ctx, game, settings, world=world)
+    try:
+        await running.wait()
+    finally:
+        await running.stop()
+
+
+async def _bind(host: str, port: int) -> socket.socket:
+    infos = await asyncio.get_running_loop().getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
+    if not infos:
+        raise OSError(f"cannot resolve {host!r}")
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(256)
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+async def _until_started(engine: _Uvicorn, task: asyncio.Task[None]) -> None:
+    while not engine.started:
+        if task.done():
+            task.result()
+            raise RuntimeError("the web server stopped while starting")
+        await asyncio.sleep(0.005)
+
+
+async def _announce(running: RunningServer, path: Path) -> None:
+    """Write `{url, pid}` to `path` (atomically) once `/healthz` answers."""
+    async with httpx.AsyncClient(timeout=2.0) as client:
+        for _ in range(_READY_ATTEMPTS):
+            try:
+                response = await client.get(running.url + "/healthz")
+                if response.status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(_READY_PAUSE_S)
+        else:
+            raise RuntimeError(f"{running.url}/healthz did not answer; no ready file written")
+    text = json.dumps({"url": running.url, "ws": running.ws_url, "pid": os.getpid()})
+    await asyncio.to_thread(_write_atomically, path, text)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text + "\n", encoding="utf-8")
+    partial.replace(path)

@@ -1,0 +1,93 @@
+"""How an NPC server runs: address, exposure, limits, turn bounds and transcript retention."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+DEFAULT_PORT = 3099
+
+
+class LimitsSettings(BaseModel):
+    """What one connection may send and hold; exceeding a limit gets `error{limit}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_frame_bytes: int = Field(default=64 * 1024, ge=256)
+    """Largest frame accepted, in UTF-8 bytes."""
+    max_encounters: int = Field(default=8, ge=1)
+    """Open encounters per connection."""
+    says_per_second: float = Field(default=4.0, gt=0)
+    """Sustained says per connection; bursts up to `say_burst`."""
+    say_burst: int = Field(default=8, ge=1)
+    max_text_chars: int = Field(default=2000, ge=1)
+    """Longest `encounter.say` text."""
+    max_tick_days: int = Field(default=365, ge=1)
+    send_queue_frames: int = Field(default=1024, ge=1)
+    """Frames waiting for a slow reader before it is dropped."""
+    send_timeout_s: float = Field(default=10.0, gt=0)
+    """A reader that takes longer than this to accept one frame is dropped."""
+
+
+class TurnSettings(BaseModel):
+    """Bounds of one NPC turn: hitting one ends the turn with `error{limit}` then idle."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_steps: int = Field(default=6, ge=1, le=100)
+    timeout_s: float | None = Field(default=120.0, gt=0)
+
+
+class TranscriptSettings(BaseModel):
+    """How many finished encounters keep their session log (for `star-harness inspect`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keep: int | None = Field(default=200, ge=0)
+    """0 discards a transcript when its encounter ends; null keeps them all."""
+
+
+class ServerSettings(BaseModel):
+    """Everything about serving a game except which game."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    world: Path | None = None
+    """The world file; default: the game's own default."""
+    host: str = "127.0.0.1"
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    """0 picks a free port (see `ready_file`)."""
+    web_root: Path | None = None
+    """A browser client served at `/`; none for headless (`GET /` is 404)."""
+    auth_token_env: str | None = None
+    """Variable holding the token clients must present; required for a non-loopback host."""
+    allow_origin: list[str] = Field(default_factory=list[str])
+    """Browser origins allowed besides the server's own (e.g. `http://localhost:5173`)."""
+    ready_file: Path | None = None
+    """Written with `{url, pid}` once `/healthz` answers."""
+    hide_harness_identity: bool = True
+    """Leave the runtime's "you are an AI agent" section out of NPC prompts."""
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    turn: TurnSettings = Field(default_factory=TurnSettings)
+    transcripts: TranscriptSettings = Field(default_factory=TranscriptSettings)
+
+    @field_validator("auth_token_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not _VARIABLE.fullmatch(value):
+            raise ValueError("must be the NAME of an environment variable, not a token")
+        return value
+
+    @field_validator("allow_origin")
+    @classmethod
+    def _origins(cls, values: list[str]) -> list[str]:
+        cleaned: list[str] = []
+        for value in values:
+            origin = value.strip().rstrip("/").lower()
+            if not re.fullmatch(r"https?://[^/\s]+", origin):
+                raise ValueError(f"{value!r} is not an origin like http://host:port")
+            cleaned.append(origin)
+        return cleaned

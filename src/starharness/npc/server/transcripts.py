@@ -1,0 +1,43 @@
+"""Retention of encounter transcripts in the runtime's session store."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ...runtime.session import SessionService
+from ..encounter import TRANSCRIPT_KIND
+
+
+class TranscriptKeeper:
+    """Keeps the newest `keep` finished encounter logs (None: all; 0: none) and deletes the rest."""
+
+    __slots__ = ("_ids", "_keep", "_sessions")
+
+    def __init__(self, sessions: SessionService, keep: int | None) -> None:
+        self._sessions = sessions
+        self._keep = keep
+        self._ids: deque[str] = deque()
+
+    async def load(self) -> None:
+        """Adopt the transcripts already stored (oldest first) and prune them to `keep`."""
+        if not self._keep:
+            return
+        stored = await self._sessions.stored()
+        ids = [info.id for info in stored if info.meta.get("kind") == TRANSCRIPT_KIND]
+        self._ids.extend(reversed(ids))
+        self._prune()
+
+    def ended(self, session_id: str) -> None:
+        """An encounter's agent was disposed (its session is closed)."""
+        if self._keep is None:
+            return
+        if self._keep == 0:
+            self._sessions.store.delete(session_id)
+            return
+        self._ids.append(session_id)
+        self._prune()
+
+    def _prune(self) -> None:
+        keep = self._keep or 0
+        while len(self._ids) > keep:
+            self._sessions.store.delete(self._ids.popleft())

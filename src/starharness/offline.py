@@ -1,0 +1,58 @@
+"""The built-in offline brain: the mock LLM server playing a game's responder over real HTTP.
+
+With no API key, `play` and `serve` put this plugin in the profile's `llm` row, so the real
+provider client, loop and tools all run; only the model is the game's deterministic brain.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .mockllm import MockLlmServer, Responder
+from .npc import load_game
+from .runtime.kernel import LLM, Context, Plugin
+from .runtime.llm import OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
+
+OFFLINE_MODEL = "offline-brain"
+
+
+class OfflineBrainConfig(BaseModel):
+    """Which game's responder plays the NPCs (`package.module:attr`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(min_length=3)
+
+
+class NoOfflineBrainError(RuntimeError):
+    """The game ships no offline responder, so it cannot run without a model."""
+
+
+class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
+    """Starts the mock LLM on a loopback port with the game's responder and provides `ctx.llm`."""
+
+    Config: ClassVar[type[BaseModel]] = OfflineBrainConfig
+    provides = (LLM,)
+
+    async def setup(self, ctx: Context, config: OfflineBrainConfig) -> None:
+        game = load_game(config.game)
+        responder: Responder | None = game.offline_responder
+        if responder is None:
+            raise NoOfflineBrainError(
+                f"the game {game.name!r} has no offline brain: set an API key "
+                "(e.g. DEEPSEEK_API_KEY) or choose a provider with --provider"
+            )
+        mock = MockLlmServer(responder=responder, models=(OFFLINE_MODEL,))
+        await mock.start()
+        ctx.scope.add(mock.close)
+        provider = OpenAICompatibleProvider(
+            OPENAI_COMPATIBLE, base_url=mock.base_url, model=OFFLINE_MODEL, name="offline"
+        )
+        ctx.scope.add(provider.aclose)
+        service = ctx.maybe(LLM)
+        if service is None:
+            service = LlmService()
+            ctx.provide(LLM, service)
+        ctx.scope.add(service.register(provider, default=True))

@@ -1,0 +1,129 @@
+"""The one module that maps session events to frames, fed logged events directly."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from tinygame import GAME
+
+from starharness.npc import ActionAttempt, GameKit
+from starharness.npc.encounter import FrameMapper, LineStream
+from starharness.npc.frames import Frame, encode
+from starharness.npc.speech import SpokenOption
+from starharness.runtime.session import SessionEvent
+from starharness.runtime.session import event_types as ev
+
+KIT = GameKit.of(GAME)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.options: list[tuple[SpokenOption, ...]] = []
+        self.mapper = FrameMapper("e1", KIT.protocol, KIT.style, self.send, self.options.append)
+        self._seq = 0
+
+    def send(self, frame: Frame) -> None:
+        self.frames.append(json.loads(encode(frame)))
+
+    def log(self, type_: str, **data: Any) -> None:
+        self.mapper.on_event(SessionEvent(self._seq, 0, type_, data))
+        self._seq += 1
+
+    def delta(self, text: str, index: int = 0, name: str | None = None) -> None:
+        chunk = {"type": "tool-call-delta", "index": index, "id": None, "name": name}
+        self.log(ev.ASSISTANT_CHUNK, chunk={**chunk, "arguments_delta": text})
+
+    def said(self) -> str:
+        return "".join(f["text"] for f in self.frames if f["t"] == "say.delta")
+
+
+def _speak(recorder: Recorder, arguments: str, call_id: str = "c1") -> None:
+    call = {"id": call_id, "name": "talk", "arguments": arguments}
+    recorder.log(ev.ASSISTANT_MESSAGE, text="", tool_calls=(call,))
+    recorder.log(ev.TOOL_CALL, call_id=call_id, name="talk", arguments=arguments)
+    recorder.log(ev.TOOL_RESULT, call_id=call_id, name="talk", content="ok", is_error=False)
+
+
+def test_a_retry_after_output_does_not_resend_what_was_said() -> None:
+    recorder = Recorder()
+    arguments = json.dumps({"line": "Hello there, traveller.", "mood": "happy"})
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    recorder.delta(arguments[:5], name="talk")
+    recorder.delta(arguments[5:20])
+    said_before = recorder.said()
+    assert said_before == "Hello ther"
+    recorder.log(ev.LLM_RETRY, attempt=1, after_output=True)
+    recorder.delta("", name="talk")
+    for start in range(0, len(arguments), 3):
+        recorder.delta(arguments[start : start + 3])
+    _speak(recorder, arguments)
+    recorder.log(ev.TURN_END, turn=1, reason="completed")
+    assert recorder.said() == "Hello there, traveller."
+    kinds = [f["t"] for f in recorder.frames]
+    assert kinds[-3:] == ["say.end", "options", "encounter.idle"]
+    assert recorder.frames[-3]["mood"] == "happy"
+
+
+def test_a_line_not_streamed_is_sent_whole_when_the_call_completes() -> None:
+    recorder = Recorder()
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    _speak(recorder, json.dumps({"line": "All at once.", "options": ["Yes", "No"]}))
+    assert recorder.said() == "All at once."
+    assert recorder.options == [(SpokenOption("1", "Yes"), SpokenOption("2", "No"))]
+
+
+def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes() -> None:
+    recorder = Recorder()
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    recorder.delta('{"line": "Half a', name="talk")
+    recorder.log(ev.LLM_RETRY, attempt=1, after_output=True)
+    recorder.log(ev.TURN_END, turn=1, reason="error", error="HTTP 503", kind="ServerError")
+    assert [f["t"] for f in recorder.frames] == ["say.delta", "say.end", "error", "encounter.idle"]
+    assert (
+        recorder.frames[2]["code"] == "llm_unavailable"
+        and "HTTP 503" in recorder.frames[2]["message"]
+    )
+    limit = Recorder()
+    limit.log(ev.TURN_END, turn=1, reason="error", error="too many steps", kind="limit")
+    internal = Recorder()
+    internal.log(ev.TURN_END, turn=1, reason="error", error="boom", kind="internal")
+    assert limit.frames[0]["code"] == "limit" and internal.frames[0]["code"] == "internal"
+    assert "boom" not in internal.frames[0]["message"]
+
+
+def test_other_tools_are_not_spoken_and_refusals_become_action_frames() -> None:
+    recorder = Recorder()
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    recorder.delta('{"line": "not a speech"}', name="sell_bread")
+    recorder.mapper.on_attempt(ActionAttempt("sell_bread", False, "too poor", {}, {"ok": False}))
+    assert recorder.frames == [
+        {"t": "action", "id": "e1", "name": "sell_bread", "ok": False, "summary": "too poor"}
+    ]
+
+
+@given(
+    line=st.text(max_size=40),
+    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+    retry_at=st.integers(min_value=0, max_value=200),
+)
+def test_a_streamed_line_is_never_retracted_or_repeated(
+    line: str, cuts: list[int], retry_at: int
+) -> None:
+    arguments = json.dumps({"mood": "calm", "line": line})
+    stream = LineStream("line")
+    sent: list[str] = []
+    points = sorted({0, len(arguments), *(c % (len(arguments) + 1) for c in cuts)})
+    pieces = [arguments[a:b] for a, b in pairwise(points)]
+    retry = retry_at % (len(pieces) + 1)
+    for piece in pieces[:retry]:
+        sent.append(stream.feed(piece))
+    stream.restart()
+    for piece in pieces:
+        sent.append(stream.feed(piece))
+    assert "".join(sent) == line
+    assert stream.sent == line
