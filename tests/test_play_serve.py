@@ -15,7 +15,6 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-
 _START_TIMEOUT_S = 60
 
 

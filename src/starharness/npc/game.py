@@ -47,7 +47,7 @@ class Game:
     """GameAction definitions made with `define_game_action`."""
     speech: SpeechContract
     protocol_text: str
-    """Behaviour rules every NPC of the game shares (sorted before the persona: one cached prefix)."""
+    """Rules every NPC of the game shares; sorted before the persona, so one cached prefix."""
     moods: tuple[str, ...]
     default_mood: str
     attitude_range: tuple[int, int]
