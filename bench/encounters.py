@@ -25,10 +25,10 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import importlib
 import json
 import multiprocessing
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -67,9 +67,9 @@ def _mock_process(pipe: Pipe) -> None:
 
 
 async def _mock(pipe: Pipe) -> None:
-    from tinygame.brain import talk
-
     from starharness.mockllm import ChatRequest, MockLlmServer, Step, ToolCalls
+
+    talk = importlib.import_module("tinygame.brain").talk
 
     answer = ToolCalls(calls=[talk(LINE, "happy")], fragment_size=8)
 
@@ -135,9 +135,7 @@ async def _load(pipe: Pipe, options: dict[str, Any]) -> None:
 
     skipped = await _at_rate(rate, seconds, lambda: _say(idle, started, sockets))
     with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(10):
-            while started:
-                await asyncio.sleep(0.01)
+        await _until(lambda: not started, 10)
     turns = len(latencies)
     pipe.send("harness-done")
 
@@ -155,6 +153,14 @@ async def _load(pipe: Pipe, options: dict[str, Any]) -> None:
             "floor_cpu_per_request": floor_cpu,
         }
     )
+
+
+async def _until(done: Any, wait_s: float) -> None:
+    async with asyncio.timeout(wait_s):
+        for _ in iter(int, 1):
+            if done():
+                return
+            await asyncio.sleep(0.01)
 
 
 async def _say(idle: asyncio.Queue[int], started: dict[int, float], sockets: list[Any]) -> bool:
@@ -275,6 +281,7 @@ async def _warm_up(ws_url: str, ctx: Any) -> dict[str, Any]:
                 await ws.send(json.dumps({"t": "encounter.say", "id": "w", "text": text}))
         (session,) = ctx.sessions.live()
         header, messages = rebuild_requests(session.events)[0]
+    assert header is not None
     tools = [ToolSchema(t["name"], t["description"], t["parameters"]) for t in header["tools"]]
     return {
         "model": "mock-model",
@@ -311,8 +318,7 @@ async def _level(
     cpu = time.process_time() - cpu
     result: dict[str, Any] = await loop.run_in_executor(None, ours.recv)
     await loop.run_in_executor(None, generator.join, 30)
-    while running.server.encounters:
-        await asyncio.sleep(0.05)
+    await _until(lambda: not running.server.encounters, 30)
     result.update(
         count=count,
         heap_kb=heap,
@@ -331,7 +337,9 @@ def _report(result: dict[str, Any], seconds: float) -> bool:
     cpu_ratio = cpu / floor_cpu if floor_cpu else float("nan")
     d50, d99 = (_percentile(result["first_delta"], q) * 1000 for q in (0.5, 0.99))
     print(f"\n{result['count']} open encounters:")
-    print(f"  turns/s {result['turns'] / seconds:7.1f}   says skipped (all busy) {result['skipped']}")
+    print(
+        f"  turns/s {result['turns'] / seconds:7.1f}   says skipped (all busy) {result['skipped']}"
+    )
     print(
         f"  turn latency p50 {p50 * 1000:7.2f} ms  p99 {p99 * 1000:7.2f} ms  |  floor (direct "
         f"request) p50 {f50 * 1000:6.2f} ms  p99 {f99 * 1000:6.2f} ms  |  ratio p50 "
@@ -357,10 +365,10 @@ def _report(result: dict[str, Any], seconds: float) -> bool:
 
 
 async def _main(levels: Sequence[int], rate: float, seconds: float) -> int:
-    from tinygame import GAME
-
-    from npc_support import start_runtime
     from starharness.npc import LimitsSettings, ServerSettings, TranscriptSettings, start_server
+
+    game = importlib.import_module("tinygame").GAME
+    start_runtime = importlib.import_module("npc_support").start_runtime
 
     _pin(0)
     spawn = multiprocessing.get_context("spawn")
@@ -380,7 +388,7 @@ async def _main(levels: Sequence[int], rate: float, seconds: float) -> int:
             limits=limits,
             transcripts=TranscriptSettings(keep=0),
         )
-        running = await start_server(ctx, GAME, settings)
+        running = await start_server(ctx, game, settings)
         all_met = True
         try:
             body = await _warm_up(running.ws_url, ctx)
@@ -405,7 +413,7 @@ async def _main(levels: Sequence[int], rate: float, seconds: float) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[100, 500, 1000])
     parser.add_argument("--rate", type=float, default=200.0, help="says per second")
     parser.add_argument("--seconds", type=float, default=10.0, help="per level and phase")

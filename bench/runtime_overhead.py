@@ -340,6 +340,7 @@ class CellResult:
     p99_ms: float
     requests: int = 0
     mock_cpu_s: float = 0.0
+    gc_s: float = 0.0
 
     @property
     def cpu_per_turn_ms(self) -> float:
@@ -376,6 +377,21 @@ class Timed:
     cpu_s: float
     requests: int
     mock_cpu_s: float
+    gc_s: float
+
+
+class GcClock:
+    """CPU time spent in the garbage collector while installed (part of the measured CPU)."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.process_time()
+        else:
+            self.spent += time.process_time() - self._began
 
 
 async def drive(
@@ -399,16 +415,21 @@ async def drive(
                 latencies.append(clock() - began)
 
     gc.collect()
+    gc_clock = GcClock()
     requests, mock_cpu = probe.sample() if probe is not None else (0, 0.0)
+    gc.callbacks.append(gc_clock)
     cpu, wall = time.process_time(), clock()
-    async with asyncio.TaskGroup() as group:
-        for _ in range(concurrency):
-            group.create_task(worker())
-    wall, cpu = clock() - wall, time.process_time() - cpu
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(concurrency):
+                group.create_task(worker())
+    finally:
+        wall, cpu = clock() - wall, time.process_time() - cpu
+        gc.callbacks.remove(gc_clock)
     if probe is not None:
         after_requests, after_cpu = probe.sample()
         requests, mock_cpu = after_requests - requests, after_cpu - mock_cpu
-    return Timed(latencies, wall, cpu, requests, mock_cpu)
+    return Timed(latencies, wall, cpu, requests, mock_cpu, gc_clock.spent)
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -424,6 +445,7 @@ class Settings:
     concurrency: tuple[int, ...]
     agents: int
     fragment_size: int
+    repeat: int
 
 
 def _cell_result(
@@ -441,6 +463,7 @@ def _cell_result(
         _percentile(t.latencies, 0.99) * 1000,
         t.requests,
         t.mock_cpu_s,
+        t.gc_s,
     )
 
 
@@ -631,6 +654,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             concurrency=tuple(args.concurrency or (1, 4)),
             agents=args.agents or 10,
             fragment_size=args.fragment_size,
+            repeat=args.repeat or 1,
         )
     return Settings(
         turns=args.turns or 1000,
@@ -639,6 +663,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         concurrency=tuple(args.concurrency or (1, 50)),
         agents=args.agents or 1000,
         fragment_size=args.fragment_size,
+        repeat=args.repeat or 3,
     )
 
 
@@ -646,18 +671,40 @@ def _passed(c: CellResult) -> bool:
     return c.ok_turns == c.turns and c.tool_runs == c.turns and c.requests == 2 * c.turns
 
 
-def _print_cells(cells: list[CellResult]) -> None:
+def _median(runs: list[CellResult], variant: str, concurrency: int) -> CellResult:
+    """The run of a cell with the median CPU per turn."""
+    mine = sorted(
+        (r for r in runs if r.variant == variant and r.concurrency == concurrency),
+        key=lambda r: r.cpu_per_turn_ms,
+    )
+    return mine[(len(mine) - 1) // 2]
+
+
+def _spread(runs: list[CellResult], cell: CellResult) -> str:
+    mine = [
+        r.cpu_per_turn_ms
+        for r in runs
+        if r.variant == cell.variant and r.concurrency == cell.concurrency
+    ]
+    return f"{min(mine):.3f}-{max(mine):.3f}" if len(mine) > 1 else "-"
+
+
+def _print_cells(cells: list[CellResult], runs: list[CellResult]) -> None:
+    repeat = len(runs) // len(cells)
     print(
         f"  {'variant':8s} {'conc':>4s} {'wall p50 ms':>11s} {'wall p99 ms':>11s} "
-        f"{'CPU/turn ms':>11s} {'turns/s':>8s} {'client CPU':>10s} {'mock CPU':>8s}  checks"
+        f"{'CPU/turn ms':>11s} {f'(of {repeat} runs)':>13s} {'of it GC':>8s} {'turns/s':>8s} "
+        f"{'client CPU':>10s} {'mock CPU':>8s}  checks"
     )
     for c in cells:
-        checks = "ok" if _passed(c) else "FAILED"
+        mine = [r for r in runs if r.variant == c.variant and r.concurrency == c.concurrency]
+        checks = "ok" if all(_passed(r) for r in mine) else "FAILED"
         checks += f" ({c.ok_turns}/{c.turns} turns, {c.tool_runs} tool runs, {c.requests} requests)"
         print(
             f"  {c.variant:8s} {c.concurrency:4d} {c.p50_ms:11.2f} {c.p99_ms:11.2f} "
-            f"{c.cpu_per_turn_ms:11.3f} {c.turns_per_s:8.0f} {c.cpu_s / c.wall_s:10.0%} "
-            f"{c.mock_cpu_s / c.wall_s:8.0%}  {checks}"
+            f"{c.cpu_per_turn_ms:11.3f} {_spread(runs, c):>13s} {c.gc_s / c.turns * 1000:8.3f} "
+            f"{c.turns_per_s:8.0f} {c.cpu_s / c.wall_s:10.0%} {c.mock_cpu_s / c.wall_s:8.0%}  "
+            f"{checks}"
         )
 
 
@@ -669,6 +716,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", help="(1 50)")
     parser.add_argument("--agents", type=int, default=0, help="idle agents for memory (1000)")
     parser.add_argument("--fragment-size", type=int, default=40, help="tool-argument chars/event")
+    parser.add_argument("--repeat", type=int, default=0, help="runs of every cell (3)")
     parser.add_argument("--quick", action="store_true", help="a few turns only (smoke test)")
     args = parser.parse_args()
     s = _settings(args)
@@ -682,15 +730,17 @@ def main() -> None:
     served: Synchronized[int] = context.Value("q", 0)  # type: ignore[assignment]
     mock = context.Process(target=_serve, args=(ports, served, s.fragment_size), daemon=True)
     mock.start()
-    cells: list[CellResult] = []
+    runs: list[CellResult] = []
     try:
         base_url = f"http://127.0.0.1:{ports.get(timeout=60)}/v1"
         assert mock.pid is not None
-        for concurrency in s.concurrency:
-            for variant in ("floor", "loop"):
-                probe = MockProbe(mock.pid, served)
-                found = _run_in_process(_cell_process, variant, base_url, s, concurrency, probe)
-                cells.append(CellResult(**found))
+        probe = MockProbe(mock.pid, served)
+        # Floor and loop alternate, so a change in the machine's load touches both alike.
+        for _ in range(s.repeat):
+            for concurrency in s.concurrency:
+                for variant in ("floor", "loop"):
+                    found = _run_in_process(_cell_process, variant, base_url, s, concurrency, probe)
+                    runs.append(CellResult(**found))
         memory = _run_in_process(_memory_process, base_url, s)
     finally:
         mock.terminate()
@@ -708,9 +758,10 @@ def main() -> None:
         "requests: floor and loop send the same messages, tools and options: "
         + ("yes" if mismatch is None else f"NO\n{mismatch}")
     )
-    _print_cells(cells)
+    cells = [_median(runs, variant, c) for c in s.concurrency for variant in ("floor", "loop")]
+    _print_cells(cells, runs)
     broken = mismatch is not None
-    broken = broken or not all(_passed(c) for c in cells)
+    broken = broken or not all(_passed(c) for c in runs)
     met = True
     for concurrency in s.concurrency:
         floor = next(c for c in cells if c.variant == "floor" and c.concurrency == concurrency)

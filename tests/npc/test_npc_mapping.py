@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from itertools import pairwise
 from typing import Any
@@ -49,12 +50,13 @@ def _speak(recorder: Recorder, arguments: str, call_id: str = "c1") -> None:
     recorder.log(ev.TOOL_RESULT, call_id=call_id, name="talk", content="ok", is_error=False)
 
 
-def test_a_retry_after_output_does_not_resend_what_was_said() -> None:
+async def test_a_retry_after_output_does_not_resend_what_was_said() -> None:
     recorder = Recorder()
     arguments = json.dumps({"line": "Hello there, traveller.", "mood": "happy"})
     recorder.log(ev.STEP_START, turn=1, step=1)
     recorder.delta(arguments[:5], name="talk")
     recorder.delta(arguments[5:20])
+    await asyncio.sleep(0)  # deltas after a line's first leave at the end of the loop step
     said_before = recorder.said()
     assert said_before == "Hello ther"
     recorder.log(ev.LLM_RETRY, attempt=1, after_output=True)
@@ -69,7 +71,7 @@ def test_a_retry_after_output_does_not_resend_what_was_said() -> None:
     assert recorder.frames[-3]["mood"] == "happy"
 
 
-def test_a_line_not_streamed_is_sent_whole_when_the_call_completes() -> None:
+async def test_a_line_not_streamed_is_sent_whole_when_the_call_completes() -> None:
     recorder = Recorder()
     recorder.log(ev.STEP_START, turn=1, step=1)
     _speak(recorder, json.dumps({"line": "All at once.", "options": ["Yes", "No"]}))
@@ -77,7 +79,7 @@ def test_a_line_not_streamed_is_sent_whole_when_the_call_completes() -> None:
     assert recorder.options == [(SpokenOption("1", "Yes"), SpokenOption("2", "No"))]
 
 
-def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes() -> None:
+async def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes() -> None:
     recorder = Recorder()
     recorder.log(ev.STEP_START, turn=1, step=1)
     recorder.delta('{"line": "Half a', name="talk")
@@ -96,7 +98,7 @@ def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes
     assert "boom" not in internal.frames[0]["message"]
 
 
-def test_other_tools_are_not_spoken_and_refusals_become_action_frames() -> None:
+async def test_other_tools_are_not_spoken_and_refusals_become_action_frames() -> None:
     recorder = Recorder()
     recorder.log(ev.STEP_START, turn=1, step=1)
     recorder.delta('{"line": "not a speech"}', name="sell_bread")
@@ -127,3 +129,21 @@ def test_a_streamed_line_is_never_retracted_or_repeated(
         sent.append(stream.feed(piece))
     assert "".join(sent) == line
     assert stream.sent == line
+
+
+async def test_fragments_arriving_together_leave_as_one_frame_after_the_first() -> None:
+    recorder = Recorder()
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    recorder.delta('{"line": "Fi', name="talk")
+    assert recorder.said() == "Fi"  # the first words leave at once
+    for piece in ("rst ", "and ", "then "):
+        recorder.delta(piece)
+    assert recorder.said() == "Fi"
+    await asyncio.sleep(0)
+    assert [f["text"] for f in recorder.frames] == ["Fi", "rst and then "]
+    recorder.delta("more")
+    recorder.log(ev.TURN_END, turn=1, reason="completed")  # held text goes before say.end
+    assert [f["t"] for f in recorder.frames][-4:] == [
+        "say.delta", "say.delta", "say.end", "encounter.idle"
+    ]  # fmt: skip
+    assert recorder.said() == "First and then more"

@@ -32,7 +32,10 @@ def respond(request: ChatRequest) -> Step:
         qty = int(wanted.group(1))
         arguments = json.dumps({"qty": qty, "price": 3 * qty})
         return ToolCalls(calls=[ToolCall(name="sell_bread", arguments=arguments)])
-    return ToolCalls(calls=[talk(f"You said: {said}", options=OPTIONS)], fragment_size=4)
+    # Spaced fragments, like a real model: each arrives in a read of its own.
+    return ToolCalls(
+        calls=[talk(f"You said: {said}", options=OPTIONS)], fragment_size=4, delay_ms=2
+    )
 
 
 def customer_words(request: ChatRequest) -> str:

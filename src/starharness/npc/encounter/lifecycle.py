@@ -13,9 +13,17 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from ...runtime.kernel import Context
+from ...runtime.kernel import Context, Next
 from ...runtime.llm import UserMessage
-from ...runtime.loop import SESSION_EVENT, AgentHandle, AgentOptions, CancelCause, LoggedEvent
+from ...runtime.loop import (
+    REQUEST,
+    SESSION_EVENT,
+    AgentHandle,
+    AgentOptions,
+    CancelCause,
+    LoggedEvent,
+    OutgoingRequest,
+)
 from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOL_POST_EXECUTE
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
@@ -141,11 +149,23 @@ class Encounter:
                 tools.register(tool)
             layer.provide(ENCOUNTER, binding)
             layer.on(SESSION_EVENT, self._on_logged)
+            layer.on_waterfall(REQUEST, self._speech_may_be_forced)
             layer.on_waterfall(TOOL_POST_EXECUTE, self._conclusion.post_execute)
 
         self._handle = await host.ctx.agents.create(
             self.session_id, setup=setup, options=host.agent_options, meta=self._meta()
         )
+
+    async def _speech_may_be_forced(
+        self, outgoing: OutgoingRequest, next_: Next[OutgoingRequest]
+    ) -> OutgoingRequest | None:
+        """Let a server that cannot stream an open tool choice force speaking instead.
+
+        Speaking is always a valid step for an NPC, and streaming it keeps the first words
+        fast; the price is that on such a server the NPC speaks but does not act.
+        """
+        outgoing.request.forcible_tool = self._host.kit.speech_tool.name
+        return await next_(outgoing)
 
     def _meta(self) -> dict[str, Any]:
         return {
@@ -167,6 +187,11 @@ class Encounter:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def has_session(self) -> bool:
+        """Whether the agent (and so a session log) was created."""
+        return self._handle is not None
 
     @property
     def committed(self) -> tuple[CommittedAction, ...]:

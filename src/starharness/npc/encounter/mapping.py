@@ -6,6 +6,7 @@ logs and sends the frames they mean. Nothing else in the framework builds encoun
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -64,6 +65,8 @@ class FrameMapper:
     __slots__ = (
         "_calls",
         "_finals",
+        "_flush_handle",
+        "_held",
         "_id",
         "_indices",
         "_line_open",
@@ -93,6 +96,9 @@ class FrameMapper:
         self._send = send
         self._on_options = on_options
         self._line_open = False
+        # Deltas after a line's first one, held until the end of this loop step.
+        self._held: list[str] = []
+        self._flush_handle: asyncio.Handle | None = None
         # Per step: tool-call index -> name, index -> line stream, indices seen.
         self._names: dict[int, str] = {}
         self._streams: dict[int, LineStream] = {}
@@ -210,10 +216,9 @@ class FrameMapper:
             self._end_line(self._style.default_mood)
         if data.get("reason") == "error":
             code = error_code_for(data)
-            self._send(
-                self._protocol.error(id=self._id, code=code, message=_error_message(code, data))
-            )
-        self._send(self._protocol.encounter_idle(id=self._id))
+            message = _error_message(code, data)
+            self._emit(self._protocol.error(id=self._id, code=code, message=message))
+        self._emit(self._protocol.encounter_idle(id=self._id))
 
     # -- action attempts ---------------------------------------------------------------------
 
@@ -221,7 +226,7 @@ class FrameMapper:
         """An action committed or was refused: presentation only, the world already changed."""
         if attempt.name == self._speech_name:
             return
-        self._send(
+        self._emit(
             self._protocol.action(
                 id=self._id, name=attempt.name, ok=attempt.ok, summary=attempt.summary
             )
@@ -230,29 +235,53 @@ class FrameMapper:
     # -- frames ------------------------------------------------------------------------------
 
     def _delta(self, text: str) -> None:
-        self._line_open = True
-        self._send(self._protocol.say_delta(id=self._id, text=text))
+        if not self._line_open:
+            # A line's first words leave at once.
+            self._line_open = True
+            self._send(self._protocol.say_delta(id=self._id, text=text))
+            return
+        # Fragments that arrived together leave together: one frame (one socket write) per
+        # loop step instead of one per fragment.
+        self._held.append(text)
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        if self._held:
+            text = "".join(self._held)
+            self._held.clear()
+            self._send(self._protocol.say_delta(id=self._id, text=text))
+
+    def _emit(self, frame: Frame) -> None:
+        """Send a frame that is not a delta, after any held delta text."""
+        if self._held:
+            handle = self._flush_handle
+            if handle is not None:
+                handle.cancel()
+            self._flush()
+        self._send(frame)
 
     def _end_line(self, mood: str) -> None:
         self._line_open = False
-        self._send(self._protocol.say_end(id=self._id, mood=mood))
+        self._emit(self._protocol.say_end(id=self._id, mood=mood))
 
     def _options(self, options: tuple[SpokenOption, ...]) -> None:
         items = [OptionItem(id=option.id, label=option.label) for option in options]
-        self._send(self._protocol.options(id=self._id, items=items))
+        self._emit(self._protocol.options(id=self._id, items=items))
         self._on_options(options)
 
     def turn_failed(self, code: ErrorCode, message: str) -> None:
         """A turn that could not start (the world failed): error, then idle."""
-        self._send(self._protocol.error(id=self._id, code=code, message=message))
-        self._send(self._protocol.encounter_idle(id=self._id))
+        self._emit(self._protocol.error(id=self._id, code=code, message=message))
+        self._emit(self._protocol.encounter_idle(id=self._id))
 
     def opened(self, npc_name: str, attitude: int) -> None:
         """The encounter exists (sent before any model call)."""
-        self._send(
+        self._emit(
             self._protocol.encounter_opened(id=self._id, npc_name=npc_name, attitude=attitude)
         )
 
     def idle(self) -> None:
         """Input is welcome again (after an opening without a greeting)."""
-        self._send(self._protocol.encounter_idle(id=self._id))
+        self._emit(self._protocol.encounter_idle(id=self._id))

@@ -112,7 +112,8 @@ class NpcServer:
         if connection is not None:
             self.metrics.open_encounters.dec()
             self._release(connection, encounter.player_id)
-        self.transcripts.ended(encounter.session_id)
+        if encounter.has_session:
+            self.transcripts.ended(encounter.session_id)
 
     # -- what connections ask ----------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from .http_errors import parse_retry_after
 from .plugin import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig, build_provider
 from .profiles import (
     DEEPSEEK,
+    LLAMA_CPP,
     OPENAI,
     OPENAI_COMPATIBLE,
     PROFILES,
@@ -26,6 +27,7 @@ from .profiles import (
     get_profile,
 )
 from .provider import SESSION_HEADER, LlmProvider, OpenAICompatibleProvider, Timeouts
+from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request
 from .retry import OnRetry, RetryInfo, RetryPolicy, stream_with_retry
 from .service import LlmService, ProviderSettings
 from .types import (
@@ -50,6 +52,7 @@ from .wire import WireEncoder, dumps_wire, encoder_for, to_wire_messages, to_wir
 
 __all__ = [
     "DEEPSEEK",
+    "LLAMA_CPP",
     "OPENAI",
     "OPENAI_COMPATIBLE",
     "PROFILES",
@@ -73,13 +76,16 @@ __all__ = [
     "NamedToolChoice",
     "OnRetry",
     "OpenAICompatibleProvider",
+    "PlansRequests",
     "ProtocolError",
     "ProviderConfigError",
     "ProviderProfile",
     "ProviderSettings",
+    "QuirkChoice",
     "QuotaExceededError",
     "RateLimitedError",
     "ReasoningDelta",
+    "RequestPlan",
     "RetryConfig",
     "RetryInfo",
     "RetryPolicy",
@@ -102,6 +108,7 @@ __all__ = [
     "encoder_for",
     "get_profile",
     "parse_retry_after",
+    "plan_request",
     "stream_with_retry",
     "to_wire_messages",
     "to_wire_tools",

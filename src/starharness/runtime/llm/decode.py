@@ -112,6 +112,30 @@ class ChunkDecoder:
         except (AttributeError, KeyError, TypeError, IndexError):
             raise ProtocolError(f"unexpected stream event shape: {_snippet(data)}") from None
 
+    def decode_completion(self, data: bytes) -> list[StreamChunk]:
+        """Every chunk of an unstreamed answer, ending like a stream (Usage, then Finish)."""
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            raise ProtocolError(f"malformed JSON in an answer: {_snippet(data)}") from None
+        if not isinstance(payload, dict):
+            raise ProtocolError(f"an answer is not a JSON object: {_snippet(data)}")
+        answer = cast(dict[str, Any], payload)
+        try:
+            event = _as_stream_event(answer)
+        except (AttributeError, KeyError, TypeError, IndexError):
+            raise ProtocolError(f"unexpected answer shape: {_snippet(data)}") from None
+        if event is None:
+            if answer.get("error"):
+                raise error_from_payload(answer, status=None)
+            raise ProtocolError(f"an answer without choices: {_snippet(data)}")
+        self.events += 1
+        try:
+            chunks = self._chunks(event)
+        except (AttributeError, KeyError, TypeError, IndexError):
+            raise ProtocolError(f"unexpected answer shape: {_snippet(data)}") from None
+        return chunks + self.finish()
+
     def _chunks(self, event: dict[str, Any]) -> list[StreamChunk]:
         out: list[StreamChunk] = []
         choices = event.get("choices")
@@ -184,3 +208,21 @@ class ChunkDecoder:
             out.append(self._usage)
         out.append(Finish(_FINISH_REASONS.get(reason, "stop")))
         return out
+
+
+def _as_stream_event(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """An unstreamed answer as the one stream event that would carry all of it."""
+    choices = answer.get("choices")
+    if not choices:
+        return None
+    choice = choices[0]
+    message: dict[str, Any] = dict(choice.get("message") or {})
+    calls = message.get("tool_calls")
+    if calls:
+        message["tool_calls"] = [dict(call, index=i) for i, call in enumerate(calls)]
+    event: dict[str, Any] = {
+        "choices": [{"delta": message, "finish_reason": choice.get("finish_reason")}]
+    }
+    if answer.get("usage"):
+        event["usage"] = answer["usage"]
+    return event

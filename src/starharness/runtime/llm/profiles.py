@@ -38,6 +38,13 @@ class ProviderProfile:
     supports_tool_choice: bool = True
     supports_named_tool_choice: bool = True
     """False: a named tool choice is sent as "required" (the only tool the model may call)."""
+    null_content_with_tool_calls: bool = True
+    """An assistant message with tool calls and no text sends `content: null` (OpenAI's schema);
+    False: it sends "" (llama-cpp-python's server refuses null there)."""
+    streams_open_tool_choice: bool = True
+    """False: the server refuses a streamed request with tools whose tool choice is "auto" or
+    "required". The provider then forces the request's `forcible_tool`, or, when the caller
+    allows none, sends that request unstreamed (see `plan_request`)."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -76,8 +83,24 @@ OPENAI_COMPATIBLE = ProviderProfile(
     cache_read_paths=(("prompt_tokens_details", "cached_tokens"), ("prompt_cache_hit_tokens",)),
 )
 
+LLAMA_CPP = ProviderProfile(
+    name="llama-cpp",
+    # The server answers with whatever model it loaded, whatever the request names.
+    default_model="local-gguf",
+    # `python -m llama_cpp.server` listens here unless told otherwise.
+    default_base_url="http://127.0.0.1:8000/v1",
+    api_key_env="LLAMA_CPP_API_KEY",
+    base_url_env="LLAMA_CPP_BASE_URL",
+    key_required=False,
+    reasoning_fields=("reasoning_content",),
+    null_content_with_tool_calls=False,
+    # Its chat handlers (chatml-function-calling and others) stream only a named tool choice:
+    # "auto" and "required" fail inside the server when `stream` is true.
+    streams_open_tool_choice=False,
+)
+
 PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(
-    {p.name: p for p in (DEEPSEEK, OPENAI, OPENAI_COMPATIBLE)}
+    {p.name: p for p in (DEEPSEEK, OPENAI, OPENAI_COMPATIBLE, LLAMA_CPP)}
 )
 """The built-in profiles by name."""
 

@@ -21,6 +21,7 @@ from .errors import (
 )
 from .http_errors import error_from_response, error_from_transport
 from .profiles import ProviderProfile
+from .quirks import RequestPlan, plan_request
 from .sse import SseParser
 from .stall import StallGuard
 from .types import LlmRequest, StreamChunk
@@ -28,6 +29,7 @@ from .wire import WireEncoder, encoder_for
 
 SESSION_HEADER = "X-Star-Harness-Session"
 _ERROR_BODY_LIMIT = 64 * 1024
+_ANSWER_BODY_LIMIT = 16 * 1024 * 1024
 _DRAIN_S = 2.0
 
 
@@ -86,6 +88,15 @@ async def _drain(reads: AsyncIterator[bytes], guard: StallGuard) -> None:
         guard.end()
 
 
+def _parsed_url(url: str) -> httpx.URL | str:
+    """`url` parsed once (not for every request); left as text if httpx cannot parse it, so
+    the request itself fails with the usual error."""
+    try:
+        return httpx.URL(url)
+    except httpx.InvalidURL:
+        return url
+
+
 def _header_safe(value: str) -> bool:
     return value.isascii() and value.isprintable() and bool(value)
 
@@ -99,6 +110,7 @@ class OpenAICompatibleProvider:
 
     __slots__ = (
         "_cache_keys",
+        "_client_headers",
         "_encoder",
         "_headers",
         "_http",
@@ -108,6 +120,8 @@ class OpenAICompatibleProvider:
         "_owns_http",
         "_profile",
         "_secret",
+        "_target",
+        "_timeout_extension",
         "_timeouts",
         "_url",
         "_url_shown",
@@ -132,6 +146,7 @@ class OpenAICompatibleProvider:
         self._model = chosen
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._url_shown = _display_url(self._url)
+        self._target = _parsed_url(self._url)
         if isinstance(api_key, str):
             api_key = Secret(profile.api_key_env or "API_KEY", api_key) if api_key else None
         self._secret = api_key
@@ -147,6 +162,8 @@ class OpenAICompatibleProvider:
             write=t.write,
             pool=t.connect,
         )
+        self._timeout_extension = self._httpx_timeout.as_dict()
+        self._client_headers: tuple[httpx.AsyncClient, httpx.Headers] | None = None
         self._encoder: WireEncoder = encoder_for(profile)
         self._headers = {"accept": "text/event-stream", "content-type": "application/json"}
         if self._secret is not None:
@@ -221,10 +238,21 @@ class OpenAICompatibleProvider:
             self._cache_keys[session_id] = key
         return key
 
+    def plan(self, request: LlmRequest) -> RequestPlan:
+        """How `request` is sent to this server: as asked, with a forced tool, or unstreamed."""
+        return plan_request(self._profile, request)
+
     def encode(self, request: LlmRequest) -> bytes:
         """The exact body `stream` sends for `request` (an empty model means the default)."""
+        return self._body(self.plan(request))
+
+    def _body(self, plan: RequestPlan) -> bytes:
+        request = plan.request
         return self._encoder.body(
-            request, model=self._model, cache_key=self.cache_key(request.session_id)
+            request,
+            model=self._model,
+            cache_key=self.cache_key(request.session_id),
+            stream=plan.stream,
         )
 
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
@@ -233,12 +261,53 @@ class OpenAICompatibleProvider:
                 f"session id {request.session_id!r} cannot be sent as an HTTP header "
                 "(printable ASCII only)"
             )
-        return self._stream(request)
+        plan = self.plan(request)
+        if not plan.stream:
+            return self._complete(plan)
+        return self._stream(plan)
 
-    async def _stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
-        body = self.encode(request)
+    async def _complete(self, plan: RequestPlan) -> AsyncIterator[StreamChunk]:
+        """An unstreamed request, its answer yielded as the chunks a stream would have carried."""
+        body = self._body(plan)
         headers = dict(self._headers)
-        headers[SESSION_HEADER] = request.session_id
+        headers["accept"] = "application/json"
+        headers[SESSION_HEADER] = plan.request.session_id
+        client = self._http or await self._client()
+        guard = StallGuard()
+        response: httpx.Response | None = None
+        phase = "first"
+        try:
+            # The whole answer is generated before its first byte: first_byte bounds all of it.
+            guard.begin(self._timeouts.first_byte)
+            http_request = self._http_request(client, body, headers)
+            response = await client.send(http_request, stream=True)
+            phase = "idle"
+            data = await self._read_limited(response, guard, limit=_ANSWER_BODY_LIMIT)
+            guard.end()
+            status = response.status_code
+            if not 200 <= status < 300:
+                key_env = self._secret.name if self._secret else self._profile.api_key_env
+                raise error_from_response(status, response.headers, data, key_env=key_env)
+            chunks = ChunkDecoder(self._profile).decode_completion(data)
+        except asyncio.CancelledError:
+            if guard.is_timeout():
+                raise self._timeout_error(phase) from None
+            raise
+        except httpx.HTTPError as exc:
+            raise self._redacted(error_from_transport(exc, url=self._url_shown)) from None
+        except LlmError as exc:
+            raise self._redacted(exc) from None
+        finally:
+            guard.close()
+            if response is not None:
+                await response.aclose()
+        for chunk in chunks:
+            yield chunk
+
+    async def _stream(self, plan: RequestPlan) -> AsyncIterator[StreamChunk]:
+        body = self._body(plan)
+        headers = dict(self._headers)
+        headers[SESSION_HEADER] = plan.request.session_id
         client = self._http or await self._client()
         guard = StallGuard()
         response: httpx.Response | None = None
@@ -246,9 +315,7 @@ class OpenAICompatibleProvider:
         decoder = ChunkDecoder(self._profile)
         try:
             guard.begin(self._timeouts.first_byte)
-            http_request = client.build_request(
-                "POST", self._url, content=body, headers=headers, timeout=self._httpx_timeout
-            )
+            http_request = self._http_request(client, body, headers)
             response = await client.send(http_request, stream=True)
             await self._check_response(response, guard)
             parser = SseParser()
@@ -312,6 +379,32 @@ class OpenAICompatibleProvider:
 
     # -- helpers -------------------------------------------------------------------------------
 
+    def _http_request(
+        self, client: httpx.AsyncClient, body: bytes, headers: dict[str, str]
+    ) -> httpx.Request:
+        """The POST carrying `body`.
+
+        The client this provider made has no base URL, parameters or hooks, and its default
+        headers never change, so while it holds no cookies its request is built directly,
+        without `build_request` merging all of that again for every request.
+        """
+        if client is self._http and self._owns_http and not client.cookies:
+            known = self._client_headers
+            if known is None or known[0] is not client:
+                known = self._client_headers = (client, httpx.Headers(client.headers))
+            merged = known[1].copy()
+            merged.update(headers)
+            return httpx.Request(
+                "POST",
+                self._target,
+                content=body,
+                headers=merged,
+                extensions={"timeout": self._timeout_extension},
+            )
+        return client.build_request(
+            "POST", self._target, content=body, headers=headers, timeout=self._httpx_timeout
+        )
+
     async def _check_response(self, response: httpx.Response, guard: StallGuard) -> None:
         status = response.status_code
         content_type = response.headers.get("content-type", "")
@@ -327,7 +420,9 @@ class OpenAICompatibleProvider:
             f"{content_type or 'no content type'}: {snippet}"
         )
 
-    async def _read_limited(self, response: httpx.Response, guard: StallGuard) -> bytes:
+    async def _read_limited(
+        self, response: httpx.Response, guard: StallGuard, *, limit: int = _ERROR_BODY_LIMIT
+    ) -> bytes:
         parts: list[bytes] = []
         size = 0
         idle = self._timeouts.idle
@@ -335,9 +430,9 @@ class OpenAICompatibleProvider:
             guard.begin(idle)
             parts.append(raw)
             size += len(raw)
-            if size >= _ERROR_BODY_LIMIT:
+            if size >= limit:
                 break
-        return b"".join(parts)[:_ERROR_BODY_LIMIT]
+        return b"".join(parts)[:limit]
 
     def _timeout_error(self, phase: str) -> LlmError:
         t = self._timeouts

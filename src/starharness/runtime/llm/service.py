@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from ..kernel import Disposer, once
 from .profiles import UnknownProviderError
 from .provider import LlmProvider
+from .quirks import PlansRequests
 from .retry import OnRetry, RetryPolicy, stream_with_retry
 from .types import LlmRequest, StreamChunk
+
+_PLANNERS: dict[type, bool] = {}
+
+
+def _plans_requests(provider: LlmProvider) -> bool:
+    """Whether `provider` can plan requests, checked once per class: an isinstance check
+    against a runtime protocol walks the protocol's members and costs more than the plan."""
+    kind = type(provider)
+    known = _PLANNERS.get(kind)
+    if known is None:
+        known = _PLANNERS[kind] = isinstance(provider, PlansRequests)
+    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +102,16 @@ class LlmService:
     def default_model(self) -> str:
         """The default provider's model."""
         return self._entry(None).provider.default_model
+
+    def quirk(self, request: LlmRequest, *, provider: str | None = None) -> dict[str, Any] | None:
+        """How the provider's declared quirks change `request`, as the session log records it.
+
+        None when the request goes out as asked (or the provider cannot say).
+        """
+        chosen = self._entry(provider).provider
+        if not _plans_requests(chosen):
+            return None
+        return cast(PlansRequests, chosen).plan(request).log_data()
 
     def stream(
         self, request: LlmRequest, *, provider: str | None = None, on_retry: OnRetry | None = None

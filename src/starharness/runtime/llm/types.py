@@ -89,6 +89,9 @@ class LlmRequest:
     temperature: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
     """Provider-specific body fields, merged last."""
+    forcible_tool: str | None = None
+    """A tool the caller allows the provider to force when the server cannot stream an open
+    tool choice ("auto"/"required"); None: such a request is sent unstreamed instead."""
 
 
 # -- stream chunks -----------------------------------------------------------------------------

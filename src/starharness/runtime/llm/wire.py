@@ -84,7 +84,9 @@ def _tool_choice(choice: ToolChoice, profile: ProviderProfile) -> Any:
     return choice
 
 
-def _message_dict(message: Message, reasoning_field: str | None) -> dict[str, Any]:
+def _message_dict(
+    message: Message, reasoning_field: str | None, *, null_content: bool = True
+) -> dict[str, Any]:
     if isinstance(message, UserMessage):
         return {"role": "user", "content": message.content}
     if isinstance(message, ToolMessage):
@@ -92,7 +94,9 @@ def _message_dict(message: Message, reasoning_field: str | None) -> dict[str, An
     wire: dict[str, Any] = {
         "role": "assistant",
         # With tool calls and no text, OpenAI's schema wants null rather than "".
-        "content": message.text if message.text or not message.tool_calls else None,
+        "content": message.text
+        if message.text or not message.tool_calls or not null_content
+        else None,
     }
     if reasoning_field is not None and message.reasoning is not None:
         wire[reasoning_field] = message.reasoning
@@ -136,11 +140,20 @@ def _key(name: str) -> bytes:
 class WireEncoder:
     """Encodes for one provider profile; shared by every provider using that profile."""
 
-    __slots__ = ("_messages", "_profile", "_reasoning_field", "_system", "_tool_lists", "_tools")
+    __slots__ = (
+        "_messages",
+        "_null_content",
+        "_profile",
+        "_reasoning_field",
+        "_system",
+        "_tool_lists",
+        "_tools",
+    )
 
     def __init__(self, profile: ProviderProfile, *, cache_size: int = 4096) -> None:
         self._profile = profile
         self._reasoning_field = profile.reasoning_send_field
+        self._null_content = profile.null_content_with_tool_calls
         # Keyed by id(); each entry keeps its message alive so the id cannot be reused meanwhile.
         self._messages: _TwoGenerationCache[int, tuple[Message, bytes]] = _TwoGenerationCache(
             cache_size
@@ -162,7 +175,10 @@ class WireEncoder:
     def message_dicts(self, system: str, messages: Iterable[Message]) -> list[dict[str, Any]]:
         """The `messages` array as sent: the system prompt first (if any), then the history."""
         wire = [{"role": "system", "content": system}] if system else []
-        wire.extend(_message_dict(m, self._reasoning_field) for m in messages)
+        wire.extend(
+            _message_dict(m, self._reasoning_field, null_content=self._null_content)
+            for m in messages
+        )
         return wire
 
     def _message_bytes(self, message: Message) -> bytes:
@@ -170,7 +186,9 @@ class WireEncoder:
         entry = self._messages.get(key)
         if entry is not None and entry[0] is message:
             return entry[1]
-        encoded = _encode(_message_dict(message, self._reasoning_field))
+        encoded = _encode(
+            _message_dict(message, self._reasoning_field, null_content=self._null_content)
+        )
         self._messages.put(key, (message, encoded))
         return encoded
 
@@ -212,9 +230,14 @@ class WireEncoder:
     # -- the request body ----------------------------------------------------------------------
 
     def body(
-        self, request: LlmRequest, *, model: str | None = None, cache_key: str | None = None
+        self,
+        request: LlmRequest,
+        *,
+        model: str | None = None,
+        cache_key: str | None = None,
+        stream: bool = True,
     ) -> bytes:
-        """The complete JSON body of a streaming chat-completions request.
+        """The complete JSON body of a chat-completions request (streaming unless `stream=False`).
 
         `model` replaces an empty `request.model`; `cache_key` is sent if the profile takes one.
         """
@@ -227,8 +250,8 @@ class WireEncoder:
             fields.append(("tools", self.tools_json(request.tools)))
             if profile.supports_tool_choice:
                 fields.append(("tool_choice", _encode(_tool_choice(request.tool_choice, profile))))
-        fields.append(("stream", b"true"))
-        if profile.stream_usage:
+        fields.append(("stream", b"true" if stream else b"false"))
+        if stream and profile.stream_usage:
             fields.append(("stream_options", b'{"include_usage":true}'))
         if request.max_tokens is not None:
             fields.append((profile.max_tokens_field, str(int(request.max_tokens)).encode()))

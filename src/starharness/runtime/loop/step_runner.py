@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..kernel import PROMPT, TOOLS
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
 from ..session import event_types as ev
+from ..session import freeze_data
 from ..telemetry import request_span
 from .hooks import REQUEST, OutgoingRequest
 from .step import StepAccumulator, StepResult, chunk_data, message_data, request_context_data
@@ -18,6 +19,24 @@ if TYPE_CHECKING:
     from .agent import Agent
 
 _NO_TOOLS: tuple[ToolSchema, ...] = ()
+_TOOL_DATA_LIMIT = 1024
+_tool_data: dict[ToolSchema, Mapping[str, Any]] = {}
+"""Each shared schema's frozen header entry, so a new session does not copy every schema."""
+
+
+def _tool_header(schema: ToolSchema) -> Mapping[str, Any]:
+    data = _tool_data.get(schema)
+    if data is None:
+        if len(_tool_data) >= _TOOL_DATA_LIMIT:
+            _tool_data.clear()
+        data = _tool_data[schema] = freeze_data(
+            {
+                "name": schema.name,
+                "description": schema.description,
+                "parameters": schema.parameters,
+            }
+        )
+    return data
 
 
 def _static_part(agent: Agent) -> tuple[str, Sequence[ToolSchema]]:
@@ -43,10 +62,7 @@ def _log_header_if_changed(agent: Agent, system: str, tools: Sequence[ToolSchema
         ev.REQUEST_HEADER,
         {
             "system": system,
-            "tools": [
-                {"name": t.name, "description": t.description, "parameters": t.parameters}
-                for t in tools
-            ],
+            "tools": [_tool_header(t) for t in tools],
             "reason": reason,
         },
     )
@@ -79,7 +95,12 @@ async def run_step(
             return None
         request = outgoing.request
     _log_header_if_changed(agent, request.system, request.tools)
-    agent.log(ev.REQUEST_CONTEXT, request_context_data(provider.name, request))
+    context = request_context_data(provider.name, request)
+    quirk = llm.quirk(request, provider=provider.name)
+    if quirk is not None:
+        # The server cannot take the request as asked: the log says what was sent instead.
+        context["quirk"] = quirk
+    agent.log(ev.REQUEST_CONTEXT, context)
     agent.log(ev.STEP_START, {"turn": turn, "step": step})
 
     acc = StepAccumulator()

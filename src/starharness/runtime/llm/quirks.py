@@ -1,0 +1,61 @@
+"""How a request is adapted to what its server can do, decided from the profile's quirk fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from .profiles import ProviderProfile
+from .types import LlmRequest, NamedToolChoice
+
+QuirkChoice = Literal["forced-tool", "unstreamed"]
+"""What the provider did instead of sending the request as asked."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestPlan:
+    """The request as it is sent, whether it streams, and the quirk that changed it (if any)."""
+
+    request: LlmRequest
+    stream: bool = True
+    quirk: QuirkChoice | None = None
+    reason: str = ""
+
+    def log_data(self) -> dict[str, Any] | None:
+        """What the session log records about the adaptation; None when there was none."""
+        if self.quirk is None:
+            return None
+        data: dict[str, Any] = {"choice": self.quirk, "reason": self.reason}
+        choice = self.request.tool_choice
+        if isinstance(choice, NamedToolChoice):
+            data["tool"] = choice.name
+        return data
+
+
+def plan_request(profile: ProviderProfile, request: LlmRequest) -> RequestPlan:
+    """Adapt `request` to `profile`: force the allowed tool, or stop streaming, or leave it be."""
+    choice = request.tool_choice
+    if (
+        profile.streams_open_tool_choice
+        or not profile.supports_tool_choice
+        or not request.tools
+        or choice not in ("auto", "required")
+    ):
+        return RequestPlan(request)
+    reason = f'{profile.name} cannot stream tool_choice "{choice}"'
+    forcible = request.forcible_tool
+    if forcible is not None and any(tool.name == forcible for tool in request.tools):
+        forced = replace(request, tool_choice=NamedToolChoice(forcible))
+        return RequestPlan(forced, quirk="forced-tool", reason=reason)
+    if forcible is None:
+        reason += " and the caller allows no tool to be forced"
+    else:
+        reason += f" and the tool it allows to force ({forcible!r}) is not offered"
+    return RequestPlan(request, stream=False, quirk="unstreamed", reason=reason)
+
+
+@runtime_checkable
+class PlansRequests(Protocol):
+    """A provider that can say, before sending, how its quirks change a request."""
+
+    def plan(self, request: LlmRequest) -> RequestPlan: ...
