@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import typer
 
-from . import chat, config, inspect_cmd, mcp, mock_llm, play, run, seed, serve, talk
+from . import chat, config, inspect_cmd, mcp, mock_llm, models, play, run, seed, serve, talk
 from ._errors import USAGE_EXIT, user_message
 
 __all__ = ["app", "main", "run_cli"]
@@ -23,7 +23,7 @@ app = typer.Typer(
     help="star-harness: give game NPCs an LLM brain that cannot cheat.",
 )
 
-for _command in (play, serve, talk, chat, run, mcp, inspect_cmd, config, seed, mock_llm):
+for _command in (play, serve, talk, chat, run, mcp, inspect_cmd, config, seed, mock_llm, models):
     _command.register(app)
 
 
