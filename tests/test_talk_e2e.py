@@ -12,19 +12,12 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
+from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import RunningServer, ServerSettings, start_server
-from starharness.runtime.kernel import Context, Plugin
-from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig
-from starharness.runtime.loop import AgentsConfig, AgentsPlugin
-from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
-from starharness.runtime.session import SessionsConfig, SessionsPlugin
-from starharness.runtime.tools import ToolsConfig, ToolsPlugin
 from starharness.voyage import GAME, PLAYER_ID
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,35 +33,11 @@ sys.exit(run_cli(sys.argv[1:]))
 """
 
 
-async def _runtime(base_url: str) -> Context:
-    root = Context("root")
-    llm = LlmConfig(
-        provider="openai-compatible",
-        base_url=base_url,
-        model="mock-model",
-        retry=RetryConfig(max_attempts=2, base_delay_s=0.0, jitter=0.0),
-    )
-    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
-        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
-        ("llm", LlmPlugin(), llm),
-        ("tools", ToolsPlugin(), ToolsConfig()),
-        ("prompt", PromptPlugin(), PromptConfig()),
-        ("agents", AgentsPlugin(), AgentsConfig()),
-    ]
-    try:
-        for name, plugin, config in rows:
-            await plugin.setup(root.fork(name), config)
-    except BaseException:
-        await root.dispose()
-        raise
-    return root
-
-
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[RunningServer]:
     settings = ServerSettings(port=0, world=tmp_path / "world.db")
     async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await _runtime(mock.base_url)
+        ctx = await start_runtime(mock.base_url)
         try:
             running = await start_server(ctx, GAME, settings)
             try:

@@ -11,48 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 
+from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import RunningServer, ServerSettings, start_server
-from starharness.runtime.kernel import Context, Plugin
-from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig
-from starharness.runtime.loop import AgentsConfig, AgentsPlugin
-from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
-from starharness.runtime.session import SessionsConfig, SessionsPlugin
-from starharness.runtime.tools import ToolsConfig, ToolsPlugin
 from starharness.voyage import GAME, World
 
 WAIT_S = 15.0
 """Generous: only a broken test waits this long."""
 
 Frame = dict[str, Any]
-
-
-async def _runtime(base_url: str) -> Context:
-    root = Context("root")
-    llm = LlmConfig(
-        provider="openai-compatible",
-        base_url=base_url,
-        model="mock-model",
-        retry=RetryConfig(max_attempts=1, base_delay_s=0.0, jitter=0.0),
-        timeouts=TimeoutsConfig(first_byte_s=WAIT_S, idle_s=WAIT_S),
-    )
-    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
-        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
-        ("llm", LlmPlugin(), llm),
-        ("tools", ToolsPlugin(), ToolsConfig()),
-        ("prompt", PromptPlugin(), PromptConfig()),
-        ("agents", AgentsPlugin(), AgentsConfig()),
-    ]
-    try:
-        for name, plugin, config in rows:
-            await plugin.setup(root.fork(name), config)
-    except BaseException:
-        await root.dispose()
-        raise
-    return root
 
 
 @dataclass
@@ -72,7 +41,7 @@ async def serving_voyage(tmp_path: Path) -> AsyncIterator[Stack]:
     """Omega station on a fresh world file, its NPCs played by the offline brain."""
     settings = ServerSettings(port=0, world=tmp_path / "world.db")
     async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await _runtime(mock.base_url)
+        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S)
         try:
             running = await start_server(ctx, GAME, settings)
             try:

@@ -13,16 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from fake_harness import WEB_ROOT
-from pydantic import BaseModel
 
+from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import RunningServer, ServerSettings, start_server
-from starharness.runtime.kernel import Context, Plugin
-from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig
-from starharness.runtime.loop import AgentsConfig, AgentsPlugin
-from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
-from starharness.runtime.session import SessionsConfig, SessionsPlugin
-from starharness.runtime.tools import ToolsConfig, ToolsPlugin
 from starharness.voyage.game import GAME
 
 
@@ -39,36 +33,12 @@ class RealStack:
         return self.running.server.world
 
 
-async def _runtime(base_url: str) -> Context:
-    root = Context("root")
-    llm = LlmConfig(
-        provider="openai-compatible",
-        base_url=base_url,
-        model="mock-model",
-        retry=RetryConfig(max_attempts=2, base_delay_s=0.0, jitter=0.0),
-    )
-    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
-        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
-        ("llm", LlmPlugin(), llm),
-        ("tools", ToolsPlugin(), ToolsConfig()),
-        ("prompt", PromptPlugin(), PromptConfig()),
-        ("agents", AgentsPlugin(), AgentsConfig()),
-    ]
-    try:
-        for name, plugin, config in rows:
-            await plugin.setup(root.fork(name), config)
-    except BaseException:
-        await root.dispose()
-        raise
-    return root
-
-
 @asynccontextmanager
 async def omega_station(tmp_path: Path) -> AsyncIterator[RealStack]:
     """Serve a fresh Omega station world under `tmp_path` with the browser client."""
     settings = ServerSettings(port=0, world=tmp_path / "world.db", web_root=WEB_ROOT)
     async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await _runtime(mock.base_url)
+        ctx = await start_runtime(mock.base_url)
         try:
             running = await start_server(ctx, GAME, settings)
             try:
