@@ -1,7 +1,8 @@
-"""The options `play` and `serve` share, declared once."""
+"""The `play` and `serve` commands: their shared options, declared once."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -48,3 +49,38 @@ ReadyFile = Annotated[
     Path | None,
     typer.Option("--ready-file", help="Write {url, ws, pid} here once /healthz answers."),
 ]
+
+
+def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
+    """The command function for `play` (with the browser client) or `serve` (without)."""
+
+    def run_game(
+        host: Host = None,
+        port: Port = None,
+        game: GameSpec = None,
+        world: WorldFile = None,
+        provider: Provider = None,
+        model: Model = None,
+        base_url: BaseUrl = None,
+        offline: Offline = False,
+        patch: PatchFiles = None,
+        auth_token_env: AuthTokenEnv = None,
+        allow_origin: AllowOrigin = None,
+        ready_file: ReadyFile = None,
+    ) -> None:
+        import time
+
+        started_at = time.perf_counter()
+        from starharness import app as composition
+
+        from ._game_command import GameFlags, resolve, serve_until_stopped
+
+        flags = GameFlags(
+            host, port, game, world, provider, model, base_url, offline,
+            patch or (), auth_token_env, allow_origin or (), ready_file,
+        )  # fmt: skip
+        web_root = composition.web_root() if browser_client else None
+        profile = resolve(command, flags, web_root=web_root)
+        raise typer.Exit(serve_until_stopped(command, profile, started_at))
+
+    return run_game
