@@ -10,9 +10,11 @@ import pytest
 
 from starharness.runtime.llm.types import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from starharness.runtime.session import (
+    FrozenDict,
     Session,
     SessionDataError,
     SessionEvent,
+    freeze_data,
     rebuild_requests,
     thaw,
 )
@@ -56,6 +58,22 @@ def test_appended_data_is_a_frozen_deep_copy() -> None:
     assert isinstance(event.data["nested"]["items"], tuple)
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.seq = 5  # type: ignore[misc]
+
+
+def test_data_frozen_once_is_reused_and_a_hand_made_frozen_dict_is_not_trusted() -> None:
+    session = Session("s1")
+    first = session.append("custom/thing", {"nested": {"items": [1, 2]}, "n": 1})
+    again = session.append("custom/copy", {"from": first.data["nested"], "all": first.data})
+    # Frozen event data is immutable, so later events share it instead of copying it.
+    assert again.data["from"] is first.data["nested"]
+    assert again.data["all"] is first.data
+    assert freeze_data(first.data) is first.data
+    items: list[int] = [1]
+    hand_made = FrozenDict({"items": items})
+    event = session.append("custom/hand", {"inner": hand_made})
+    items.append(2)
+    assert event.data["inner"] is not hand_made
+    assert event.data["inner"]["items"] == (1,)
 
 
 def test_events_view_cannot_be_used_to_change_the_log() -> None:

@@ -88,6 +88,22 @@ async def test_service_listeners_see_every_session() -> None:
     assert seen == [("a", 0), ("b", 0), ("a", 1)]
 
 
+async def test_a_listener_added_later_sees_sessions_opened_before_it() -> None:
+    service = SessionService()
+    early = service.create("early")
+    early.append("x/y", {})
+    seen: list[tuple[str, int]] = []
+    dispose = service.subscribe(lambda session, event: seen.append((session.id, event.seq)))
+    early.append("x/y", {})
+    service.create("late").append("x/y", {})
+    dispose()
+    again = service.subscribe(lambda session, event: seen.append((session.id, -event.seq)))
+    early.append("x/y", {})
+    again()
+    early.append("x/y", {})
+    assert seen == [("early", 1), ("late", 0), ("early", -2)]
+
+
 async def test_keep_sessions_retains_only_the_most_recently_active() -> None:
     service = SessionService(MemoryStore(), keep_sessions=2, clock=_ticker())
     for name in ("a", "b", "c", "d"):

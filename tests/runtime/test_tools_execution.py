@@ -76,6 +76,41 @@ async def test_a_timeout_error_raised_inside_a_tool_is_a_tool_error() -> None:
     assert (await _call(agent, "inner", "{}")).error_code == FailureCode.TOOL_ERROR
 
 
+async def test_a_tool_that_swallows_its_timeout_leaves_no_cancel_behind() -> None:
+    @tool(timeout_s=0.01)
+    async def stubborn() -> str:
+        """Ignores being cancelled once."""
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "kept going"
+        return "never"
+
+    agent = await _agent()
+    agent.tools.register(stubborn)
+    outcome = await _call(agent, "stubborn", "{}")
+    assert outcome.content == "kept going"
+    task = asyncio.current_task()
+    assert task is not None and task.cancelling() == 0
+    await asyncio.sleep(0)  # a cancel left pending would be delivered here
+
+
+async def test_a_tool_setting_its_own_signal_on_its_way_out_keeps_its_result() -> None:
+    signal = CancelSignal()
+
+    @tool
+    async def quitter() -> str:
+        """Sets the signal as it returns."""
+        signal.set()
+        return "done"
+
+    agent = await _agent()
+    agent.tools.register(quitter)
+    outcome = await _call(agent, "quitter", "{}", cancel=signal)
+    assert outcome.content == "done"
+    await asyncio.sleep(0.01)  # a cancel aimed at the finished call would land here
+
+
 async def test_the_cancel_signal_stops_a_running_call_and_fails_the_rest() -> None:
     started = asyncio.Event()
     cleaned: list[str] = []

@@ -48,6 +48,17 @@ class Bindable(Protocol):
     def bind(self, ctx: Context) -> Any: ...
 
 
+_BINDABLE: dict[type, bool] = {}
+
+
+def _is_bindable(kind: type) -> bool:
+    """`isinstance(x, Bindable)` costs a protocol walk; a type's answer never changes."""
+    known = _BINDABLE.get(kind)
+    if known is None:
+        known = _BINDABLE[kind] = callable(getattr(kind, "bind", None))
+    return known
+
+
 class Context:
     """Plugins see the world through a Context: services, typed events and a scope of effects.
 
@@ -143,7 +154,7 @@ class Context:
         service = self._lookup(key.name)
         if service is None:
             return None
-        if isinstance(service, Bindable):
+        if _is_bindable(type(service)):
             view = service.bind(self)
             self._views[key.name] = view
             return cast(T, view)

@@ -160,6 +160,6 @@ class LlmPlugin(Plugin[LlmConfig]):
                 provider,
                 default=config.default,
                 retry=config.retry.build(),
-                max_tokens=config.max_tokens,
+                max_tokens=config.max_tokens or provider.profile.default_max_tokens,
             )
         )

@@ -38,6 +38,10 @@ class ProviderProfile:
     supports_tool_choice: bool = True
     supports_named_tool_choice: bool = True
     """False: a named tool choice is sent as "required" (the only tool the model may call)."""
+    default_max_tokens: int | None = None
+    """Output cap when neither the request nor the configuration sets one; None: the server's
+    own. llama.cpp's server otherwise generates until its context is full, and a small model
+    forced into a tool's grammar can fill a string for minutes."""
     null_content_with_tool_calls: bool = True
     """An assistant message with tool calls and no text sends `content: null` (OpenAI's schema);
     False: it sends "" (llama-cpp-python's server refuses null there)."""
@@ -94,6 +98,7 @@ LLAMA_CPP = ProviderProfile(
     key_required=False,
     reasoning_fields=("reasoning_content",),
     null_content_with_tool_calls=False,
+    default_max_tokens=512,
     # Its chat handlers (chatml-function-calling and others) stream only a named tool choice:
     # "auto" and "required" fail inside the server when `stream` is true.
     streams_open_tool_choice=False,

@@ -92,7 +92,15 @@ def freeze_data(data: Mapping[str, Any], *, where: str = "data") -> Mapping[str,
 
     Data this function already froze is immutable and comes back as it is, without a copy.
     """
-    return _freeze_top(data, where)
+    if type(data) is _Frozen:
+        return data
+    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise SessionDataError(f"{where} must be a mapping, not {type(data).__name__}")
+    try:
+        return _freeze_mapping(data)
+    except _NotJson as bad:
+        path = "".join(reversed(bad.path))
+        raise SessionDataError(f"{where}{path} {bad.reason}") from None
 
 
 def freeze_event_data(event_type: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -107,18 +115,6 @@ def freeze_event_data(event_type: str, data: Mapping[str, Any]) -> Mapping[str, 
             path = "".join(reversed(bad.path))
             raise SessionDataError(f"{event_type} data{path} {bad.reason}") from None
     raise SessionDataError(f"{event_type} data must be a mapping, not {kind.__name__}")
-
-
-def _freeze_top(data: Mapping[str, Any], where: str) -> Mapping[str, Any]:
-    if type(data) is _Frozen:
-        return data
-    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise SessionDataError(f"{where} must be a mapping, not {type(data).__name__}")
-    try:
-        return _freeze_mapping(data)
-    except _NotJson as bad:
-        path = "".join(reversed(bad.path))
-        raise SessionDataError(f"{where}{path} {bad.reason}") from None
 
 
 class _NotJson(Exception):

@@ -131,7 +131,10 @@ class Session:
         return self._closed
 
     def append(self, type: str, data: Mapping[str, Any] | None = None) -> SessionEvent:
-        """Log one event; its data is deep-copied and frozen (later changes to it are not seen)."""
+        """Log one event; its data is deep-copied and frozen (later changes to it are not seen).
+
+        Parts that were frozen before (another event's data, say) are shared, not copied.
+        """
         if self._closed:
             raise SessionClosedError(f"session {self.id!r} is closed; cannot append {type!r}")
         if not isinstance(type, str) or not type:  # pyright: ignore[reportUnnecessaryIsInstance]

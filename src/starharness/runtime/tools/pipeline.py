@@ -155,7 +155,7 @@ async def _guarded(
         # Not ours (ours arrives as a cancellation): something in the pipeline timed out.
         return _fault(f"{tool.name} failed", error)
     finally:
-        guard.disarm()
+        guard.close()
         stop_listening()
 
 
