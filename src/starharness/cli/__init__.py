@@ -10,7 +10,20 @@ from collections.abc import Sequence
 
 import typer
 
-from . import chat, config, inspect_cmd, mcp, mock_llm, models, play, run, seed, serve, talk
+from . import (
+    chat,
+    config,
+    eval_cmd,
+    inspect_cmd,
+    mcp,
+    mock_llm,
+    models,
+    play,
+    run,
+    seed,
+    serve,
+    talk,
+)
 from ._errors import USAGE_EXIT, user_message
 
 __all__ = ["app", "main", "run_cli"]
@@ -23,7 +36,20 @@ app = typer.Typer(
     help="star-harness: give game NPCs an LLM brain that cannot cheat.",
 )
 
-for _command in (play, serve, talk, chat, run, mcp, inspect_cmd, config, seed, mock_llm, models):
+for _command in (
+    play,
+    serve,
+    talk,
+    chat,
+    run,
+    mcp,
+    inspect_cmd,
+    config,
+    seed,
+    mock_llm,
+    models,
+    eval_cmd,
+):
     _command.register(app)
 
 

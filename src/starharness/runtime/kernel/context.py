@@ -151,11 +151,11 @@ class Context:
         view = self._views.get(key.name)
         if view is not None:
             return cast(T, view)
-        service = self._lookup(key.name)
+        service: object = self._lookup(key.name)
         if service is None:
             return None
         if _is_bindable(type(service)):
-            view = service.bind(self)
+            view = cast(Bindable, service).bind(self)
             self._views[key.name] = view
             return cast(T, view)
         return cast(T, service)
