@@ -1,81 +1,87 @@
-"""`star-harness talk` completes a trade against the real NPC server and the sample game.
+"""`star-harness talk` completes a trade against a real `star-harness serve` process.
 
-The server runs in the test with the sample game's offline brain behind the mock LLM over
-real HTTP; `talk` runs as a real process, driven through piped standard input.
+`serve` runs the sample game with its offline brain (no key: the mock LLM over real HTTP);
+`talk` runs as a second process, driven through piped standard input.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
+import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from stack_support import start_runtime
-from starharness.mockllm import MockLlmServer
-from starharness.npc import RunningServer, ServerSettings, start_server
-from starharness.voyage import GAME, PLAYER_ID
+from starharness.voyage import PLAYER_ID, open_game_world
 
-ROOT = Path(__file__).resolve().parents[1]
 SMUGGLER = "npc-karsk"
 _TIMEOUT_S = 60
-# The lead wires `talk` into the command; until then this registers it the same way.
-_LAUNCH = """
-import sys
-from starharness.cli import app, run_cli, talk
-if not any(command.name == "talk" for command in app.registered_commands):
-    talk.register(app)
-sys.exit(run_cli(sys.argv[1:]))
-"""
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["STAR_HARNESS_HOME"] = str(home)
+    return env
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[RunningServer]:
-    settings = ServerSettings(port=0, world=tmp_path / "world.db")
-    async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await start_runtime(mock.base_url)
-        try:
-            running = await start_server(ctx, GAME, settings)
-            try:
-                yield running
-            finally:
-                await running.stop()
-        finally:
-            await ctx.dispose()
-
-
-async def _credits(running: RunningServer) -> int:
-    view = await asyncio.to_thread(running.server.world.player_view, PLAYER_ID)
-    return int(view["credits"])
-
-
-async def test_a_scripted_talk_session_buys_from_the_smuggler(server: RunningServer) -> None:
-    before = await _credits(server)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        _LAUNCH,
-        "talk",
-        "--url",
-        server.ws_url,
-        "--npc",
-        SMUGGLER,
-        stdin=subprocess.PIPE,
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """A `serve` process on a free port with its own world file; yields (ws url, world, env)."""
+    ready = tmp_path / "ready.json"
+    world = tmp_path / "world.db"
+    env = _env(tmp_path / "home")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "starharness.cli", "serve", "--port", "0", "--world", str(world),
+         "--ready-file", str(ready)],
+        env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    # "1" picks the first option the smuggler offers, which sells the player something.
-    async with asyncio.timeout(_TIMEOUT_S):
-        out, err = await process.communicate(b"1\n")
-    after = await _credits(server)
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + _TIMEOUT_S
+        while not ready.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"serve did not start: {proc.communicate()[0]}")
+            time.sleep(0.02)
+        yield json.loads(ready.read_text())["ws"], world, env
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0, out
 
-    text = out.decode()
-    assert process.returncode == 0, f"{text}\n{err.decode()}"
+
+def _credits(world_file: Path) -> int:
+    world = open_game_world(world_file)
+    try:
+        return int(world.player_view(PLAYER_ID)["credits"])
+    finally:
+        world.close()
+
+
+def test_a_scripted_talk_session_buys_from_the_smuggler(
+    served: tuple[str, Path, dict[str, str]],
+) -> None:
+    url, world_file, env = served
+    before = _credits(world_file)
+    # "1" picks the first option the smuggler offers, which sells the player something.
+    result = subprocess.run(
+        [sys.executable, "-m", "starharness.cli", "talk", "--url", url, "--npc", SMUGGLER],
+        input="1\n",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+    )
+    after = _credits(world_file)
+    text = result.stdout
+    assert result.returncode == 0, f"{text}\n{result.stderr}"
     assert re.search(r"^— .+ notices you \(attitude -?\d+\) —$", text, re.MULTILINE)
     assert re.search(r"^  1\) .+$", text, re.MULTILINE), "no numbered options"
     assert re.search(r"^✔ \w+: .+$", text, re.MULTILINE), "no committed action shown"
