@@ -38,7 +38,9 @@ from multiprocessing.connection import Connection as Pipe
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "npc"))
+_TESTS = Path(__file__).resolve().parents[1] / "tests"
+# The tiny test game and the shared in-process runtime live with the tests.
+sys.path[:0] = [str(_TESTS / "npc"), str(_TESTS)]
 
 LINE = "Fresh bread, still warm from the oven; two coins a loaf, three for five."
 GOAL_KB_PER_ENCOUNTER = 100.0
@@ -368,7 +370,7 @@ async def _main(levels: Sequence[int], rate: float, seconds: float) -> int:
     from starharness.npc import LimitsSettings, ServerSettings, TranscriptSettings, start_server
 
     game = importlib.import_module("tinygame").GAME
-    start_runtime = importlib.import_module("npc_support").start_runtime
+    start_runtime = importlib.import_module("stack_support").start_runtime
 
     _pin(0)
     spawn = multiprocessing.get_context("spawn")
