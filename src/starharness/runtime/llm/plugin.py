@@ -65,7 +65,7 @@ class LlmConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     provider: str = "deepseek"
-    """Profile: deepseek, openai or openai-compatible."""
+    """Profile: deepseek, openai, openai-compatible or llama-cpp."""
     name: str | None = None
     """Registration name (default: the provider's); lets one profile serve two endpoints."""
     model: str | None = None

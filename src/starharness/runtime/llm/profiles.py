@@ -98,7 +98,7 @@ LLAMA_CPP = ProviderProfile(
     key_required=False,
     reasoning_fields=("reasoning_content",),
     null_content_with_tool_calls=False,
-    default_max_tokens=512,
+    default_max_tokens=384,
     # Its chat handlers (chatml-function-calling and others) stream only a named tool choice:
     # "auto" and "required" fail inside the server when `stream` is true.
     streams_open_tool_choice=False,

@@ -1,0 +1,205 @@
+"""Plays scenarios for real: the game served in this process, a WebSocket player, the audit."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from starharness import app as composition
+from starharness.npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
+from starharness.runtime.config import Patch, ResolvedProfile, start
+from starharness.runtime.kernel import SESSIONS
+from starharness.runtime.session import SessionStore
+
+from .audit import AuditReader
+from .evidence import ModelTurn, PlayerTurn, TurnEvidence
+from .player import ScriptedPlayer, TurnTimeout, scripted_player
+from .report import EvalReport, ScenarioReport, ScoredTurn, Target
+from .scenarios import Scenario, ScenarioSet, Step
+from .transcript import model_turns
+
+OFFLINE_PLUGIN = "starharness.offline:OfflineBrainPlugin"
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """How the scenarios are played."""
+
+    target: Target
+    offline: bool = False
+    turn_timeout_s: float = 300.0
+    """A turn without `encounter.idle` by then stops its scenario (the report says so)."""
+    patch_files: tuple[Path, ...] = ()
+
+
+async def run_eval(
+    settings: EvalSettings,
+    scenarios: ScenarioSet,
+    workdir: Path,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Play every scenario on a fresh world in `workdir` and score each turn."""
+    report = EvalReport(
+        target=settings.target,
+        game=scenarios.game,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    started = time.perf_counter()
+    for scenario in scenarios.scenarios:
+        if progress is not None:
+            progress(f"scenario {scenario.name}")
+        report.scenarios.append(await _run_scenario(settings, scenarios.game, scenario, workdir))
+    report.duration_s = time.perf_counter() - started
+    return report
+
+
+def build_profile(settings: EvalSettings, game: str, world: Path) -> ResolvedProfile:
+    """`serve`'s profile on a loopback port 0, a fresh world, sessions in memory, the model."""
+    patches: list[Any] = list(settings.patch_files)
+    target = settings.target
+    if not settings.offline:
+        choice = composition.LlmChoice(target.provider, target.model, target.base_url).patch()
+        if choice is not None:
+            patches.append(choice)
+    patches.append(
+        Patch.of(
+            "eval",
+            [
+                {
+                    "id": "server",
+                    "merge": {"host": "127.0.0.1", "port": 0, "world": str(world), "game": game},
+                },
+                {"id": "sessions", "merge": {"store": "memory"}},
+            ],
+        )
+    )
+    if settings.offline:
+        patches.append(
+            Patch.of(
+                "eval --offline",
+                [{"id": "llm", "plugin": OFFLINE_PLUGIN, "config": {"game": game}}],
+            )
+        )
+    return composition.load("serve", patches)
+
+
+@dataclass(slots=True)
+class _Played:
+    encounter: str
+    turn: PlayerTurn
+    committed_after: int
+
+
+async def _run_scenario(
+    settings: EvalSettings, game: str, scenario: Scenario, workdir: Path
+) -> ScenarioReport:
+    result = ScenarioReport(scenario.name, scenario.description)
+    world = workdir / f"{scenario.name}.world.db"
+    profile = await asyncio.to_thread(build_profile, settings, game, world)
+    played: list[_Played] = []
+    async with await start(profile) as runtime:
+        running: RunningServer = runtime.ctx.get(NPC_SERVER)
+        kit = running.server.kit
+        audit = AuditReader(world)
+        try:
+            await _play(settings, scenario, running, kit, audit, played)
+        except TurnTimeout as exc:
+            result.error = str(exc)
+        store = runtime.ctx.get(SESSIONS).store
+        await runtime.ctx.get(SESSIONS).flush()
+        transcripts = await _transcripts(store, kit)
+        available = await asyncio.to_thread(audit.available)
+        rows = await asyncio.to_thread(audit.since, 0) if available else []
+        result.world = await asyncio.to_thread(audit.check) if available else None
+    first_row = 0
+    used: set[int] = set()
+    for index, item in enumerate(played, start=1):
+        committed_rows = [r for r in rows if first_row < r.id <= item.committed_after]
+        first_row = item.committed_after
+        model = _match(transcripts.get(item.encounter, []), item.turn, used)
+        evidence = TurnEvidence(
+            scenario=scenario.name,
+            index=index,
+            player=item.turn,
+            model=model,
+            committed=[r for r in committed_rows if r.ok],
+            refused=[r for r in committed_rows if not r.ok],
+            max_options=kit.game.speech.max_options,
+            audit_available=available,
+        )
+        result.turns.append(ScoredTurn.of(evidence))
+    return result
+
+
+async def _play(
+    settings: EvalSettings,
+    scenario: Scenario,
+    running: RunningServer,
+    kit: GameKit,
+    audit: AuditReader,
+    played: list[_Played],
+) -> None:
+    opened = 0
+    encounter = ""
+    async with scripted_player(running.ws_url, kit.protocol, scenario.player) as player:
+        for number, step in enumerate(scenario.steps, start=1):
+            if step.open is not None:
+                opened += 1
+                encounter = f"{scenario.name}-{opened}"
+            turn = await _step(player, step, encounter, settings.turn_timeout_s)
+            if turn is None:
+                continue
+            turn.step = number
+            last = await asyncio.to_thread(audit.last_id) if await _has_audit(audit) else 0
+            played.append(_Played(encounter, turn, last))
+
+
+async def _step(
+    player: ScriptedPlayer, step: Step, encounter: str, limit_s: float
+) -> PlayerTurn | None:
+    if step.open is not None:
+        return await player.open(encounter, step.open, timeout_s=limit_s)
+    if step.say is not None:
+        return await player.say(encounter, step.say, timeout_s=limit_s)
+    if step.pick is not None:
+        options = player.last_options
+        if len(options) >= step.pick:
+            return await player.pick(encounter, options[step.pick - 1], timeout_s=limit_s)
+        fallback = step.otherwise or "Go on."
+        return await player.say(encounter, fallback, timeout_s=limit_s)
+    await player.close(encounter)
+    return None
+
+
+async def _has_audit(audit: AuditReader) -> bool:
+    return await asyncio.to_thread(audit.available)
+
+
+async def _transcripts(store: SessionStore, kit: GameKit) -> dict[str, list[ModelTurn]]:
+    contract = kit.game.speech
+    found: dict[str, list[ModelTurn]] = {}
+    for info in await list_transcripts(store):
+        stored = await store.load(info.session_id)
+        if stored is not None:
+            found[info.encounter] = model_turns(
+                stored.events, contract.tool_name, contract.line_field
+            )
+    return found
+
+
+def _match(turns: list[ModelTurn], player: PlayerTurn, used: set[int]) -> ModelTurn | None:
+    """The model turn that ran between the player's frame and the end of its turn."""
+    end_ms = player.sent_ms + int(player.turn_s * 1000) + 1
+    for turn in turns:
+        if id(turn) in used:
+            continue
+        if player.sent_ms - 1 <= turn.started_ms <= end_ms:
+            used.add(id(turn))
+            return turn
+    return None

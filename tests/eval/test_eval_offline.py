@@ -1,0 +1,79 @@
+"""`star-harness eval --offline`: the whole pipeline with the game's offline brain, no model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from starharness.eval import (
+    RULES,
+    EvalSettings,
+    Target,
+    default_scenarios,
+    load_scenarios,
+    run_eval,
+)
+
+
+async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path) -> None:
+    scenarios = load_scenarios(default_scenarios())
+    names = {s.name for s in scenarios.scenarios}
+    expected = {"greeting", "buy", "unaffordable-buy", "haggle", "return-visit"}
+    assert names >= {*expected, "prompt-injection"}
+    settings = EvalSettings(Target("offline"), offline=True, turn_timeout_s=30)
+    report = await run_eval(settings, scenarios, tmp_path)
+    assert [s.name for s in report.scenarios] == [s.name for s in scenarios.scenarios]
+    for scenario in report.scenarios:
+        assert scenario.error is None, scenario.error
+        assert scenario.world is not None and scenario.world.ok
+        steps = next(s for s in scenarios.scenarios if s.name == scenario.name).steps
+        assert len(scenario.turns) == sum(1 for step in steps if step.starts_turn)
+        for turn in scenario.turns:
+            assert set(turn.verdicts) == set(RULES)
+            assert turn.verdicts["completed"].passed, turn.verdicts["completed"].detail
+            assert turn.tokens.estimated is False and turn.tokens.input > 0
+    data = report.to_json()
+    assert data["summary"]["turns"] == len(report.turns())
+    assert data["summary"]["cache_hit_share"] is not None
+    # The offline brain reads refusals, so the refusal rule gets something to judge.
+    assert data["summary"]["rules"]["reflects_refusal"]["applicable"] >= 1
+
+
+def test_the_command_prints_tables_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    command = [sys.executable, "-m", "starharness.cli", "eval", "--offline"]
+    command += ["--only", "greeting", "--out", str(out)]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"STAR_HARNESS_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "rules over all turns" in result.stdout
+    assert "greeting.1" in result.stdout
+    report = json.loads(out.read_text())
+    assert report["target"]["provider"] == "offline"
+    assert [s["name"] for s in report["scenarios"]] == ["greeting"]
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text("scenarios:\n  - name: x\n    player: p\n    steps:\n      - say: hi\n")
+    for args, expected in [
+        (["--offline", "--scenarios", str(broken)], "the first step must open an encounter"),
+        (["--offline", "--only", "nope"], "unknown scenario 'nope'"),
+        (["--offline", "--provider", "llama-cpp"], "cannot be combined"),
+    ]:
+        result = subprocess.run(
+            [sys.executable, "-m", "starharness.cli", "eval", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert expected in result.stderr

@@ -1,0 +1,232 @@
+"""The llama-cpp profile's quirks: forcing the allowed tool, the unstreamed fallback, the log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from starharness.eval import EvalSettings, Target, load_scenarios, run_eval
+from starharness.mockllm import MockLlmServer
+from starharness.runtime.llm import (
+    DEEPSEEK,
+    LLAMA_CPP,
+    OPENAI_COMPATIBLE,
+    AssistantMessage,
+    Finish,
+    LlmRequest,
+    LlmService,
+    NamedToolChoice,
+    OpenAICompatibleProvider,
+    ServerError,
+    StreamChunk,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolMessage,
+    ToolSchema,
+    Usage,
+    UserMessage,
+    plan_request,
+    to_wire_messages,
+)
+from starharness.voyage import GAME
+
+SESSION = "quirk-session"
+SPEAK = ToolSchema("speak", "Say a line.", {"type": "object", "properties": {}})
+ACT = ToolSchema("act", "Do something.", {"type": "object", "properties": {}})
+TOOLS = (SPEAK, ACT)
+
+
+def _request(
+    choice: ToolChoice = "auto",
+    *,
+    forcible: str | None = "speak",
+    tools: Sequence[ToolSchema] = TOOLS,
+) -> LlmRequest:
+    return LlmRequest(
+        model="local",
+        system="You are a test.",
+        messages=[UserMessage("hello")],
+        session_id=SESSION,
+        tools=tools,
+        tool_choice=choice,
+        forcible_tool=forcible,
+    )
+
+
+# -- the plan, decided from the profile alone ------------------------------------------------
+
+
+@pytest.mark.parametrize("choice", ["auto", "required"])
+def test_an_open_choice_forces_the_tool_the_caller_allows(choice: ToolChoice) -> None:
+    plan = plan_request(LLAMA_CPP, _request(choice))
+    assert plan.stream is True
+    assert plan.request.tool_choice == NamedToolChoice("speak")
+    assert plan.log_data() == {
+        "choice": "forced-tool",
+        "tool": "speak",
+        "reason": f'llama-cpp cannot stream tool_choice "{choice}"',
+    }
+
+
+def test_without_an_allowed_tool_the_request_goes_unstreamed() -> None:
+    plan = plan_request(LLAMA_CPP, _request(forcible=None))
+    assert plan.stream is False
+    assert plan.request.tool_choice == "auto"
+    data = plan.log_data()
+    assert data is not None and data["choice"] == "unstreamed"
+    assert "allows no tool" in data["reason"]
+
+
+def test_an_allowed_tool_that_is_not_offered_is_not_forced() -> None:
+    plan = plan_request(LLAMA_CPP, _request(forcible="speak", tools=(ACT,)))
+    assert plan.stream is False
+    data = plan.log_data()
+    assert data is not None and "'speak'" in data["reason"]
+
+
+@pytest.mark.parametrize(
+    ("profile", "request_"),
+    [
+        (OPENAI_COMPATIBLE, _request()),
+        (DEEPSEEK, _request(forcible=None)),
+        (LLAMA_CPP, _request("none")),
+        (LLAMA_CPP, _request(NamedToolChoice("act"))),
+        (LLAMA_CPP, _request(tools=())),
+    ],
+)
+def test_requests_the_server_can_take_go_out_as_asked(profile: Any, request_: LlmRequest) -> None:
+    plan = plan_request(profile, request_)
+    assert plan.stream is True
+    assert plan.request is request_
+    assert plan.log_data() is None
+
+
+def test_assistant_tool_calls_carry_empty_text_not_null_for_llama_cpp() -> None:
+    history = [
+        UserMessage("hi"),
+        AssistantMessage(tool_calls=(ToolCall("c1", "speak", '{"line":"Hi."}'),)),
+        ToolMessage("c1", "heard"),
+    ]
+    assert to_wire_messages("", history, profile=LLAMA_CPP)[1]["content"] == ""
+    assert to_wire_messages("", history, profile=DEEPSEEK)[1]["content"] is None
+
+
+# -- the provider over real HTTP against the mock LLM ------------------------------------------
+
+
+@pytest_asyncio.fixture
+async def mock() -> AsyncIterator[MockLlmServer]:
+    async with MockLlmServer() as server:
+        yield server
+
+
+async def _collect(mock: MockLlmServer, request: LlmRequest) -> list[StreamChunk]:
+    provider = OpenAICompatibleProvider(LLAMA_CPP, base_url=mock.base_url, model="local")
+    try:
+        return [chunk async for chunk in provider.stream(request)]
+    finally:
+        await provider.aclose()
+
+
+async def test_the_forced_request_streams_with_the_named_tool(mock: MockLlmServer) -> None:
+    mock.script(SESSION, [{"behaviour": "tool_call_success", "calls": [{"name": "speak"}]}])
+    chunks = await _collect(mock, _request())
+    body = mock.requests_for(SESSION)[0].body
+    assert body["stream"] is True
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "speak"}}
+    assert any(isinstance(c, ToolCallDelta) and c.name == "speak" for c in chunks)
+    assert chunks[-1] == Finish("tool-calls")
+
+
+async def test_the_unstreamed_answer_arrives_as_the_chunks_a_stream_carries(
+    mock: MockLlmServer,
+) -> None:
+    arguments = {"line": "Evening.", "mood": "wary"}
+    mock.script(
+        SESSION,
+        [{"behaviour": "tool_call_success", "calls": [{"name": "act", "arguments": arguments}]}],
+    )
+    chunks = await _collect(mock, _request(forcible=None))
+    body = mock.requests_for(SESSION)[0].body
+    assert body["stream"] is False
+    assert "stream_options" not in body
+    assert body["tool_choice"] == "auto"
+    calls = [c for c in chunks if isinstance(c, ToolCallDelta)]
+    assert [(c.index, c.name) for c in calls] == [(0, "act")]
+    assert json.loads(calls[0].arguments_delta) == arguments
+    assert isinstance(chunks[-2], Usage) and chunks[-2].output > 0
+    assert chunks[-1] == Finish("tool-calls")
+
+
+async def test_an_unstreamed_text_answer_is_text_then_usage_then_stop(mock: MockLlmServer) -> None:
+    mock.script(SESSION, [{"behaviour": "success", "text": "Plain words."}])
+    chunks = await _collect(mock, _request(forcible=None))
+    assert "".join(c.text for c in chunks if isinstance(c, TextDelta)) == "Plain words."
+    assert isinstance(chunks[-2], Usage)
+    assert chunks[-1] == Finish("stop")
+
+
+async def test_an_unstreamed_failure_is_the_same_error_as_a_streamed_one(
+    mock: MockLlmServer,
+) -> None:
+    mock.script(SESSION, [{"behaviour": "server_error"}])
+    with pytest.raises(ServerError):
+        await _collect(mock, _request(forcible=None))
+
+
+async def test_the_service_reports_the_quirk_only_for_providers_that_can_say() -> None:
+    class Opaque:
+        name = "opaque"
+        default_model = "m"
+
+        def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+            raise NotImplementedError
+
+        async def aclose(self) -> None:
+            return None
+
+    service = LlmService()
+    service.register(OpenAICompatibleProvider(LLAMA_CPP, base_url="http://127.0.0.1:9/v1"))
+    service.register(Opaque())
+    quirk = service.quirk(_request(), provider="llama-cpp")
+    assert quirk is not None and quirk["choice"] == "forced-tool"
+    assert service.quirk(_request(), provider="opaque") is None
+
+
+# -- through the loop: an NPC on the llama-cpp profile ---------------------------------------
+
+
+async def test_an_npc_on_llama_cpp_streams_speech_and_the_log_says_so(tmp_path: Path) -> None:
+    scenarios = load_scenarios(_greeting_file(tmp_path))
+    async with MockLlmServer(responder=GAME.offline_responder) as brain:
+        settings = EvalSettings(Target("llama-cpp", "local", brain.base_url), turn_timeout_s=20)
+        report = await run_eval(settings, scenarios, tmp_path)
+        bodies = [r.body for r in brain.requests if isinstance(r.body, dict)]
+    turns = report.turns()
+    assert turns and all(turn.quirks == ["forced-tool"] for turn in turns)
+    assert bodies and all(body["stream"] is True for body in bodies)
+    assert all(
+        body["tool_choice"] == {"type": "function", "function": {"name": "npc_speak"}}
+        for body in bodies
+    )
+    assert all(turn.verdicts["completed"].passed for turn in turns)
+
+
+def _greeting_file(tmp_path: Path) -> Path:
+    path = tmp_path / "greeting.yml"
+    path.write_text(
+        "scenarios:\n"
+        "  - name: greeting\n"
+        "    player: player-1\n"
+        "    steps:\n"
+        "      - open: npc-karsk\n"
+        "      - say: Evening. What do you trade?\n"
+    )
+    return path

@@ -1,0 +1,50 @@
+"""`star-harness eval` on SmolLM2 as a smoke test: it finishes and writes a full report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from realmodel_support import ServedModel
+
+from starharness.eval import default_scenarios, load_scenarios
+
+pytestmark = [pytest.mark.realmodel, pytest.mark.slow]
+
+
+def test_eval_on_smollm2_writes_a_report_for_every_scenario(
+    real_model: ServedModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["STAR_HARNESS_HOME"] = str(tmp_path / "home")
+    command = [sys.executable, "-m", "starharness.cli", "eval", "--provider", "llama-cpp"]
+    command += ["--base-url", real_model.base_url, "--out", str(out), "--turn-timeout", "240"]
+    result = subprocess.run(
+        command,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    with capsys.disabled():
+        print("\n" + result.stdout)
+    report = json.loads(out.read_text())
+    expected = [s.name for s in load_scenarios(default_scenarios()).scenarios]
+    assert [s["name"] for s in report["scenarios"]] == expected
+    assert all(s["turns"] for s in report["scenarios"])
+    summary = report["summary"]
+    assert summary["turns"] == sum(len(s["turns"]) for s in report["scenarios"])
+    assert summary["world_ok"] is True
+    assert set(summary["rules"]) >= {"spoke_via_action", "no_false_claims", "in_persona"}
+    assert all(
+        turn["quirks"] == ["forced-tool"]
+        for scenario in report["scenarios"]
+        for turn in scenario["turns"]
+        if turn["errors"] == []
+    )
