@@ -22,7 +22,7 @@ WorldFile = Annotated[
 ]
 Provider = Annotated[
     str | None,
-    typer.Option(help="LLM provider: deepseek, openai or openai-compatible (needs its key)."),
+    typer.Option(help="LLM provider: deepseek, openai, openai-compatible or llama-cpp."),
 ]
 Model = Annotated[str | None, typer.Option(help="Model name (default: the provider's).")]
 BaseUrl = Annotated[
