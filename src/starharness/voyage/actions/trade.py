@@ -70,41 +70,29 @@ def _buys(tx: WorldTx, args: TradeArgs) -> Refusal | None:
 
 
 def _sell(tx: WorldTx, args: TradeArgs) -> Mapping[str, Any]:
-    total = args.total
-    tx.transfer_credits(args.player_id, args.npc_id, total)
-    tx.move_cargo(args.npc_id, args.player_id, args.good_id, args.qty)
-    name = good_name(tx, args.good_id)
-    tx.remember(
-        args.npc_id,
-        args.player_id,
-        f"They bought {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
-        kind="trade",
-        action="bought",
-        good_id=args.good_id,
-        qty=args.qty,
-        price=total,
-    )
-    return {
-        "good": name,
-        "qty": args.qty,
-        "unit_price": args.unit_price,
-        "total": total,
-        "their_credits": tx.credits(args.player_id),
-        "your_units_left": tx.cargo_qty(args.npc_id, args.good_id),
-    }
+    effect = _trade(tx, args, seller=args.npc_id, buyer=args.player_id, player_did="bought")
+    return effect | {"your_units_left": tx.cargo_qty(args.npc_id, args.good_id)}
 
 
 def _buy(tx: WorldTx, args: TradeArgs) -> Mapping[str, Any]:
+    effect = _trade(tx, args, seller=args.player_id, buyer=args.npc_id, player_did="sold")
+    return effect | {"your_credits": tx.credits(args.npc_id)}
+
+
+def _trade(
+    tx: WorldTx, args: TradeArgs, *, seller: str, buyer: str, player_did: str
+) -> dict[str, Any]:
+    """Move the money and the goods, and let the NPC remember what the player did."""
     total = args.total
-    tx.transfer_credits(args.npc_id, args.player_id, total)
-    tx.move_cargo(args.player_id, args.npc_id, args.good_id, args.qty)
+    tx.transfer_credits(buyer, seller, total)
+    tx.move_cargo(seller, buyer, args.good_id, args.qty)
     name = good_name(tx, args.good_id)
     tx.remember(
         args.npc_id,
         args.player_id,
-        f"They sold {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
+        f"They {player_did} {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
         kind="trade",
-        action="sold",
+        action=player_did,
         good_id=args.good_id,
         qty=args.qty,
         price=total,
@@ -115,7 +103,6 @@ def _buy(tx: WorldTx, args: TradeArgs) -> Mapping[str, Any]:
         "unit_price": args.unit_price,
         "total": total,
         "their_credits": tx.credits(args.player_id),
-        "your_credits": tx.credits(args.npc_id),
     }
 
 
