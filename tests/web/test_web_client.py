@@ -180,12 +180,14 @@ async def test_reconnects_after_the_server_restarts(page: Page, harness: FakeHar
 async def test_player_and_token_come_from_the_page_address(
     page: Page, harness: FakeHarness
 ) -> None:
-    sockets: list[str] = []
-    page.on("websocket", lambda ws: sockets.append(ws.url))
-    await page.goto(f"{harness.url}?player=player-7&token=s3cret")
+    # Playwright reports the socket to Python asynchronously, so the server may see the
+    # hello first; wait for the event itself instead of reading a list filled by a listener.
+    async with page.expect_websocket() as socket_info:
+        await page.goto(f"{harness.url}?player=player-7&token=s3cret")
+    socket = await socket_info.value
+    assert socket.url == f"ws://127.0.0.1:{harness.port}/gh?token=s3cret"
     hello = await harness.wait_for("hello")
     assert hello["playerId"] == "player-7"
-    assert sockets == [f"ws://127.0.0.1:{harness.port}/gh?token=s3cret"]
     await page.get_by_test_id("npc-button-npc-karsk").click()
     opened = await harness.wait_for("encounter.open")
     assert opened["playerId"] == "player-7"
