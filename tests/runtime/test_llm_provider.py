@@ -101,12 +101,24 @@ def _text(chunks: Sequence[StreamChunk]) -> str:
 
 async def test_streams_text_then_usage_then_finish(mock: MockLlmServer) -> None:
     text = "Grüße aus dem Maschinenraum! 🚀 " * 3
-    mock.script(SESSION, [{"behaviour": "success", "text": text, "chunk_size": 3}])
+    # Paused writes reach the client in separate reads; each read yields its own delta.
+    step = {"behaviour": "success", "text": text, "chunk_size": 3, "delay_ms": 2}
+    mock.script(SESSION, [step])
     chunks = await _collect(_provider(mock), _request())
     assert _text(chunks) == text
     assert sum(isinstance(c, TextDelta) for c in chunks) > 10
     assert isinstance(chunks[-2], Usage) and chunks[-2].input > 0 and chunks[-2].output > 0
     assert chunks[-1] == Finish("stop")
+
+
+async def test_events_that_arrive_together_become_one_delta(mock: MockLlmServer) -> None:
+    text = "Grüße aus dem Maschinenraum! 🚀 " * 3
+    mock.script(SESSION, [{"behaviour": "success", "text": text, "chunk_size": 3}])
+    chunks = await _collect(_provider(mock), _request())
+    deltas = [c for c in chunks if isinstance(c, TextDelta)]
+    assert _text(deltas) == text
+    # The unpaused answer lands in a few reads: far fewer deltas than its 33 events.
+    assert len(deltas) < len(text) // 3 / 2
 
 
 async def test_events_split_across_network_reads_decode_the_same(mock: MockLlmServer) -> None:
@@ -140,6 +152,8 @@ async def test_parallel_tool_calls_split_into_many_fragments(mock: MockLlmServer
         ],
         "fragment_size": 1,
         "text": "Working on it.",
+        # Paused writes arrive in separate reads, so every fragment stays a delta of its own.
+        "delay_ms": 1,
     }
     mock.script(SESSION, [step])
     chunks = await _collect(_provider(mock), _request())

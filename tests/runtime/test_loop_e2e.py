@@ -74,7 +74,7 @@ async def _turn(recorder: Recorder, handle: object, text: str) -> dict[str, obje
 
 async def test_streamed_text_turn(home: Path) -> None:
     async with MockLlmServer() as mock:
-        mock.script("s1", [Success(text="Hello there, traveller.", chunk_size=4)])
+        mock.script("s1", [Success(text="Hello there, traveller.", chunk_size=4, delay_ms=2)])
         async with runtime_for(mock.base_url, home) as rt:
             handle, rec = await create_agent(rt.ctx, "s1")
             end = await _turn(rec, handle, "hi")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,12 +17,14 @@ from fake_harness import (
     FakeHarness,
 )
 from playwright.async_api import Page, Request, expect
-from web_support import IMAGES, figure_look, figure_point, wait_for_client
+from web_support import assert_png, figure_look, figure_point, screenshot_path, wait_for_client
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-async def test_talk_trade_refusal_error_and_news(moving_page: Page, harness: FakeHarness) -> None:
+async def test_talk_trade_refusal_error_and_news(
+    moving_page: Page, harness: FakeHarness, tmp_path: Path
+) -> None:
     page = moving_page
     requests: list[str] = []
 
@@ -119,8 +122,9 @@ async def test_talk_trade_refusal_error_and_news(moving_page: Page, harness: Fak
     await expect(ticker).to_contain_text("Omega station")
     await expect(page.get_by_test_id("hud-day")).to_have_text("6")
 
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(IMAGES / "browser-client-fake.png"), animations="disabled")
+    shot = screenshot_path("browser-client-fake.png", tmp_path)
+    await page.screenshot(path=str(shot), animations="disabled")
+    assert_png(shot)
 
     # Walk away: the encounter closes and the panel resets.
     await page.get_by_test_id("walk-away").click()

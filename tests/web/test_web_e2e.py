@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page, WebSocket, expect
 from real_stack import RealStack, omega_station
-from web_support import IMAGES, figure_point, wait_for_client
+from web_support import assert_png, figure_point, screenshot_path, wait_for_client
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -75,7 +75,9 @@ async def _credits_in_world(stack: RealStack) -> int:
     return int(view["credits"])
 
 
-async def test_play_omega_station_in_the_browser(page: Page, stack: RealStack) -> None:
+async def test_play_omega_station_in_the_browser(
+    page: Page, stack: RealStack, tmp_path: Path
+) -> None:
     log = FrameLog(page)
     await page.goto(stack.url)
     await wait_for_client(page)
@@ -147,8 +149,9 @@ async def test_play_omega_station_in_the_browser(page: Page, stack: RealStack) -
     for event in events[-3:]:
         await expect(page.get_by_test_id("ticker")).to_contain_text(event["headline"])
 
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(IMAGES / "browser-client.png"), animations="disabled")
+    shot = screenshot_path("browser-client.png", tmp_path)
+    await page.screenshot(path=str(shot), animations="disabled")
+    assert_png(shot)
 
     # Walk away with Escape; the harness closes the encounter.
     await page.keyboard.press("Escape")

@@ -22,6 +22,21 @@ CHROMIUM_ARGS = (
 )
 REPO = Path(__file__).resolve().parents[2]
 IMAGES = REPO / "docs" / "img"
+UPDATE_SCREENSHOTS = "STAR_HARNESS_UPDATE_SCREENSHOTS"
+
+
+def screenshot_path(name: str, scratch: Path) -> Path:
+    """Where a test saves its screenshot: docs/img when asked to update them, else `scratch`.
+
+    Every run renders slightly different bytes, so the docs' pictures change only on purpose.
+    """
+    folder = IMAGES if os.environ.get(UPDATE_SCREENSHOTS) == "1" else scratch
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
+
+
+def assert_png(path: Path) -> None:
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
 
 
 def require_chromium() -> None:

@@ -129,6 +129,7 @@ def serve_until_stopped(command: str, profile: ResolvedProfile, started_at: floa
 
 async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> int:
     from starharness.npc import NPC_SERVER
+    from starharness.npc.server import tune_gc_for_serving
     from starharness.runtime.config import start
 
     stop = asyncio.Event()
@@ -142,6 +143,7 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
         raise CliError(f"{command}: {_os_error(exc)}") from None
     async with runtime:
         running = runtime.ctx.get(NPC_SERVER)
+        tune_gc_for_serving()
         server = profile.row(SERVER_ROW)
         config = dict(server.config)
         world = config.get("world") or _default_world(str(config.get("game")))

@@ -1,6 +1,7 @@
 """The NPC server: a Starlette app speaking the frame protocol over WebSocket `/gh`."""
 
 from .app import FRAME_PATH, build_app
+from .heap import tune_gc_for_serving
 from .hub import NpcServer
 from .run import RunningServer, serve_game, start_server
 from .security import ExposureError, is_loopback
@@ -26,4 +27,5 @@ __all__ = [
     "is_loopback",
     "serve_game",
     "start_server",
+    "tune_gc_for_serving",
 ]

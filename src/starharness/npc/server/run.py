@@ -18,6 +18,7 @@ from ...runtime.kernel import Context
 from ..game import Game
 from ..world import World
 from .app import FRAME_PATH, build_app
+from .coalescing import coalescing_protocol
 from .hub import NpcServer
 from .security import resolve_token
 from .settings import ServerSettings
@@ -113,6 +114,7 @@ async def start_server(
             log_level="warning",
             access_log=False,
             lifespan="off",
+            ws=coalescing_protocol(settings.frame_batch_ms),
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,

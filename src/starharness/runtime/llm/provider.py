@@ -3,34 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import httpx
 
 from ..credentials import Secret
-from .decode import DONE, ChunkDecoder
+from .decode import ChunkDecoder
 from .errors import (
     InvalidRequestError,
-    LlmConnectionError,
     LlmError,
     LlmTimeoutError,
     ProtocolError,
 )
+from .event_stream import read_event_stream
 from .http_errors import error_from_response, error_from_transport
 from .profiles import ProviderProfile
 from .quirks import RequestPlan, plan_request
-from .sse import SseParser
 from .stall import StallGuard
 from .types import LlmRequest, StreamChunk
 from .wire import WireEncoder, encoder_for
 
 SESSION_HEADER = "X-Star-Harness-Session"
+_LIMITS = httpx.Limits(max_connections=200, max_keepalive_connections=20)
+"""Up to 200 answers stream at once (each holds a connection). Few idle connections are kept:
+httpcore checks every pooled connection, twice per request, so a pool left large by a burst
+made each request cost more, slowed the harness, and so grew the pool further
+(bench/encounters.py: 2x the CPU per turn after a few rounds with 100 kept)."""
 _ERROR_BODY_LIMIT = 64 * 1024
 _ANSWER_BODY_LIMIT = 16 * 1024 * 1024
-_DRAIN_S = 2.0
 
 
 @runtime_checkable
@@ -71,21 +75,6 @@ def _display_url(url: str) -> str:
     if parsed.userinfo:
         return str(parsed.copy_with(username=None, password=None))
     return url
-
-
-async def _drain(reads: AsyncIterator[bytes], guard: StallGuard) -> None:
-    """Read what follows [DONE] (normally just the end of the body) so the connection is reused."""
-    guard.begin(_DRAIN_S)
-    try:
-        async for _ in reads:
-            guard.begin(_DRAIN_S)
-    except httpx.HTTPError:
-        pass
-    except asyncio.CancelledError:
-        if not guard.is_timeout():
-            raise
-    finally:
-        guard.end()
 
 
 def _parsed_url(url: str) -> httpx.URL | str:
@@ -209,7 +198,7 @@ class OpenAICompatibleProvider:
             made = await asyncio.to_thread(
                 httpx.AsyncClient,
                 timeout=self._httpx_timeout,
-                limits=httpx.Limits(max_connections=200, max_keepalive_connections=100),
+                limits=_LIMITS,
             )
             if self._http is None:
                 self._http = made
@@ -277,26 +266,19 @@ class OpenAICompatibleProvider:
         response: httpx.Response | None = None
         phase = "first"
         try:
-            # The whole answer is generated before its first byte: first_byte bounds all of it.
-            guard.begin(self._timeouts.first_byte)
-            http_request = self._http_request(client, body, headers)
-            response = await client.send(http_request, stream=True)
-            phase = "idle"
-            data = await self._read_limited(response, guard, limit=_ANSWER_BODY_LIMIT)
-            guard.end()
-            status = response.status_code
-            if not 200 <= status < 300:
-                key_env = self._secret.name if self._secret else self._profile.api_key_env
-                raise error_from_response(status, response.headers, data, key_env=key_env)
-            chunks = ChunkDecoder(self._profile).decode_completion(data)
-        except asyncio.CancelledError:
-            if guard.is_timeout():
-                raise self._timeout_error(phase) from None
-            raise
-        except httpx.HTTPError as exc:
-            raise self._redacted(error_from_transport(exc, url=self._url_shown)) from None
-        except LlmError as exc:
-            raise self._redacted(exc) from None
+            with self._mapped_errors(guard, lambda: phase):
+                # The whole answer is generated before its first byte: first_byte bounds it all.
+                guard.begin(self._timeouts.first_byte)
+                http_request = self._http_request(client, body, headers)
+                response = await client.send(http_request, stream=True)
+                phase = "idle"
+                data = await self._read_limited(response, guard, limit=_ANSWER_BODY_LIMIT)
+                guard.end()
+                status = response.status_code
+                if not 200 <= status < 300:
+                    key_env = self._secret.name if self._secret else self._profile.api_key_env
+                    raise error_from_response(status, response.headers, data, key_env=key_env)
+                chunks = ChunkDecoder(self._profile).decode_completion(data)
         finally:
             guard.close()
             if response is not None:
@@ -311,71 +293,46 @@ class OpenAICompatibleProvider:
         client = self._http or await self._client()
         guard = StallGuard()
         response: httpx.Response | None = None
-        phase = "first"
-        decoder = ChunkDecoder(self._profile)
         try:
-            guard.begin(self._timeouts.first_byte)
-            http_request = self._http_request(client, body, headers)
-            response = await client.send(http_request, stream=True)
-            await self._check_response(response, guard)
-            parser = SseParser()
-            reads = response.aiter_bytes().__aiter__()
-            idle = self._timeouts.idle
-            complete = False
-            while not complete:
-                try:
-                    raw = await reads.__anext__()
-                except StopAsyncIteration:
-                    break
-                except (httpx.HTTPError, asyncio.CancelledError) as exc:
-                    ours = isinstance(exc, asyncio.CancelledError) and guard.is_timeout()
-                    if isinstance(exc, asyncio.CancelledError) and not ours:
-                        raise
-                    if decoder.finished:
-                        break  # only the usage report can be missing; the answer is whole
-                    if ours:
-                        raise self._timeout_error(phase) from None
-                    raise
-                guard.end()
-                phase = "idle"
-                for data in parser.feed(raw):
-                    if data == DONE:
-                        complete = True
-                        break
-                    for chunk in decoder.decode(data):
-                        yield chunk
-                guard.begin(idle)
-            guard.end()
-            if not complete:
-                for data in parser.close():
-                    if data == DONE:
-                        complete = True
-                    else:
-                        for chunk in decoder.decode(data):
-                            yield chunk
-            if not complete and not decoder.finished:
-                if decoder.events == 0:
-                    what = "an empty body" if parser.lines_seen == 0 else "no data events"
-                    raise ProtocolError(f"{self._url_shown} answered with {what}")
-                raise LlmConnectionError(
-                    f"the stream from {self._url_shown} ended before the answer was finished"
+            with self._mapped_errors(guard):
+                guard.begin(self._timeouts.first_byte)
+                http_request = self._http_request(client, body, headers)
+                response = await client.send(http_request, stream=True)
+                await self._check_response(response, guard)
+                chunks = read_event_stream(
+                    response,
+                    ChunkDecoder(self._profile),
+                    guard,
+                    idle_s=self._timeouts.idle,
+                    url_shown=self._url_shown,
+                    timeout_error=self._timeout_error,
                 )
-            for chunk in decoder.finish():
-                yield chunk
-            if complete:
-                await _drain(reads, guard)
+                async with contextlib.aclosing(chunks):
+                    async for chunk in chunks:
+                        yield chunk
+        finally:
+            guard.close()
+            if response is not None:
+                await response.aclose()
+
+    @contextlib.contextmanager
+    def _mapped_errors(
+        self, guard: StallGuard, phase: Callable[[], str] = lambda: "first"
+    ) -> Generator[None]:
+        """Our timeouts, transport failures and server errors as LlmErrors with no secret in them.
+
+        `phase` says what a timeout was waiting for: the answer to begin, or its next bytes.
+        """
+        try:
+            yield
         except asyncio.CancelledError:
             if guard.is_timeout():
-                raise self._timeout_error(phase) from None
+                raise self._timeout_error(phase()) from None
             raise
         except httpx.HTTPError as exc:
             raise self._redacted(error_from_transport(exc, url=self._url_shown)) from None
         except LlmError as exc:
             raise self._redacted(exc) from None
-        finally:
-            guard.close()
-            if response is not None:
-                await response.aclose()
 
     # -- helpers -------------------------------------------------------------------------------
 

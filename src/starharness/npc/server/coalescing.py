@@ -1,0 +1,129 @@
+"""WebSocket writes gathered in short windows: the first frame leaves at once, the next wait.
+
+A turn ends with several small frames (say.end, options, encounter.idle) made a few loop steps
+apart; each used to be its own send() call, and a send on loopback that wakes a reader on
+another core costs far more than the bytes it carries. After a write goes out, the transport
+below holds further writes for a short window (or to the end of the loop step, with a window
+of 0) and then passes them on together, in order. The first frame after a quiet spell, such
+as a line's first say.delta, never waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+
+class CoalescingTransport(asyncio.Transport):
+    """Wraps a transport; writes within `hold_s` of one that went out reach it as one write."""
+
+    __slots__ = ("_hold_s", "_inner", "_loop", "_pending", "_pending_size", "_timer")
+
+    def __init__(
+        self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop, *, hold_s: float = 0.0
+    ) -> None:
+        super().__init__()
+        self._inner = inner
+        self._loop = loop
+        self._hold_s = hold_s
+        self._timer: asyncio.Handle | None = None
+        self._pending: list[bytes | bytearray | memoryview] = []
+        self._pending_size = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not data:
+            return
+        if self._timer is not None:
+            self._pending.append(data)
+            self._pending_size += len(data)
+            return
+        self._inner.write(data)
+        # Until the window closes, further writes wait and then leave together.
+        if self._hold_s > 0:
+            self._timer = self._loop.call_later(self._hold_s, self.flush)
+        else:
+            self._timer = self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Pass what is held to the socket now (a closing transport drops it, as it would)."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        if not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        self._inner.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._inner.close()
+
+    def abort(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self._pending.clear()
+        self._pending_size = 0
+        self._inner.abort()
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._inner.write_eof()
+
+    def can_write_eof(self) -> bool:
+        return self._inner.can_write_eof()
+
+    def is_closing(self) -> bool:
+        return self._inner.is_closing()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self._inner.get_extra_info(name, default)
+
+    def get_write_buffer_size(self) -> int:
+        return self._inner.get_write_buffer_size() + self._pending_size
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return self._inner.get_write_buffer_limits()
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        self._inner.set_write_buffer_limits(high, low)
+
+    def pause_reading(self) -> None:
+        self._inner.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._inner.resume_reading()
+
+    def is_reading(self) -> bool:
+        return self._inner.is_reading()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self._inner.set_protocol(protocol)
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self._inner.get_protocol()
+
+
+class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's websockets (sans-I/O) protocol, writing through a CoalescingTransport."""
+
+    hold_s: ClassVar[float] = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if not isinstance(transport, asyncio.Transport):
+            raise TypeError(f"a WebSocket needs a stream transport, got {type(transport)!r}")
+        loop = asyncio.get_running_loop()
+        super().connection_made(CoalescingTransport(transport, loop, hold_s=self.hold_s))
+
+
+def coalescing_protocol(hold_ms: float) -> type[CoalescingWebSocketProtocol]:
+    """The protocol class for uvicorn's `ws=`, holding writes for `hold_ms` after each one."""
+    if hold_ms < 0:
+        raise ValueError(f"hold_ms must be >= 0, got {hold_ms}")
+    return type(
+        "CoalescingWebSocketProtocol", (CoalescingWebSocketProtocol,), {"hold_s": hold_ms / 1000}
+    )
