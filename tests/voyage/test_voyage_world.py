@@ -61,6 +61,21 @@ def test_player_view_is_json_and_follows_the_world(world: World) -> None:
     assert view["cargo"] == [{"goodId": "medgel", "name": "medical gel", "qty": 2}]
 
 
+def test_player_view_carries_each_npcs_attitude(world: World) -> None:
+    before = world.player_view(PLAYER_ID)["attitudes"]
+    assert before[BROKER] == world.attitude(BROKER, PLAYER_ID)
+    assert all(-100 <= score <= 100 for score in before.values())
+    lowered = world.attitude(SMUGGLER, PLAYER_ID) - 7
+    with world.transaction() as tx:
+        tx.set_attitude(SMUGGLER, PLAYER_ID, lowered)
+    after = world.player_view(PLAYER_ID)["attitudes"]
+    assert after[SMUGGLER] == world.attitude(SMUGGLER, PLAYER_ID)
+    assert after[SMUGGLER] == before.get(SMUGGLER, 0) - 7
+    assert {k: v for k, v in after.items() if k != SMUGGLER} == {
+        k: v for k, v in before.items() if k != SMUGGLER
+    }
+
+
 def test_player_view_of_an_unknown_player_is_a_clear_error(world: World) -> None:
     with pytest.raises(UnknownEntityError, match="no player with id 'player-9'"):
         world.player_view("player-9")

@@ -36,6 +36,8 @@ NPCS = [
     {"id": "npc-vex", "name": "Vex", "locationId": "kessler-hollow"},
 ]
 ATTITUDES = {"npc-karsk": 0, "npc-brandt": 10, "npc-vex": -30}
+GOOD_CUSTOMER = 15
+"""How much a purchase warms Karsk; the `hud` frame after it carries his new attitude."""
 
 GREETING = "Sit down, captain. Fuel, gel, the odd crate nobody asks about. What do you need?"
 SOLD = "Two cells, topped up. Fly safe."
@@ -72,6 +74,7 @@ class FakeHarness:
     credits: int = 12_000
     day: int = 1
     fuel: int = 0
+    attitudes: dict[str, int] = field(default_factory=lambda: dict(ATTITUDES))
     port: int = 0
     _sockets: set[WebSocket] = field(default_factory=set)
     _gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -186,7 +189,7 @@ class FakeHarness:
                     await _error(ws, frame["id"], "unknown_npc", f"no NPC {frame['npcId']!r}")
                     return
                 opened = {"t": "encounter.opened", "id": frame["id"], "npcName": npc["name"]}
-                await _send(ws, {**opened, "attitude": ATTITUDES[npc["id"]]})
+                await _send(ws, {**opened, "attitude": self.attitudes[npc["id"]]})
                 options[frame["id"]] = OPTIONS
                 await self._turn(ws, frame["id"], _Turn(GREETING, "neutral"))
             case "encounter.say":
@@ -230,6 +233,7 @@ class FakeHarness:
         if choice == "buy-fuel":
             self.credits -= FUEL_PRICE
             self.fuel += 2
+            self.attitudes["npc-karsk"] += GOOD_CUSTOMER
             summary = f"Jonah Karsk sells you 2 fuel cells for {FUEL_PRICE} cr."
             return _Turn(SOLD, "friendly", {"name": "trade", "ok": True, "summary": summary})
         if choice == "buy-ship":
@@ -268,6 +272,7 @@ class FakeHarness:
             "day": self.day,
             "location": HOME,
             "cargo": cargo,
+            "attitudes": dict(self.attitudes),
         }
 
 

@@ -9,6 +9,7 @@ import pytest
 from fake_harness import (
     FAILING_TEXT,
     FUEL_PRICE,
+    GOOD_CUSTOMER,
     GREETING,
     ODD_MOOD_TEXT,
     OPTIONS,
@@ -83,6 +84,10 @@ async def test_talk_trade_refusal_error_and_news(
     await expect(page.get_by_test_id("action-ok")).to_contain_text("sells you 2 fuel cells")
     await expect(page.get_by_test_id("hud-credits")).to_have_text(f"{12_000 - FUEL_PRICE:,} cr")
     await expect(page.get_by_test_id("hud-cargo")).to_contain_text("2 × fuel cells")
+    # The hud frame after the sale carries his new attitude; the HUD follows mid-encounter.
+    await expect(page.get_by_test_id("hud-attitude")).to_have_text(
+        f"Jonah Karsk: +{GOOD_CUSTOMER} (warm)"
+    )
     await expect(page.get_by_test_id("dialogue-mood")).to_have_attribute("data-mood", "friendly")
     friendly = await figure_look(page, "npc-karsk")
     assert friendly["mood"] == "friendly"

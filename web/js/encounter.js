@@ -69,7 +69,7 @@ export class EncounterController {
           current.opened = true;
           current.npcName = frame.npcName || current.npcName;
           this._dialogue.setNpcName(current.npcName);
-          this._hud.showAttitude(current.npcName, frame.attitude);
+          this._hud.showAttitude(current.npcName, frame.attitude, current.npcId);
           this._scene.setSpeaking(current.npcId);
         });
       case "say.delta":

@@ -1,13 +1,17 @@
 // The HUD: the game's player view (credits, location, day, cargo) and the attitude of whoever
-// you talk to. Fields a game adds beyond these are listed as they come.
+// you talk to: from `encounter.opened`, then from each view whose `attitudes` names them.
+// Fields a game adds beyond these are listed as they come.
 
 const NUMBER = new Intl.NumberFormat("en-US");
-const SHOWN_ELSEWHERE = new Set(["credits", "location", "locationId", "day", "cargo", "playerId", "name"]);
+const SHOWN_ELSEWHERE = new Set([
+  "credits", "location", "locationId", "day", "cargo", "playerId", "name", "attitudes",
+]);
 
 export class Hud {
   constructor(elements) {
     this._el = elements;
     this.data = {};
+    this._talkingTo = null;
   }
 
   /** Replace the whole view with `data` (a `hud.data` or `welcome.hud` object). */
@@ -20,6 +24,9 @@ export class Hud {
     this._el.day.textContent = day === undefined || day === null ? "—" : String(day);
     this._showCargo(Array.isArray(cargo) ? cargo : []);
     this._showExtra();
+    const talking = this._talkingTo;
+    const fresh = talking ? attitudesOf(this.data)[talking.npcId] : undefined;
+    if (typeof fresh === "number") this._showAttitudeOf(talking.npcName, fresh);
   }
 
   /** `{id, name}` of where the player is, as far as the view tells. */
@@ -28,7 +35,12 @@ export class Hud {
   }
 
   /** The attitude towards the player of the NPC you talk to, or nobody (`null`). */
-  showAttitude(npcName, attitude) {
+  showAttitude(npcName, attitude, npcId = null) {
+    this._talkingTo = npcName === null ? null : { npcId, npcName };
+    this._showAttitudeOf(npcName, attitude);
+  }
+
+  _showAttitudeOf(npcName, attitude) {
     const el = this._el.attitude;
     if (npcName === null || typeof attitude !== "number") {
       el.textContent = "Not talking to anyone";
@@ -78,6 +90,12 @@ export function locationOf(data) {
   }
   if (typeof place === "string") return { id: place, name: prettyId(place) };
   return { id: "", name: "" };
+}
+
+/** `{npcId: attitude}` from a view's `attitudes`, or nothing. */
+function attitudesOf(data) {
+  const attitudes = data ? data.attitudes : undefined;
+  return attitudes && typeof attitudes === "object" && !Array.isArray(attitudes) ? attitudes : {};
 }
 
 /** "ceres-deep" -> "Ceres Deep": good enough for places the HUD has not named. */

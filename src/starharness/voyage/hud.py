@@ -19,7 +19,7 @@ class HudCargo(WireModel):
 
 
 class VoyageHud(WireModel):
-    """The player's credits, day, place and hold."""
+    """The player's credits, day, place, hold, and how the NPCs they met feel about them."""
 
     player_id: str
     name: str
@@ -27,3 +27,6 @@ class VoyageHud(WireModel):
     day: int = Field(ge=1)
     location: HudPlace
     cargo: list[HudCargo]
+    attitudes: dict[str, int] = Field(default_factory=dict[str, int])
+    """NPC id -> attitude towards the player (-100..100), for NPCs that have one; a `hud`
+    frame after an attitude change carries the new value."""

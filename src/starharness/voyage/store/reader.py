@@ -180,6 +180,14 @@ class WorldReader:
         )
         return int(row[0]) if row else 0
 
+    def attitudes_towards(self, target_id: str) -> dict[str, int]:
+        """Every NPC's attitude to the target that has one, by NPC id."""
+        rows = self._rows(
+            "SELECT npc_id, score FROM attitudes WHERE target_id = ? ORDER BY npc_id",
+            (target_id,),
+        )
+        return {str(row[0]): int(row[1]) for row in rows}
+
     # travel, intel, quests
 
     def route(self, from_id: str, to_id: str) -> Route | None:

@@ -139,7 +139,7 @@ class World:
         )
 
     def player_view(self, player_id: str) -> dict[str, Any]:
-        """The HUD: credits, location, cargo and day, as JSON-able data."""
+        """The HUD: credits, location, cargo, day and NPCs' attitudes, as JSON-able data."""
         with self.snapshot() as reader:
             player = reader.actor(player_id)
             if player is None or player.kind != "player":
@@ -148,6 +148,7 @@ class World:
             names = {good.id: good.name for good in reader.goods()}
             hold = reader.cargo(player_id)
             day = reader.day()
+            attitudes = reader.attitudes_towards(player_id)
         return {
             "playerId": player.id,
             "name": player.name,
@@ -161,6 +162,7 @@ class World:
                 {"goodId": good, "name": names.get(good, good), "qty": qty}
                 for good, qty in hold.items()
             ],
+            "attitudes": attitudes,
         }
 
     def scene(self, npc_id: str, player_id: str) -> str:
