@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+
 Host = Annotated[
     str | None,
     typer.Option(help="Address to bind (default 127.0.0.1; others need --auth-token-env)."),
@@ -20,20 +22,8 @@ GameSpec = Annotated[
 WorldFile = Annotated[
     Path | None, typer.Option("--world", help="World file (created and seeded if missing).")
 ]
-Provider = Annotated[
-    str | None,
-    typer.Option(help="LLM provider: deepseek, openai, openai-compatible or llama-cpp."),
-]
-Model = Annotated[str | None, typer.Option(help="Model name (default: the provider's).")]
-BaseUrl = Annotated[
-    str | None, typer.Option("--base-url", help="Send model requests to this server.")
-]
 Offline = Annotated[
     bool, typer.Option("--offline", help="Use the built-in offline brain even with a key.")
-]
-PatchFiles = Annotated[
-    list[Path] | None,
-    typer.Option("--patch", help="Patch file applied last; repeat for more.", metavar="FILE"),
 ]
 AuthTokenEnv = Annotated[
     str | None,

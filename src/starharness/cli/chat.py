@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
@@ -43,17 +45,10 @@ def chat(
             show_default=False,
         ),
     ] = None,
-    provider: Annotated[
-        str | None, typer.Option(help="LLM provider: deepseek, openai or openai-compatible.")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Model name (default: the provider's).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="Send requests to this server instead.")
-    ] = None,
-    patch: Annotated[
-        list[Path] | None,
-        typer.Option("--patch", help="Patch file applied last; repeat for more.", metavar="FILE"),
-    ] = None,
+    provider: Provider = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    patch: PatchFiles = None,
 ) -> None:
     import asyncio
     import sys

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ._errors import CliError
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider
 
 
 def register(app: typer.Typer) -> None:
@@ -30,17 +31,10 @@ def run(
             show_default=False,
         ),
     ] = None,
-    provider: Annotated[
-        str | None, typer.Option(help="LLM provider: deepseek, openai or openai-compatible.")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Model name (default: the provider's).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="Send requests to this server instead.")
-    ] = None,
-    patch: Annotated[
-        list[Path] | None,
-        typer.Option("--patch", help="Patch file applied last; repeat for more.", metavar="FILE"),
-    ] = None,
+    provider: Provider = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    patch: PatchFiles = None,
     allow: Annotated[
         list[str] | None,
         typer.Option("--allow", help="Allow this tool when it asks for approval; repeatable."),
