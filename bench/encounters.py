@@ -20,8 +20,8 @@ it prints:
 Goals (2-core machine): 1,000 encounters under 100 KB each; harness CPU per turn at most 1.3x
 the floor's at 200 says/s; the first say.delta within 1 ms of its fragment.
 
-Run: uv run python bench/encounters.py [--levels 100 500 1000] [--rate 200] [--seconds 5]
-     [--rounds 3]
+Run: uv run python bench/encounters.py [--levels 100 500 1000] [--rate 200] [--seconds 3]
+     [--rounds 5]
 """
 
 from __future__ import annotations
@@ -319,8 +319,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[100, 500, 1000])
     parser.add_argument("--rate", type=float, default=200.0, help="says per second")
-    parser.add_argument("--seconds", type=float, default=5.0, help="per round and phase")
-    parser.add_argument("--rounds", type=int, default=3, help="harness/floor rounds per level")
+    parser.add_argument("--seconds", type=float, default=3.0, help="per round and phase")
+    parser.add_argument("--rounds", type=int, default=5, help="harness/floor rounds per level")
     args = parser.parse_args()
     if args.rounds < 1 or args.seconds <= 0 or args.rate <= 0:
         parser.error("--rounds must be at least 1; --seconds and --rate must be positive")

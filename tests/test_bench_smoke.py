@@ -35,3 +35,32 @@ def test_runtime_overhead_bench_completes_and_prints_the_ratio(tmp_path: Path) -
     assert all("ok (6/6 turns, 6 tool runs, 12 requests)" in row for row in rows), out
     assert re.search(r"^memory per idle agent: \d+\.\d KB \(4 agents", out, re.M), out
     assert "schema shared: yes" in out
+
+
+ENCOUNTERS = BENCH.parent / "encounters.py"
+
+
+@pytest.mark.slow
+def test_encounters_bench_completes_with_every_figure(tmp_path: Path) -> None:
+    tiny = ["--levels", "4", "--seconds", "0.5", "--rounds", "2", "--rate", "30"]
+    done = subprocess.run(
+        [sys.executable, str(ENCOUNTERS), *tiny],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    out = done.stdout
+    # 0: goals met, 1: a goal missed (likely with so few turns); 2 or a crash: broken.
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert "4 open encounters (2 rounds of 0.5 s):" in out, out
+    turns = re.search(r"turns/s +(\d+\.\d)", out)
+    assert turns is not None and float(turns.group(1)) > 0, out
+    rounds = re.search(r"rounds \(harness/floor\): (.+)$", out, re.M)
+    assert rounds is not None and len(rounds.group(1).split(", ")) == 2, out
+    assert re.search(r"CPU per turn \(median of rounds\): harness +\d+\.\d+ ms", out), out
+    assert re.search(r"memory per open encounter: heap +\d+\.\d KB", out), out
+    delta = re.search(
+        r"first say\.delta after its fragment: .*\((goal <= 1 ms, )(\d+) turns\)", out
+    )
+    assert delta is not None and int(delta.group(2)) > 0, out
