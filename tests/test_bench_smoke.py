@@ -14,16 +14,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "runtime_overhead.py"
 
 @pytest.mark.slow
 def test_runtime_overhead_bench_completes_and_prints_the_ratio(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--turns", "6", "--agents", "4"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
-    out = done.stdout
-    # 0: goals met, 1: a goal missed (likely with so few turns); 2 or a crash: broken.
-    assert done.returncode in (0, 1), done.stdout + done.stderr
+    out = _run_bench(BENCH, ["--quick", "--turns", "6", "--agents", "4"], tmp_path)
     assert "floor and loop send the same messages, tools and options: yes" in out
     ratios = re.findall(
         r"^ratio loop/floor at concurrency (\d+): CPU per turn (\d+\.\d+)x", out, re.M
@@ -43,16 +34,7 @@ ENCOUNTERS = BENCH.parent / "encounters.py"
 @pytest.mark.slow
 def test_encounters_bench_completes_with_every_figure(tmp_path: Path) -> None:
     tiny = ["--levels", "4", "--seconds", "0.5", "--rounds", "2", "--rate", "30"]
-    done = subprocess.run(
-        [sys.executable, str(ENCOUNTERS), *tiny],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
-    out = done.stdout
-    # 0: goals met, 1: a goal missed (likely with so few turns); 2 or a crash: broken.
-    assert done.returncode in (0, 1), done.stdout + done.stderr
+    out = _run_bench(ENCOUNTERS, tiny, tmp_path)
     assert "4 open encounters (2 rounds of 0.5 s):" in out, out
     turns = re.search(r"turns/s +(\d+\.\d)", out)
     assert turns is not None and float(turns.group(1)) > 0, out
@@ -64,3 +46,13 @@ def test_encounters_bench_completes_with_every_figure(tmp_path: Path) -> None:
         r"first say\.delta after its fragment: .*\((goal <= 1 ms, )(\d+) turns\)", out
     )
     assert delta is not None and int(delta.group(2)) > 0, out
+
+
+def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
+    """Run a bench script; its stdout. Exit 0 (goals met) or 1 (a goal missed) both pass."""
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+    # 1 is likely with so few turns; 2 or a crash means the bench is broken.
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return done.stdout
