@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import _game_options as opt
+from . import _llm_options as opt
 from ._errors import CliError
 
 _HELP = (

@@ -85,7 +85,9 @@ def _build_server(
         api_key = os.environ.get(api_key_env)
         if not api_key:
             raise CliError(f"mock-llm: environment variable {api_key_env} is not set")
-    if api_key is None and not _is_loopback(host):
+    from starharness.npc.server import is_loopback
+
+    if api_key is None and not is_loopback(host):
         raise CliError(
             f"mock-llm: binding {host} exposes the mock beyond this machine; set --api-key-env"
         )
@@ -109,17 +111,6 @@ def _build_server(
     except (ScriptFileError, ValueError) as exc:
         raise CliError(f"mock-llm: {exc}") from None
     return server
-
-
-def _is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def _serve(server: MockLlmServer) -> None:

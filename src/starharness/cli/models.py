@@ -52,8 +52,9 @@ def serve_local(
         LocalServerSettings,
         resolve_model,
     )
+    from starharness.npc.server import is_loopback
 
-    if not _is_loopback(host):
+    if not is_loopback(host):
         raise CliError(
             f"models serve-local: {host} is not a loopback address; the model server has no "
             "authentication, so it only binds this machine"
@@ -102,14 +103,3 @@ async def _serve(server: LocalModelServer) -> int:
             return 1
     typer.echo("local model server stopped")
     return 0
-
-
-def _is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

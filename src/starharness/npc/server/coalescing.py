@@ -19,7 +19,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 class CoalescingTransport(asyncio.Transport):
     """Wraps a transport; writes within `hold_s` of one that went out reach it as one write."""
 
-    __slots__ = ("_hold_s", "_inner", "_loop", "_pending", "_pending_size", "_timer")
+    __slots__ = ("_hold_s", "_inner", "_loop", "_pending", "_timer")
 
     def __init__(
         self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop, *, hold_s: float = 0.0
@@ -30,14 +30,12 @@ class CoalescingTransport(asyncio.Transport):
         self._hold_s = hold_s
         self._timer: asyncio.Handle | None = None
         self._pending: list[bytes | bytearray | memoryview] = []
-        self._pending_size = 0
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not data:
             return
         if self._timer is not None:
             self._pending.append(data)
-            self._pending_size += len(data)
             return
         self._inner.write(data)
         # Until the window closes, further writes wait and then leave together.
@@ -48,26 +46,24 @@ class CoalescingTransport(asyncio.Transport):
 
     def flush(self) -> None:
         """Pass what is held to the socket now (a closing transport drops it, as it would)."""
+        self._end_window()
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            self._inner.write(data)
+
+    def _end_window(self) -> None:
         timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
-        if not self._pending:
-            return
-        data = b"".join(self._pending)
-        self._pending.clear()
-        self._pending_size = 0
-        self._inner.write(data)
 
     def close(self) -> None:
         self.flush()
         self._inner.close()
 
     def abort(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
+        self._end_window()
         self._pending.clear()
-        self._pending_size = 0
         self._inner.abort()
 
     def write_eof(self) -> None:
@@ -84,7 +80,7 @@ class CoalescingTransport(asyncio.Transport):
         return self._inner.get_extra_info(name, default)
 
     def get_write_buffer_size(self) -> int:
-        return self._inner.get_write_buffer_size() + self._pending_size
+        return self._inner.get_write_buffer_size() + sum(map(len, self._pending))
 
     def get_write_buffer_limits(self) -> tuple[int, int]:
         return self._inner.get_write_buffer_limits()

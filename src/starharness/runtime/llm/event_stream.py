@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 
@@ -52,9 +53,46 @@ async def read_event_stream(
     """The chunks of an event-stream body; `guard` bounds the first read and every gap after."""
     parser = SseParser()
     reads = response.aiter_bytes().__aiter__()
-    phase = "first"
+    batches = _event_batches(reads, parser, decoder, guard, idle_s, timeout_error)
     complete = False
-    while not complete:
+    async with contextlib.aclosing(batches):
+        async for events in batches:
+            # Events that came in one read are merged: a chunk per read, not one per event.
+            read = decode_events(decoder, events)
+            for chunk in read.chunks:
+                yield chunk
+            if read.failure is not None:
+                raise read.failure
+            if read.complete:
+                complete = True
+                break
+    if not complete and not decoder.finished:
+        if decoder.events == 0:
+            what = "an empty body" if parser.lines_seen == 0 else "no data events"
+            raise ProtocolError(f"{url_shown} answered with {what}")
+        raise LlmConnectionError(
+            f"the stream from {url_shown} ended before the answer was finished"
+        )
+    for chunk in decoder.finish():
+        yield chunk
+    if complete:
+        await _drain(reads, guard)
+
+
+async def _event_batches(
+    reads: AsyncIterator[bytes],
+    parser: SseParser,
+    decoder: ChunkDecoder,
+    guard: StallGuard,
+    idle_s: float | None,
+    timeout_error: Callable[[str], LlmError],
+) -> AsyncGenerator[Iterable[bytes]]:
+    """The events of each network read, then those the parser held when the body ended.
+
+    Time spent by the consumer between batches is not counted against `idle_s`.
+    """
+    phase = "first"
+    while True:
         try:
             raw = await reads.__anext__()
         except StopAsyncIteration:
@@ -70,33 +108,10 @@ async def read_event_stream(
             raise
         guard.end()
         phase = "idle"
-        # Events that came in one read are merged: a chunk per read, not one per event.
-        read = decode_events(decoder, parser.feed(raw))
-        for chunk in read.chunks:
-            yield chunk
-        if read.failure is not None:
-            raise read.failure
-        complete = read.complete
+        yield parser.feed(raw)
         guard.begin(idle_s)
     guard.end()
-    if not complete:
-        read = decode_events(decoder, parser.close())
-        for chunk in read.chunks:
-            yield chunk
-        if read.failure is not None:
-            raise read.failure
-        complete = read.complete
-    if not complete and not decoder.finished:
-        if decoder.events == 0:
-            what = "an empty body" if parser.lines_seen == 0 else "no data events"
-            raise ProtocolError(f"{url_shown} answered with {what}")
-        raise LlmConnectionError(
-            f"the stream from {url_shown} ended before the answer was finished"
-        )
-    for chunk in decoder.finish():
-        yield chunk
-    if complete:
-        await _drain(reads, guard)
+    yield parser.close()
 
 
 async def _drain(reads: AsyncIterator[bytes], guard: StallGuard) -> None:
