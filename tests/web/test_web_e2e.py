@@ -53,10 +53,14 @@ class FrameLog:
         return [frame for frame in self.frames[mark:] if frame["t"] == t]
 
     async def until(self, t: str, after: int = 0) -> dict[str, Any]:
-        async with asyncio.timeout(15):
-            while not (found := self.since(after, t)):
-                self._arrived.clear()
-                await self._arrived.wait()
+        try:
+            async with asyncio.timeout(15):
+                while not (found := self.since(after, t)):
+                    self._arrived.clear()
+                    await self._arrived.wait()
+        except TimeoutError:
+            seen = [frame["t"] for frame in self.frames[after:]]
+            raise AssertionError(f"no {t!r} frame within 15 s; the page got {seen}") from None
         return found[0]
 
 
@@ -101,6 +105,7 @@ async def test_play_omega_station_in_the_browser(
     mark = log.mark()
     point = await figure_point(page, SMUGGLER)
     await page.mouse.click(point["x"], point["y"])
+    await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "open")
     greeting = await _turn_frames(log, mark)
     opened = greeting[0]
     assert opened["t"] == "encounter.opened"
