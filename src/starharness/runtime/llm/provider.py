@@ -24,6 +24,7 @@ from .http_errors import error_from_response, error_from_transport
 from .profiles import ProviderProfile
 from .quirks import RequestPlan, plan_request
 from .stall import StallGuard
+from .transport import llm_http_client
 from .types import LlmRequest, StreamChunk
 from .wire import WireEncoder, encoder_for
 
@@ -196,9 +197,7 @@ class OpenAICompatibleProvider:
         if client is None:
             # Building a client loads the CA bundle from disk, so keep it off the event loop.
             made = await asyncio.to_thread(
-                httpx.AsyncClient,
-                timeout=self._httpx_timeout,
-                limits=_LIMITS,
+                llm_http_client, timeout=self._httpx_timeout, limits=_LIMITS
             )
             if self._http is None:
                 self._http = made

@@ -1,0 +1,190 @@
+"""The model requests' transport: one write per request, dead idle connections, httpx errors."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpcore
+import httpx
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from starharness.runtime.llm.transport import OneWriteStream, OneWriteTransport
+
+_LIMITS = httpx.Limits(max_connections=4, max_keepalive_connections=2)
+
+
+class _Recording(httpcore.AsyncNetworkStream):
+    """An inner stream that keeps what reaches it and answers every read with `reply`."""
+
+    def __init__(self, reply: bytes = b"HTTP/1.1 200 OK\r\n") -> None:
+        self.writes: list[bytes] = []
+        self.reads = 0
+        self.closed = False
+        self._reply = reply
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        self.writes.append(buffer)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        self.reads += 1
+        return self._reply
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> httpcore.AsyncNetworkStream:
+        return self
+
+    def get_extra_info(self, info: str) -> Any:
+        return None
+
+
+@given(st.lists(st.binary(max_size=300_000), max_size=6))
+def test_writes_reach_the_socket_whole_and_in_order_once_the_answer_is_read(
+    parts: list[bytes],
+) -> None:
+    async def scenario() -> None:
+        inner = _Recording()
+        stream = OneWriteStream(inner)
+        for part in parts:
+            await stream.write(part)
+        total = b"".join(parts)
+        if len(total) < 256 * 1024:
+            assert inner.writes == []  # held until the request is complete
+        assert await stream.read(100) == b"HTTP/1.1 200 OK\r\n"
+        assert b"".join(inner.writes) == total
+        assert len(inner.writes) <= 1 + len(total) // (256 * 1024)
+        assert all(inner.writes)
+
+    asyncio.run(scenario())
+
+
+async def test_a_closed_stream_drops_what_it_held_and_tls_starts_after_a_flush() -> None:
+    inner = _Recording()
+    stream = OneWriteStream(inner)
+    await stream.write(b"CONNECT example.org:443 HTTP/1.1\r\n\r\n")
+    wrapped = await stream.start_tls(ssl.create_default_context(), "example.org")
+    assert inner.writes == [b"CONNECT example.org:443 HTTP/1.1\r\n\r\n"]
+    await wrapped.write(b"GET / HTTP/1.1\r\n\r\n")
+    await wrapped.aclose()
+    assert inner.closed
+    assert len(inner.writes) == 1
+
+
+# -- against a real server on loopback ---------------------------------------------------------
+
+
+class _Server:
+    """A tiny HTTP/1.1 server: answers each request with `ok`, then maybe hangs up."""
+
+    def __init__(self, *, hang_up_after_answer: bool = False, cut_body: bool = False) -> None:
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.hung_up = asyncio.Event()
+        self.may_hang_up = asyncio.Event()
+        self._hang_up = hang_up_after_answer
+        self._cut_body = cut_body
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":")[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
+                self.requests.append(head + await reader.readexactly(length))
+                if self._cut_body:
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+                    await writer.drain()
+                    return
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                await writer.drain()
+                if self._hang_up:
+                    await self.may_hang_up.wait()
+                    return
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return
+        finally:
+            writer.close()
+            await writer.wait_closed()
+            self.hung_up.set()
+
+
+@asynccontextmanager
+async def _serving(server: _Server) -> AsyncIterator[str]:
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        listening.close()
+        await listening.wait_closed()
+
+
+def _client(base_url: str) -> httpx.AsyncClient:
+    transport = OneWriteTransport(ssl_context=None, limits=_LIMITS)
+    return httpx.AsyncClient(base_url=base_url, transport=transport, timeout=5)
+
+
+async def test_requests_and_bodies_arrive_whole_over_a_reused_connection() -> None:
+    server = _Server()
+    async with _serving(server) as url, _client(url) as client:
+        for n in range(3):
+            response = await client.post("/v1/chat/completions", content=b'{"n": %d}' % n)
+            assert (response.status_code, response.text) == (200, "ok")
+    assert server.connections == 1
+    assert [request.rsplit(b"\r\n\r\n", 1)[1] for request in server.requests] == [
+        b'{"n": 0}',
+        b'{"n": 1}',
+        b'{"n": 2}',
+    ]
+
+
+async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
+    server = _Server(hang_up_after_answer=True)
+    async with _serving(server) as url, _client(url) as client:
+        assert (await client.get("/one")).text == "ok"
+        server.may_hang_up.set()  # after the answer was read and the connection went idle
+        await server.hung_up.wait()  # on loopback its FIN is in our socket by now
+        assert (await client.get("/two")).text == "ok"
+    assert server.connections == 2
+
+
+async def test_a_refused_connection_is_an_httpx_connect_error() -> None:
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    async with _client(f"http://127.0.0.1:{port}") as client:
+        with pytest.raises(httpx.ConnectError):
+            await client.get("/")
+
+
+async def test_a_body_cut_short_is_an_httpx_protocol_error_while_streaming() -> None:
+    server = _Server(cut_body=True)
+    async with (
+        _serving(server) as url,
+        _client(url) as client,
+        client.stream("POST", "/v1/chat/completions", content=b"{}") as response,
+    ):
+        assert response.status_code == 200
+        with pytest.raises(httpx.RemoteProtocolError):
+            async for _ in response.aiter_bytes():
+                pass
