@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
 import ssl
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpcore
@@ -129,11 +132,11 @@ class _Server:
 
 
 @asynccontextmanager
-async def _serving(server: _Server) -> AsyncIterator[str]:
-    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+async def _serving(server: _Server, tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0, ssl=tls)
     port = listening.sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         listening.close()
         await listening.wait_closed()
@@ -188,3 +191,51 @@ async def test_a_body_cut_short_is_an_httpx_protocol_error_while_streaming() -> 
         with pytest.raises(httpx.RemoteProtocolError):
             async for _ in response.aiter_bytes():
                 pass
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a test certificate with")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    command = [
+        *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+        *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"),
+        *("-addext", "subjectAltName=IP:127.0.0.1"),
+    ]
+    subprocess.run(
+        command,
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_requests_over_tls_share_one_verified_connection(tmp_path: Path) -> None:
+    cert, key = await asyncio.to_thread(_self_signed, tmp_path)
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+    server = _Server()
+    trusted = ssl.create_default_context(cafile=str(cert))
+    transport = OneWriteTransport(ssl_context=trusted, limits=_LIMITS)
+    async with (
+        _serving(server, tls=served) as url,
+        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+    ):
+        for n in range(2):
+            response = await client.post("/v1/chat/completions", content=b'{"n": %d}' % n)
+            assert (response.status_code, response.text) == (200, "ok")
+    assert server.connections == 1
+    assert server.requests[-1].endswith(b'\r\n\r\n{"n": 1}')
+
+
+async def test_a_server_certificate_we_do_not_trust_is_refused(tmp_path: Path) -> None:
+    cert, key = await asyncio.to_thread(_self_signed, tmp_path)
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+    transport = OneWriteTransport(ssl_context=ssl.create_default_context(), limits=_LIMITS)
+    async with (
+        _serving(_Server(), tls=served) as url,
+        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+    ):
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            await client.get("/")
