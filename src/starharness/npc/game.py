@@ -58,6 +58,12 @@ class Game:
     """A mock-LLM responder that plays the NPCs without a model (see starharness.mockllm)."""
     on_encounter_end: EncounterEnd | None = None
     default_world_path: Callable[[], Path] | None = None
+    world_calls_inline: bool = False
+    """The world's calls are short (SQLite on a local disk): run them on the event loop.
+
+    By default every read, action and tick runs in a worker thread, which keeps a slow world
+    from stalling other players but costs a thread hand-off each time.
+    """
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])

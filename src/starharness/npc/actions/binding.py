@@ -37,6 +37,8 @@ class EncounterBinding:
     npc_id: str
     player_id: str
     report: Callable[[ActionAttempt], None]
+    inline: bool = False
+    """Run actions on the event loop (`Game.world_calls_inline`) instead of a worker thread."""
 
     def role(self, role: Role) -> str:
         return self.npc_id if role is Role.NPC else self.player_id

@@ -31,6 +31,7 @@ from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
 from ..world import NpcCard, World
+from ..world_calls import call_world
 from .conclusion import SpeechConclusion
 from .game_tools import GameKit
 from .mapping import FrameMapper, FrameSink
@@ -113,8 +114,13 @@ class Encounter:
     @classmethod
     async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
         """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
-        npc, attitude, scene = await asyncio.to_thread(
-            _meet, host.world, frame.id, frame.npc_id, frame.player_id
+        npc, attitude, scene = await call_world(
+            host.kit.game.world_calls_inline,
+            _meet,
+            host.world,
+            frame.id,
+            frame.npc_id,
+            frame.player_id,
         )
         encounter = cls(host, frame.id, npc, frame.player_id, send)
         encounter._scene = scene
@@ -135,7 +141,13 @@ class Encounter:
     async def _create_agent(self) -> None:
         host = self._host
         kit = host.kit
-        binding = EncounterBinding(host.world, self.npc.id, self.player_id, self._on_attempt)
+        binding = EncounterBinding(
+            host.world,
+            self.npc.id,
+            self.player_id,
+            self._on_attempt,
+            inline=kit.game.world_calls_inline,
+        )
 
         def setup(layer: Context) -> None:
             prompt = layer.prompt
@@ -218,8 +230,9 @@ class Encounter:
         assert content is not None  # the frame model guarantees text or optionId
         self._running = True
         try:
-            self._scene = await asyncio.to_thread(
-                self._host.world.scene, self.npc.id, self.player_id
+            host = self._host
+            self._scene = await call_world(
+                host.kit.game.world_calls_inline, host.world.scene, self.npc.id, self.player_id
             )
         except Exception:
             _log.exception("encounter %s: the world could not render the scene", self.id)
@@ -292,8 +305,13 @@ class Encounter:
         end = self._host.kit.game.on_encounter_end
         if end is not None:
             try:
-                await asyncio.to_thread(
-                    end, self._host.world, self.npc, self.player_id, tuple(self._committed)
+                await call_world(
+                    self._host.kit.game.world_calls_inline,
+                    end,
+                    self._host.world,
+                    self.npc,
+                    self.player_id,
+                    tuple(self._committed),
                 )
             except Exception:
                 _log.exception("encounter %s: the game's on_encounter_end failed", self.id)

@@ -17,6 +17,7 @@ from ..encounter import Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..world import World
+from ..world_calls import call_world
 from .connection import POLICY_VIOLATION, Connection
 from .metrics import ServerMetrics
 from .security import origin_allowed, presented_token, token_matches
@@ -41,6 +42,7 @@ class NpcServer:
         self._ctx = ctx
         self._kit = GameKit.of(game)
         self._world = world
+        self._inline = game.world_calls_inline
         self.settings = settings
         self.token = token
         self.metrics = ServerMetrics()
@@ -98,7 +100,7 @@ class NpcServer:
             connection.send_pending(task)
 
     async def _hud_text(self, player_id: str) -> str | None:
-        data = await asyncio.to_thread(self._world.player_view, player_id)
+        data = await call_world(self._inline, self._world.player_view, player_id)
         return encode(self._kit.protocol.hud(player_id=player_id, data=dict(data)))
 
     def turn_done(self, seconds: float, reason: str) -> None:
@@ -127,7 +129,7 @@ class NpcServer:
             npcs = [NpcEntry(id=n.id, name=n.name, location_id=n.location_id) for n in world.npcs()]
             return world.player_view(player_id), npcs
 
-        found = await asyncio.to_thread(read)
+        found = await call_world(self._inline, read)
         if found is None:
             raise FrameError(ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}")
         hud, npcs = found
@@ -157,7 +159,7 @@ class NpcServer:
 
     async def tick(self, days: int) -> None:
         """Advance the world and broadcast what happened, then refresh every HUD."""
-        events = await asyncio.to_thread(self._world.tick, days)
+        events = await call_world(self._inline, self._world.tick, days)
         frames = [
             encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
             for e in events

@@ -1,0 +1,73 @@
+"""Where the world's calls run: worker threads by default, the event loop when the game asks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from npc_support import serving, spoken, types
+from tinygame import GAME
+from tinygame.brain import respond
+from tinygame.world import TinyWorld
+
+from starharness.npc import World
+
+
+class _Watched(TinyWorld):
+    """The tiny world, noting which thread made each call the framework makes."""
+
+    def __init__(self, path: Path | None) -> None:
+        super().__init__(path)
+        self.threads: dict[str, set[int]] = {}
+
+    def _note(self, call: str) -> None:
+        self.threads.setdefault(call, set()).add(threading.get_ident())
+
+    def scene(self, npc_id: str, player_id: str) -> str:
+        self._note("scene")
+        return super().scene(npc_id, player_id)
+
+    def player_view(self, player_id: str) -> Any:
+        self._note("player_view")
+        return super().player_view(player_id)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        self._note("transaction")
+        with super().transaction() as tx:
+            yield tx
+
+
+def _watched(path: Path | None) -> World:
+    return _Watched(path)
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "threads"])
+async def test_a_sale_commits_and_the_calls_run_where_the_game_said(
+    tmp_path: Path, inline: bool
+) -> None:
+    game = replace(GAME, open_world=_watched, world_calls_inline=inline)
+    loop_thread = threading.get_ident()
+    async with serving(game, tmp_path, responder=respond) as stack, stack.client() as client:
+        await client.send({"t": "hello", "playerId": "p1"})
+        assert (await client.recv())["t"] == "welcome"
+        await client.open("e1", "n-baker", "p1")
+        frames = await client.say("e1", "I would like to buy 2")
+        assert types(frames) == [
+            "action", "hud", "say.delta", "say.end", "options", "encounter.idle"
+        ]  # fmt: skip
+        assert frames[0]["ok"] is True and frames[1]["data"]["coins"] == 14
+        assert spoken(frames) == "Enjoy your bread."
+        refused = await client.say("e1", "I would like to buy 50")
+        assert [f["ok"] for f in refused if f["t"] == "action"] == [False]
+        world: _Watched = stack.world
+        assert world.holdings("p1") == (14, 2)  # the refusal changed nothing
+        calls = {name: threads for name, threads in world.threads.items()}
+    assert set(calls) >= {"scene", "player_view", "transaction"}
+    on_loop = {name: threads == {loop_thread} for name, threads in calls.items()}
+    assert on_loop == dict.fromkeys(calls, inline), calls
