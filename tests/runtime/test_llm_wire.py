@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from types import MappingProxyType
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from starharness.runtime.llm import (
     DEEPSEEK,
     OPENAI,
     AssistantMessage,
     LlmRequest,
+    Message,
     NamedToolChoice,
     ProviderProfile,
     ToolCall,
@@ -203,3 +208,46 @@ def test_extra_fields_are_added_replace_standard_ones_or_drop_them() -> None:
     assert body["model"] == "other"
     assert "stream_options" not in body
     assert raw.count(b'"model"') == 1
+
+
+def test_each_message_is_encoded_once_while_it_lives_and_forgotten_after() -> None:
+    encoder = WireEncoder(DEEPSEEK)
+    cache = encoder._messages  # pyright: ignore[reportPrivateUsage]
+    before = len(cache)
+    history = [UserMessage(f"line {n}") for n in range(10_000)]  # more than any fixed bound
+    first = encoder.messages_json("", history)
+    assert len(cache) == before + len(history)
+    assert encoder.messages_json("", history) == first
+    del history
+    gc.collect()
+    assert len(cache) == before
+    # A new message that may reuse a dead one's id is encoded from its own content.
+    assert json.loads(encoder.messages_json("", [UserMessage("fresh")])) == [
+        {"role": "user", "content": "fresh"}
+    ]
+
+
+_MESSAGES = st.one_of(
+    st.builds(UserMessage, st.text(max_size=20)),
+    st.builds(ToolMessage, st.text(max_size=5), st.text(max_size=20), st.booleans()),
+    st.builds(
+        AssistantMessage,
+        st.text(max_size=20),
+        st.none() | st.text(max_size=10),
+        st.lists(
+            st.builds(ToolCall, st.text(max_size=5), st.text(max_size=8), st.text(max_size=12)),
+            max_size=2,
+        ).map(tuple),
+    ),
+)
+
+
+@given(st.lists(_MESSAGES, max_size=8), st.integers(0, 8))
+def test_cached_encodings_match_a_fresh_dump_of_any_history(
+    history: list[Message], cut: int
+) -> None:
+    encoder = WireEncoder(DEEPSEEK)
+    encoder.messages_json("", history[:cut])  # part of it cached first
+    encoded = encoder.messages_json("sys", history)
+    assert encoded.decode() == dumps_wire(encoder.message_dicts("sys", history))
+    assert len(json.loads(encoded)) == len(history) + 1

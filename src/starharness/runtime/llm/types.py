@@ -18,7 +18,7 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class UserMessage:
     """A user-role message; `source` says who wrote it (user, context, plugin, tool, ...)."""
 
@@ -27,7 +27,7 @@ class UserMessage:
     role: Literal["user"] = "user"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class AssistantMessage:
     """What the model said in one step: text, optional reasoning, and tool calls in order."""
 
@@ -37,7 +37,7 @@ class AssistantMessage:
     role: Literal["assistant"] = "assistant"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class ToolMessage:
     """The result of one tool call as the model will read it."""
 

@@ -7,6 +7,7 @@ the work per request grows with what is new, not with the length of the history.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
@@ -64,6 +65,40 @@ class _TwoGenerationCache(Generic[K, V]):
         if len(hot) > self._size:
             self._cold = hot
             self._hot = {}
+
+
+class _PerMessage:
+    """The encoded bytes of each live message, forgotten when the message is.
+
+    A bounded cache thrashes once the histories in flight hold more messages than it does (a
+    hundred long conversations), and then every request encodes its whole history again.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref[Message], bytes]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, message: Message) -> bytes | None:
+        entry = self._entries.get(id(message))
+        if entry is not None and entry[0]() is message:
+            return entry[1]
+        return None
+
+    def put(self, message: Message, encoded: bytes) -> None:
+        key = id(message)
+        entries = self._entries
+
+        def forget(ref: weakref.ref[Message]) -> None:
+            # The id may already belong to a newer message; drop only our own entry.
+            current = entries.get(key)
+            if current is not None and current[0] is ref:
+                del entries[key]
+
+        entries[key] = (weakref.ref(message, forget), encoded)
 
 
 def _plain(value: Any) -> Any:
@@ -150,14 +185,11 @@ class WireEncoder:
         "_tools",
     )
 
-    def __init__(self, profile: ProviderProfile, *, cache_size: int = 4096) -> None:
+    def __init__(self, profile: ProviderProfile) -> None:
         self._profile = profile
         self._reasoning_field = profile.reasoning_send_field
         self._null_content = profile.null_content_with_tool_calls
-        # Keyed by id(); each entry keeps its message alive so the id cannot be reused meanwhile.
-        self._messages: _TwoGenerationCache[int, tuple[Message, bytes]] = _TwoGenerationCache(
-            cache_size
-        )
+        self._messages = _PerMessage()
         self._system: _TwoGenerationCache[str, bytes] = _TwoGenerationCache(64)
         self._tools: _TwoGenerationCache[ToolSchema, tuple[dict[str, Any], bytes]] = (
             _TwoGenerationCache(1024)
@@ -182,14 +214,12 @@ class WireEncoder:
         return wire
 
     def _message_bytes(self, message: Message) -> bytes:
-        key = id(message)
-        entry = self._messages.get(key)
-        if entry is not None and entry[0] is message:
-            return entry[1]
-        encoded = _encode(
-            _message_dict(message, self._reasoning_field, null_content=self._null_content)
-        )
-        self._messages.put(key, (message, encoded))
+        encoded = self._messages.get(message)
+        if encoded is None:
+            encoded = _encode(
+                _message_dict(message, self._reasoning_field, null_content=self._null_content)
+            )
+            self._messages.put(message, encoded)
         return encoded
 
     def messages_json(self, system: str, messages: Iterable[Message]) -> bytes:
