@@ -50,7 +50,8 @@ _TESTS = _HERE.parent / "tests"
 # The tiny test game and the shared in-process runtime live with the tests.
 sys.path[:0] = [str(_HERE), str(_TESTS / "npc"), str(_TESTS)]
 
-from encounters_load import load_process, median, mock_process, pin  # noqa: E402
+from cores import pin  # noqa: E402
+from encounters_load import load_process, median, mock_process  # noqa: E402
 
 GOAL_KB_PER_ENCOUNTER = 100.0
 GOAL_CPU_RATIO = 1.3

@@ -12,20 +12,16 @@ import asyncio
 import contextlib
 import importlib
 import json
-import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
 
+from cores import pin
+
 LINE = "Fresh bread, still warm from the oven; two coins a loaf, three for five."
 SAY = '{"t":"encounter.say","id":"e","text":"Any bread today?"}'
 OPEN = '{"t":"encounter.open","id":"e","npcId":"n-baker","playerId":"p1"}'
-
-
-def pin(index: int) -> None:
-    cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cores[index % len(cores)]})
 
 
 # -- the mock LLM ------------------------------------------------------------------------------

@@ -22,13 +22,10 @@ from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from typing import Any
 
+from cores import pin
+
 GOAL_REQUESTS_PER_SECOND = 500.0
 _CHARS_PER_TOKEN = 4
-
-
-def _pin(core: int) -> None:
-    cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cores[core % len(cores)]})
 
 
 def _answer_text(tokens: int) -> str:
@@ -75,7 +72,7 @@ def _request_bytes(port: int, conversation: int) -> bytes:
 
 
 def _serve(kind: str, tokens: int, ports: Queue[int]) -> None:
-    _pin(0)
+    pin(0)
     asyncio.run(_serve_async(kind, tokens, ports))
 
 
@@ -276,7 +273,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--tokens", type=int, default=200)
     args = parser.parse_args()
-    _pin(1)
+    pin(1)
     floor = _measure("floor", args)
     mock = _measure("mock", args)
     ratio = mock["requests_per_second"] / floor["requests_per_second"]

@@ -13,12 +13,13 @@ from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
 
+from cores import pin
 from starharness.runtime.config import ResolvedProfile, start
 
 from .driver import CellResult, Settings, drive, plan
 from .floor import FloorSession, floor_client, floor_turn
 from .loop import loop_ok_turns, loop_turn, registrar, task_profile
-from .mock import MockProbe, pin
+from .mock import MockProbe
 from .workload import SpeakCounter, speak_tool
 
 

@@ -11,6 +11,7 @@ from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
 
+from cores import pin
 from starharness.mockllm import ChatRequest, MockLlmServer, Success, ToolCall, ToolCalls
 
 from .workload import REPLY, SPEAK_ARGUMENTS
@@ -31,12 +32,6 @@ def set_fragment_size(fragment_size: int) -> None:
     """The tool call's arguments are streamed in fragments of this many characters."""
     call = ToolCall(name="speak", arguments=SPEAK_ARGUMENTS)
     _steps["tool"] = ToolCalls(calls=[call], fragment_size=fragment_size)
-
-
-def pin(core: int) -> None:
-    """Keep this process on one core (of those it may use)."""
-    cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cores[core % len(cores)]})
 
 
 def serve(ports: Queue[int], served: Any, fragment_size: int) -> None:
