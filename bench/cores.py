@@ -12,13 +12,11 @@ import os
 _CORES_ENV = "STAR_HARNESS_BENCH_CORES"
 
 
-def pin(index: int) -> int:
-    """Keep this process on core `index` (modulo the cores available); returns the core."""
+def pin(index: int) -> None:
+    """Keep this process on core `index` (modulo the cores available)."""
     listed = os.environ.get(_CORES_ENV)
     if listed is None:
         listed = ",".join(str(core) for core in sorted(os.sched_getaffinity(0)))
         os.environ[_CORES_ENV] = listed
     cores = [int(core) for core in listed.split(",")]
-    core = cores[index % len(cores)]
-    os.sched_setaffinity(0, {core})
-    return core
+    os.sched_setaffinity(0, {cores[index % len(cores)]})

@@ -197,7 +197,6 @@ async def _level(
     heap = (tracemalloc.get_traced_memory()[0] - heap_before) / count / 1024
     tracemalloc.stop()
     rss = (_rss_kb() - rss_before) / count
-    probe.samples.clear()
     phases: list[dict[str, Any]] = []
     for round_ in range(rounds_run):
         if round_:

@@ -94,6 +94,7 @@ class Encounter:
         self.player_id = player_id
         self.session_id = f"enc-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
         self._host = host
+        self._inline = host.kit.game.world_calls_inline
         self._send_frame = send
         self._closed = False
         self._running = False
@@ -142,11 +143,7 @@ class Encounter:
         host = self._host
         kit = host.kit
         binding = EncounterBinding(
-            host.world,
-            self.npc.id,
-            self.player_id,
-            self._on_attempt,
-            inline=kit.game.world_calls_inline,
+            host.world, self.npc.id, self.player_id, self._on_attempt, inline=self._inline
         )
 
         def setup(layer: Context) -> None:
@@ -230,9 +227,8 @@ class Encounter:
         assert content is not None  # the frame model guarantees text or optionId
         self._running = True
         try:
-            host = self._host
             self._scene = await call_world(
-                host.kit.game.world_calls_inline, host.world.scene, self.npc.id, self.player_id
+                self._inline, self._host.world.scene, self.npc.id, self.player_id
             )
         except Exception:
             _log.exception("encounter %s: the world could not render the scene", self.id)
@@ -306,7 +302,7 @@ class Encounter:
         if end is not None:
             try:
                 await call_world(
-                    self._host.kit.game.world_calls_inline,
+                    self._inline,
                     end,
                     self._host.world,
                     self.npc,

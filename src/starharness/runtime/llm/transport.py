@@ -53,7 +53,8 @@ def llm_http_client(*, timeout: httpx.Timeout, limits: httpx.Limits) -> httpx.As
     With a proxy configured in the environment, httpx's own transport is kept, since it is the
     one that knows how to reach proxies.
     """
-    if urllib.request.getproxies():
+    proxies = urllib.request.getproxies()
+    if any(scheme in proxies for scheme in ("http", "https", "all")):
         return httpx.AsyncClient(timeout=timeout, limits=limits)
     transport = OneWriteTransport(ssl_context=httpx.create_ssl_context(), limits=limits)
     return httpx.AsyncClient(timeout=timeout, transport=transport)
@@ -130,10 +131,8 @@ def _httpx_errors(request: httpx.Request) -> Generator[None]:
 
 
 def _translated(error: Exception, request: httpx.Request) -> httpx.TransportError:
-    for theirs, ours in _ERRORS:
-        if isinstance(error, theirs):
-            return ours(str(error), request=request)
-    return httpx.TransportError(str(error), request=request)
+    ours = next(ours for theirs, ours in _ERRORS if isinstance(error, theirs))
+    return ours(str(error), request=request)
 
 
 class _OneWriteBackend(httpcore.AsyncNetworkBackend):
@@ -168,12 +167,11 @@ class _OneWriteBackend(httpcore.AsyncNetworkBackend):
 class OneWriteStream(httpcore.AsyncNetworkStream):
     """Holds writes until the next read (HTTP/1.1 reads only once the request is written)."""
 
-    __slots__ = ("_held", "_held_bytes", "_inner", "_socket", "_timeout")
+    __slots__ = ("_held", "_inner", "_socket", "_timeout")
 
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._held: list[bytes] = []
-        self._held_bytes = 0
         self._timeout: float | None = None
         # anyio hands out asyncio's TransportSocket, which is not a socket.socket but has fileno().
         raw = inner.get_extra_info("socket")
@@ -183,9 +181,8 @@ class OneWriteStream(httpcore.AsyncNetworkStream):
         if not buffer:
             return
         self._held.append(buffer)
-        self._held_bytes += len(buffer)
         self._timeout = timeout
-        if self._held_bytes >= _MAX_HELD:
+        if sum(map(len, self._held)) >= _MAX_HELD:  # a request is two or three writes
             await self._send_held()
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -196,12 +193,10 @@ class OneWriteStream(httpcore.AsyncNetworkStream):
     async def _send_held(self) -> None:
         data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
         self._held.clear()
-        self._held_bytes = 0
         await self._inner.write(data, self._timeout)
 
     async def aclose(self) -> None:
         self._held.clear()
-        self._held_bytes = 0
         await self._inner.aclose()
 
     async def start_tls(
