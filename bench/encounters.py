@@ -9,7 +9,8 @@ it prints:
 - turns per second completed, and says skipped because every encounter was busy;
 - p50/p99 turn latency through the harness (say -> encounter.idle, measured by the generator)
   next to the floor: the requests the harness sent in the round, made again directly to the
-  mock by the generator at the same rate (httpx, streamed), and the ratio between the two;
+  mock by the generator at the same rate (httpx, streamed) from the harness's core, idle by
+  then, and the ratio between the two;
 - harness CPU per turn next to the direct client's CPU per request, and their ratio. Each
   level runs several rounds, harness then floor, so both see the same noise; the ratio is
   between the medians of the rounds (each round's ratio is printed too). A first warm-up
@@ -51,7 +52,7 @@ _TESTS = _HERE.parent / "tests"
 sys.path[:0] = [str(_HERE), str(_TESTS / "npc"), str(_TESTS)]
 
 from cores import pin  # noqa: E402
-from encounters_load import load_process, median, mock_process  # noqa: E402
+from encounters_load import HARNESS_CORE, load_process, median, mock_process  # noqa: E402
 
 GOAL_KB_PER_ENCOUNTER = 100.0
 GOAL_CPU_RATIO = 1.3
@@ -281,7 +282,7 @@ async def _main(levels: Sequence[int], rate: float, seconds: float, rounds: int)
     game = replace(importlib.import_module("tinygame").GAME, world_calls_inline=True)
     start_runtime = importlib.import_module("stack_support").start_runtime
 
-    pin(0)
+    pin(HARNESS_CORE)
     spawn = multiprocessing.get_context("spawn")
     mock_pipe, mock_end = spawn.Pipe()
     mock = spawn.Process(target=mock_process, args=(mock_end,), daemon=True)

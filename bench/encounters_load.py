@@ -4,6 +4,11 @@ The load generator opens one WebSocket and one encounter per simulated player, t
 rounds: says at a fixed rate through the harness, then the model requests the harness sent
 in that round made again directly to the mock at the same rate (the floor). Rounds alternate
 so that both see the same noise.
+
+Cores: the harness has core 0 to itself; the mock and the generator share core 1. For the floor
+the generator moves to core 0 (the harness is idle then), so the direct client, like the
+harness, has a core to itself and talks to the mock across cores; both pay the same for a
+wake-up that crosses cores, which costs more than one on the same core.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ from typing import Any
 
 from cores import pin
 
+HARNESS_CORE = 0
+LOAD_CORE = 1
+"""The mock and the generator; the generator moves to HARNESS_CORE for the floor."""
+
 LINE = "Fresh bread, still warm from the oven; two coins a loaf, three for five."
 SAY = '{"t":"encounter.say","id":"e","text":"Any bread today?"}'
 OPEN = '{"t":"encounter.open","id":"e","npcId":"n-baker","playerId":"p1"}'
@@ -28,7 +37,7 @@ OPEN = '{"t":"encounter.open","id":"e","npcId":"n-baker","playerId":"p1"}'
 
 
 def mock_process(pipe: Pipe) -> None:
-    pin(1)
+    pin(LOAD_CORE)
     asyncio.run(_mock(pipe))
 
 
@@ -50,7 +59,7 @@ async def _mock(pipe: Pipe) -> None:
 
 
 def load_process(pipe: Pipe, options: dict[str, Any]) -> None:
-    pin(1)
+    pin(LOAD_CORE)
     asyncio.run(_load(pipe, options))
 
 
@@ -128,7 +137,9 @@ async def _load(pipe: Pipe, options: dict[str, Any]) -> None:
             await _until(lambda: not players.started, 10)
         pipe.send({"turns": len(players.latencies), "skipped": skipped})
         sent: list[tuple[str, bytes]] = await loop.run_in_executor(None, pipe.recv)
+        pin(HARNESS_CORE)  # the floor runs where the harness ran (see the module's docstring)
         floor, floor_cpu = await _floor(options["mock_url"], sent, rate, seconds)
+        pin(LOAD_CORE)
         rounds.append(
             {"latencies": players.latencies, "floor": floor, "floor_cpu_per_request": floor_cpu}
         )
