@@ -12,6 +12,7 @@ import pytest_asyncio
 from pydantic import BaseModel
 from tinygame import TinyWorld, open_world
 from tinygame.actions import BAKE, SELL
+from tinygame.world import SCENE_MEMORIES
 
 from starharness.npc import (
     ENCOUNTER,
@@ -150,3 +151,14 @@ def test_declaration_errors_name_the_field() -> None:
         define_game_action(
             "x", "x", Args, apply=lambda tx, a: None, narrate=lambda a, e: "", actor="nobody"
         )
+
+
+def test_the_tiny_games_scene_names_only_the_latest_memories() -> None:
+    # The encounters bench meets the same pair a thousand times; its prompts must not grow.
+    world = open_world(None)
+    for index in range(SCENE_MEMORIES + 3):
+        world.remember("n-baker", "p1", f"memory {index}.")
+    scene = world.scene("n-baker", "p1")
+    latest = range(3, SCENE_MEMORIES + 3)
+    assert scene.endswith("You remember: " + " ".join(f"memory {i}." for i in latest))
+    assert len(world.memories("n-baker", "p1")) == SCENE_MEMORIES + 3

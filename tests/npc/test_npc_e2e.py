@@ -215,10 +215,15 @@ async def test_disconnecting_disposes_every_encounter(tmp_path: Path) -> None:
             await _until_requested(stack.mock, 1)
             await client.open("quiet", "n-baker", "p1")
             assert len(stack.running.server.encounters) == 2
+            owner = stack.ctx.agents.list()[0].ctx.parent
+            assert owner is not None
+            owned_while_open = len(owner.scope)
         server = stack.running.server
         await eventually(
             lambda: not (server.encounters or server.connections or stack.ctx.agents.list())
         )
+        # The runtime keeps nothing of the disposed agents (it used to keep their scopes).
+        assert len(owner.scope) == owned_while_open - 2
         assert stack.world.memories("n-baker", "p1") == ["We met; 0 deal(s)."] * 2
 
 

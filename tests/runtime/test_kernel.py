@@ -65,6 +65,55 @@ async def test_early_dispose_runs_once() -> None:
     assert calls == [1]
 
 
+async def test_a_closed_child_leaves_its_owner() -> None:
+    # A long-lived root with an agent layer per encounter must not keep the closed ones.
+    root = Context()
+    plugin = root.fork("plugin")
+    before = len(root.scope)
+    for index in range(100):
+        agent = root.child(f"agent {index}")
+        assert len(root.scope) == before + 1
+        await agent.dispose()
+        assert len(root.scope) == before
+    await plugin.dispose()
+    assert len(root.scope) == before - 1
+
+
+async def test_an_owner_closes_its_open_children_newest_first() -> None:
+    order: list[str] = []
+    owner = Scope("owner")
+    owner.add(lambda: order.append("owner's own"))
+    first, second = Scope("first"), Scope("second")
+    owner.adopt(first)
+    owner.adopt(second)
+    first.add(lambda: order.append("first"))
+    second.add(lambda: order.append("second"))
+    with pytest.raises(ValueError, match="already has an owner"):
+        Scope("other").adopt(first)
+    await owner.aclose()
+    assert order == ["second", "first", "owner's own"]
+    assert first.closed and second.closed
+    with pytest.raises(ScopeDisposedError, match="'first' is already disposed"):
+        Scope("other").adopt(first)
+
+
+async def test_a_disposer_forgets_only_its_own_registration() -> None:
+    calls: list[str] = []
+    scope = Scope("s")
+
+    def cleanup() -> None:
+        calls.append("ran")
+
+    dispose_one = scope.add(cleanup)
+    scope.add(cleanup)  # the same callable twice: two registrations
+    dispose_one()
+    assert calls == ["ran"] and len(scope) == 1
+    dispose_one()
+    assert len(scope) == 1
+    await scope.aclose()
+    assert calls == ["ran", "ran"] and len(scope) == 0
+
+
 async def test_disposing_a_plugin_fork_undoes_its_services_and_listeners() -> None:
     root = Context()
     plugin = root.fork("plugin")

@@ -38,6 +38,10 @@ CREATE TABLE switches (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
 SCENE_MARK = "Scene:"
 """Every scene starts with this, so the offline brain can tell it from the customer's words."""
 
+SCENE_MEMORIES = 5
+"""The scene names the most recent memories only, as a real game bounds what an NPC recalls:
+unbounded, every encounter of a pair would lengthen every later prompt of that pair."""
+
 _ACTORS = [
     ("n-baker", "Bea", "npc", "square", 1, 50, 12, "baker", "You are Bea, a cheerful baker."),
     ("n-smith", "Tor", "npc", "forge", 1, 80, 0, "smith", "You are Tor, a gruff smith."),
@@ -151,9 +155,11 @@ class TinyWorld:
         memories = [
             row[0]
             for row in self._rows(
-                "SELECT text FROM memories WHERE npc = ? AND player = ? ORDER BY seq",
+                "SELECT text FROM (SELECT text, seq FROM memories WHERE npc = ? AND player = ? "
+                "ORDER BY seq DESC LIMIT ?) ORDER BY seq",
                 npc_id,
                 player_id,
+                SCENE_MEMORIES,
             )
         ]
         lines = [

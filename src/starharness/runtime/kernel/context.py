@@ -93,14 +93,14 @@ class Context:
         forked = Context(
             name, parent=self, layer=self.layer, services=self._services, events=self.events
         )
-        self.scope.add(forked.scope.aclose)
+        self.scope.adopt(forked.scope)
         return forked
 
     def child(self, name: str) -> Context:
         """An agent's context: a new layer whose services and listeners shadow the parent's."""
         layer = Context(name, parent=self, services={}, events=EventBus(self.events))
         layer.layer = layer
-        self.scope.add(layer.scope.aclose)
+        self.scope.adopt(layer.scope)
         return layer
 
     @property

@@ -34,27 +34,31 @@ class ScopeDisposedError(RuntimeError):
 class Scope:
     """An owner of effects: what is registered through it is undone, newest first, on close."""
 
-    __slots__ = ("_cleanups", "_closed", "name")
+    __slots__ = ("_cleanups", "_closed", "_next_key", "_owner", "name")
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._cleanups: list[AsyncCleanup] = []
+        # Keyed so that a disposer forgets its cleanup in O(1); dicts keep insertion order,
+        # and popitem() takes the newest.
+        self._cleanups: dict[int, AsyncCleanup] = {}
+        self._next_key = 0
         self._closed = False
+        self._owner: tuple[Scope, int] | None = None
 
     @property
     def closed(self) -> bool:
         return self._closed
 
+    def __len__(self) -> int:
+        """How many effects this scope still owns."""
+        return len(self._cleanups)
+
     def add(self, cleanup: AsyncCleanup) -> Disposer:
         """Own `cleanup`; the returned disposer runs it early and forgets it."""
-        if self._closed:
-            raise ScopeDisposedError(f"scope {self.name!r} is already disposed")
-        self._cleanups.append(cleanup)
+        key = self._register(cleanup)
 
         def dispose() -> None:
-            try:
-                self._cleanups.remove(cleanup)
-            except ValueError:
+            if self._cleanups.pop(key, None) is None:
                 return
             result = cleanup()
             if inspect.isawaitable(result):
@@ -64,13 +68,22 @@ class Scope:
 
         return dispose
 
+    def adopt(self, child: Scope) -> None:
+        """Close `child` with this scope; a child that closes first is forgotten here."""
+        if child._closed:
+            raise ScopeDisposedError(f"scope {child.name!r} is already disposed")
+        if child._owner is not None:
+            raise ValueError(f"scope {child.name!r} already has an owner")
+        child._owner = (self, self._register(child.aclose))
+
     async def aclose(self) -> None:
         """Undo everything in reverse order; a failing cleanup is logged and the rest still run."""
         if self._closed:
             return
         self._closed = True
+        self._leave_owner()
         while self._cleanups:
-            cleanup = self._cleanups.pop()
+            _, cleanup = self._cleanups.popitem()
             try:
                 result = cleanup()
                 if inspect.isawaitable(result):
@@ -83,8 +96,9 @@ class Scope:
         if self._closed:
             return
         self._closed = True
+        self._leave_owner()
         while self._cleanups:
-            cleanup = self._cleanups.pop()
+            _, cleanup = self._cleanups.popitem()
             try:
                 result = cleanup()
                 if inspect.isawaitable(result):
@@ -94,3 +108,20 @@ class Scope:
                     _log.error("scope %r: async cleanup skipped by close_sync", self.name)
             except Exception:
                 _log.exception("cleanup failed while disposing scope %r", self.name)
+
+    def _register(self, cleanup: AsyncCleanup) -> int:
+        if self._closed:
+            raise ScopeDisposedError(f"scope {self.name!r} is already disposed")
+        key = self._next_key
+        self._next_key = key + 1
+        self._cleanups[key] = cleanup
+        return key
+
+    def _leave_owner(self) -> None:
+        # Without this, an owner that outlives its children (the runtime's root, with an
+        # agent layer per encounter) would keep every closed child alive.
+        owner = self._owner
+        if owner is not None:
+            self._owner = None
+            scope, key = owner
+            scope._cleanups.pop(key, None)
