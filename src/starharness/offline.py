@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .mockllm import MockLlmServer, Responder
+from .mockllm import SERVING_KEEP_CONVERSATIONS, MockLlmServer, Responder
 from .npc import load_game
 from .runtime.kernel import LLM, Context, Plugin
 from .runtime.llm import OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
@@ -44,7 +44,7 @@ class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
                 f"the game {game.name!r} has no offline brain: set an API key "
                 "(e.g. DEEPSEEK_API_KEY) or choose a provider with --provider"
             )
-        mock = MockLlmServer(responder=responder, models=(OFFLINE_MODEL,))
+        mock = offline_mock(responder)
         await mock.start()
         ctx.scope.add(mock.close)
         provider = OpenAICompatibleProvider(
@@ -56,3 +56,14 @@ class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
             service = LlmService()
             ctx.provide(LLM, service)
         ctx.scope.add(service.register(provider, default=True))
+
+
+def offline_mock(responder: Responder) -> MockLlmServer:
+    """The mock that plays `responder`, bounded for a server that runs for days."""
+    # Nothing reads its records, and a conversation per encounter must not pile up.
+    return MockLlmServer(
+        responder=responder,
+        models=(OFFLINE_MODEL,),
+        keep_requests=0,
+        keep_conversations=SERVING_KEEP_CONVERSATIONS,
+    )

@@ -283,3 +283,41 @@ async def test_assert_complete_names_every_unfinished_conversation(
     assert "'half': played 1 of 2" in message
     assert "'untouched': played 0 of 1" in message
     assert "'done'" not in message
+
+
+async def test_keep_requests_holds_only_the_latest(http: httpx.AsyncClient) -> None:
+    async with MockLlmServer(keep_requests=2) as mock:
+        mock.script_each([Success(text="ok")], repeat_last=True)
+        for name in ("a", "b", "c"):
+            await post_chat(http, mock.base_url, session=name)
+        assert [r.conversation for r in mock.requests] == ["b", "c"]
+    async with MockLlmServer(keep_requests=0) as mock:
+        mock.script_each([Success(text="ok")], repeat_last=True)
+        assert _text(await post_chat(http, mock.base_url, session="a")) == "ok"
+        assert mock.requests == []
+    with pytest.raises(ValueError, match="keep_requests must be 0 or more"):
+        MockLlmServer(keep_requests=-1)
+    with pytest.raises(ValueError, match="keep must be at least 1"):
+        MockLlmServer(keep_conversations=0)
+
+
+async def test_keep_conversations_forgets_the_least_recently_used(
+    http: httpx.AsyncClient,
+) -> None:
+    turns: list[tuple[str, int]] = []
+
+    def brain(request: ChatRequest) -> Step:
+        turns.append((request.conversation, request.turn))
+        return Success(text="ok")
+
+    async with MockLlmServer(responder=brain, keep_conversations=2) as mock:
+        mock.script("named", [Success(text="named one"), Success(text="named two")])
+        assert _text(await post_chat(http, mock.base_url, session="named")) == "named one"
+        for name in ("a", "b", "a", "c"):  # "b" is now the least recently used: forgotten
+            await post_chat(http, mock.base_url, session=name)
+        assert mock.conversation_count == 3  # "a", "c" and the named one, which is never forgotten
+        for name in ("a", "b"):
+            await post_chat(http, mock.base_url, session=name)
+        assert _text(await post_chat(http, mock.base_url, session="named")) == "named two"
+    # "a" kept its turn count; "b" came back as a new conversation ("c" made way for it).
+    assert turns == [("a", 0), ("b", 0), ("a", 1), ("c", 0), ("a", 2), ("b", 0)]

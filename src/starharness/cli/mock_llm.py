@@ -69,6 +69,7 @@ def _build_server(
     import os
 
     from starharness.mockllm import (
+        SERVING_KEEP_CONVERSATIONS,
         MockLlmServer,
         Responder,
         ScriptFileError,
@@ -97,8 +98,16 @@ def _build_server(
             responder = load_responder(responder_spec)
         except ValueError as exc:
             raise CliError(f"mock-llm: {exc}") from None
+    # Nothing reads a served mock's records, and its unnamed conversations are bounded: a
+    # long-running mock must not grow with every request it has answered.
     server = MockLlmServer(
-        host=host, port=port, api_key=api_key, responder=responder, repeat_last=repeat_last
+        host=host,
+        port=port,
+        api_key=api_key,
+        responder=responder,
+        repeat_last=repeat_last,
+        keep_requests=0,
+        keep_conversations=SERVING_KEEP_CONVERSATIONS,
     )
     try:
         if script is not None:

@@ -4,7 +4,7 @@ It depends on nothing else of star-harness: games import its request and step ty
 offline brains (responders).
 """
 
-from .conversations import DEFAULT_CONVERSATION
+from .conversations import DEFAULT_CONVERSATION, SERVING_KEEP_CONVERSATIONS
 from .fragments import split_at, split_every
 from .requests import (
     ChatMessage,
@@ -52,6 +52,7 @@ __all__ = [
     "BEHAVIOURS",
     "CHARS_PER_TOKEN",
     "DEFAULT_CONVERSATION",
+    "SERVING_KEEP_CONVERSATIONS",
     "SESSION_HEADER",
     "AuthError",
     "ChatMessage",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -10,6 +10,10 @@ from .steps import Step
 
 DEFAULT_CONVERSATION = "default"
 """Where requests without an `X-Star-Harness-Session` header go."""
+
+SERVING_KEEP_CONVERSATIONS = 2_000
+"""What the long-running mocks (the offline brain, `star-harness mock-llm`) keep: twice the
+1,000 open encounters an NPC server is sized for, so a conversation in use is not forgotten."""
 
 
 @dataclass(slots=True)
@@ -55,12 +59,22 @@ class ConversationBook:
     """Routes each conversation to its own script; nothing is shared between conversations."""
 
     repeat_last: bool = False
+    keep: int | None = None
+    """How many conversations met without a bound script are kept (least recently used go
+    first); None keeps them all."""
     _conversations: dict[str, Conversation] = field(default_factory=dict[str, Conversation])
+    # Conversations that `bind` did not name, oldest use first: the ones `keep` may forget.
+    _unnamed: OrderedDict[str, None] = field(default_factory=OrderedDict[str, None])
     _queued: deque[_Script] = field(default_factory=deque[_Script])
     _each: _Script | None = None
 
+    def __post_init__(self) -> None:
+        if self.keep is not None and self.keep < 1:
+            raise ValueError(f"keep must be at least 1 conversation (or None), got {self.keep}")
+
     def bind(self, key: str, steps: Iterable[Step], repeat_last: bool | None = None) -> None:
         """Give conversation `key` these steps (appended when it already has a script)."""
+        self._unnamed.pop(key, None)  # a named conversation is never forgotten
         conversation = self._conversations.setdefault(key, Conversation(key))
         if conversation.script is None:
             conversation.script = self._script(steps, repeat_last)
@@ -87,7 +101,22 @@ class ConversationBook:
                 conversation.script = self._queued.popleft()
             elif self._each is not None:
                 conversation.script = _Script(list(self._each.steps), self._each.repeat_last)
+            self._unnamed[key] = None
+            self._forget_oldest()
+        elif key in self._unnamed:
+            self._unnamed.move_to_end(key)
         return conversation
+
+    def __len__(self) -> int:
+        """How many conversations are kept."""
+        return len(self._conversations)
+
+    def _forget_oldest(self) -> None:
+        # A long-running mock (the offline brain, `star-harness mock-llm`) meets a new
+        # conversation per encounter; without a bound their last prompts pile up forever.
+        while self.keep is not None and len(self._unnamed) > self.keep:
+            key, _ = self._unnamed.popitem(last=False)
+            del self._conversations[key]
 
     def take(self, conversation: Conversation) -> Step | Exhausted | None:
         """The next step; None means no script (a responder may answer)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any, Self
@@ -54,7 +55,11 @@ class MockLlmServer:
         models: Iterable[str] = ("mock-model",),
         time_scale: float = 1.0,
         chars_per_token: int = CHARS_PER_TOKEN,
+        keep_requests: int | None = None,
+        keep_conversations: int | None = None,
     ) -> None:
+        """`keep_requests` bounds `requests` to the latest ones (None: all, 0: none);
+        `keep_conversations` bounds the conversations not named by `script` (see the docs)."""
         if time_scale < 0:
             raise ValueError(f"time_scale must not be negative, got {time_scale}")
         if chars_per_token < 1:
@@ -66,8 +71,10 @@ class MockLlmServer:
         self._models = tuple(models)
         self._time_scale = time_scale
         self._chars_per_token = chars_per_token
-        self._book = ConversationBook(repeat_last=repeat_last)
-        self._requests: list[RecordedRequest] = []
+        if keep_requests is not None and keep_requests < 0:
+            raise ValueError(f"keep_requests must be 0 or more (or None), got {keep_requests}")
+        self._book = ConversationBook(repeat_last=repeat_last, keep=keep_conversations)
+        self._requests: deque[RecordedRequest] = deque(maxlen=keep_requests)
         self._connections: set[asyncio.Task[Any]] = set()
         self._server: asyncio.Server | None = None
         self._port = 0
@@ -156,8 +163,13 @@ class MockLlmServer:
 
     @property
     def requests(self) -> list[RecordedRequest]:
-        """Every request received, in arrival order."""
-        return self._requests
+        """Every request received (the latest `keep_requests` if set), in arrival order."""
+        return list(self._requests)
+
+    @property
+    def conversation_count(self) -> int:
+        """How many conversations the mock keeps state for."""
+        return len(self._book)
 
     def requests_for(self, conversation: str) -> list[RecordedRequest]:
         """The requests routed to `conversation`."""
