@@ -315,8 +315,7 @@ async def _main(levels: Sequence[int], rate: float, seconds: float, rounds: int)
             }
             print(
                 f"rate {rate:g} says/s, {rounds} rounds of {seconds:g} s per level and phase "
-                f"(after one warm-up round); "
-                f"mock at {mock_url}"
+                f"(after one warm-up round); mock at {mock_url}"
             )
             for count in levels:
                 result = await _level(running, options, count, probe, sent)

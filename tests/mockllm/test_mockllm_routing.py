@@ -297,7 +297,7 @@ async def test_keep_requests_holds_only_the_latest(http: httpx.AsyncClient) -> N
         assert mock.requests == []
     with pytest.raises(ValueError, match="keep_requests must be 0 or more"):
         MockLlmServer(keep_requests=-1)
-    with pytest.raises(ValueError, match="keep must be at least 1"):
+    with pytest.raises(ValueError, match="keep_conversations must be at least 1"):
         MockLlmServer(keep_conversations=0)
 
 

@@ -68,10 +68,6 @@ class ConversationBook:
     _queued: deque[_Script] = field(default_factory=deque[_Script])
     _each: _Script | None = None
 
-    def __post_init__(self) -> None:
-        if self.keep is not None and self.keep < 1:
-            raise ValueError(f"keep must be at least 1 conversation (or None), got {self.keep}")
-
     def bind(self, key: str, steps: Iterable[Step], repeat_last: bool | None = None) -> None:
         """Give conversation `key` these steps (appended when it already has a script)."""
         self._unnamed.pop(key, None)  # a named conversation is never forgotten

@@ -64,6 +64,12 @@ class MockLlmServer:
             raise ValueError(f"time_scale must not be negative, got {time_scale}")
         if chars_per_token < 1:
             raise ValueError(f"chars_per_token must be at least 1, got {chars_per_token}")
+        if keep_requests is not None and keep_requests < 0:
+            raise ValueError(f"keep_requests must be 0 or more (or None), got {keep_requests}")
+        if keep_conversations is not None and keep_conversations < 1:
+            raise ValueError(
+                f"keep_conversations must be at least 1 (or None), got {keep_conversations}"
+            )
         self._host = host
         self._requested_port = port
         self._api_key = api_key
@@ -71,8 +77,6 @@ class MockLlmServer:
         self._models = tuple(models)
         self._time_scale = time_scale
         self._chars_per_token = chars_per_token
-        if keep_requests is not None and keep_requests < 0:
-            raise ValueError(f"keep_requests must be 0 or more (or None), got {keep_requests}")
         self._book = ConversationBook(repeat_last=repeat_last, keep=keep_conversations)
         self._requests: deque[RecordedRequest] = deque(maxlen=keep_requests)
         self._connections: set[asyncio.Task[Any]] = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 _log = logging.getLogger("starharness.runtime.kernel")
 
@@ -78,12 +78,7 @@ class Scope:
 
     async def aclose(self) -> None:
         """Undo everything in reverse order; a failing cleanup is logged and the rest still run."""
-        if self._closed:
-            return
-        self._closed = True
-        self._leave_owner()
-        while self._cleanups:
-            _, cleanup = self._cleanups.popitem()
+        for cleanup in self._close_and_take():
             try:
                 result = cleanup()
                 if inspect.isawaitable(result):
@@ -93,12 +88,7 @@ class Scope:
 
     def close_sync(self) -> None:
         """Undo synchronous effects in reverse order (for scopes that own no async cleanups)."""
-        if self._closed:
-            return
-        self._closed = True
-        self._leave_owner()
-        while self._cleanups:
-            _, cleanup = self._cleanups.popitem()
+        for cleanup in self._close_and_take():
             try:
                 result = cleanup()
                 if inspect.isawaitable(result):
@@ -108,6 +98,15 @@ class Scope:
                     _log.error("scope %r: async cleanup skipped by close_sync", self.name)
             except Exception:
                 _log.exception("cleanup failed while disposing scope %r", self.name)
+
+    def _close_and_take(self) -> Iterator[AsyncCleanup]:
+        """Mark this scope closed (once) and hand out its cleanups, newest first."""
+        if self._closed:
+            return
+        self._closed = True
+        self._leave_owner()
+        while self._cleanups:
+            yield self._cleanups.popitem()[1]
 
     def _register(self, cleanup: AsyncCleanup) -> int:
         if self._closed:
