@@ -14,7 +14,7 @@ from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
 from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
-from .options import AgentOptions
+from .options import AgentOptions, VerifyMode
 
 Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
@@ -175,6 +175,8 @@ class AgentsConfig(BaseModel):
     max_steps: int = Field(default=16, ge=1, le=1000)
     turn_timeout_s: float | None = Field(default=None, gt=0)
     log_chunks: bool = True
+    verify_view: VerifyMode = "projection"
+    """Check each request against the log before it is sent (`rebuild`: from the whole log)."""
 
 
 class AgentsPlugin(Plugin[AgentsConfig]):
@@ -193,6 +195,7 @@ class AgentsPlugin(Plugin[AgentsConfig]):
             max_steps=config.max_steps,
             turn_timeout_s=config.turn_timeout_s,
             log_chunks=config.log_chunks,
+            verify_view=config.verify_view,
         )
         manager = AgentManager(ctx, defaults)
         ctx.provide(AGENTS, manager)
