@@ -44,7 +44,7 @@ SUMMARY_SYSTEM = (
     " was done and found (files, names, numbers, errors), and what is still open. Be concise"
     " and factual; do not invent anything."
 )
-_MIN_SPAN = 2
+_MIN_SPAN = 1
 
 
 class Compactor:
@@ -101,7 +101,10 @@ class Compactor:
         )
         end: dict[str, Any] = {"id": cid, "tokens_before": tokens}
         try:
-            retain = limits.retain if limits.retain is not None else tokens // 4
+            retain = limits.retain
+            if retain is None:
+                # No declared window: keep the newest quarter of the history itself.
+                retain = messages_tokens(agent.session.messages()) // 4
             pruned = self._prune(agent, cid, retain)
             after = self.tokens(agent)
             threshold = limits.threshold
