@@ -105,9 +105,13 @@ def summary_step(request: ChatRequest) -> Step:
     return Success(text=f"summary of {last.count(chr(10))} lines of history")
 
 
-def assert_rebuilt_equals_sent(events: Sequence[SessionEvent], sent: Sequence[Any]) -> None:
-    """Every request the log records rebuilds to the very bytes that were sent."""
-    rebuilt = rebuild_requests(events)
+def assert_rebuilt_equals_sent(
+    events: Sequence[SessionEvent], sent: Sequence[Any], *, after: int = 0
+) -> None:
+    """Every request the log records (after event `after`: a fork's own) rebuilds to the very
+    bytes that were sent."""
+    inherited = sum(1 for e in events[:after] if e.type == "request/context")
+    rebuilt = rebuild_requests(events)[inherited:]
     assert len(rebuilt) == len(sent), (len(rebuilt), len(sent))
     for index, ((header, messages), body) in enumerate(zip(rebuilt, sent, strict=True)):
         assert header is not None

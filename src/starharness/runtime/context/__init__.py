@@ -6,20 +6,30 @@ from .compaction import CompactionPlugin
 from .compaction_config import CompactionConfig, ProviderThresholds, PruneConfig
 from .compaction_recovery import recover_compaction
 from .compactor import Compactor
+from .delegate import DELEGATE_TOOL, DelegateConfig, DelegatePlugin
+from .forks import ForkError, completed_prefix, fork, seed_of, verify_seed
 from .spill import READ_TOOL, SpillConfig, SpillPlugin, spilled_content
 from .tokens import estimate_tokens
 
 __all__ = [
+    "DELEGATE_TOOL",
     "READ_TOOL",
     "CompactionConfig",
     "CompactionPlugin",
     "Compactor",
+    "DelegateConfig",
+    "DelegatePlugin",
+    "ForkError",
     "ProviderThresholds",
     "PruneConfig",
     "SpillConfig",
     "SpillPlugin",
+    "completed_prefix",
     "estimate_tokens",
     "events",
+    "fork",
     "recover_compaction",
+    "seed_of",
     "spilled_content",
+    "verify_seed",
 ]

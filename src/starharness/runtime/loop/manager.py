@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
 from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
+from ..session import SessionEvent
 from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
@@ -64,15 +65,18 @@ class AgentManager:
         options: AgentOptions | None = None,
         meta: dict[str, Any] | None = None,
         parent: Context | None = None,
+        seed: Sequence[SessionEvent] = (),
     ) -> AgentHandle:
-        """Create the session and agent; `setup` runs first, and a failing setup rolls back."""
+        """Create the session and agent; `setup` runs first, and a failing setup rolls back.
+
+        `seed` starts the session with another's events (a fork's inherited prefix)."""
         if session_id in self._agents:
             raise AgentExistsError(f"an agent for session {session_id!r} already exists")
         sessions = self._ctx.get(SESSIONS)
         # Setup composes before the session exists, so a failing setup leaves nothing behind.
         layer = await self._set_up(session_id, setup, parent)
         try:
-            session = sessions.create(session_id, meta=meta)
+            session = sessions.create(session_id, meta=meta, seed=seed)
         except BaseException:
             await layer.dispose()
             raise
