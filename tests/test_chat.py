@@ -336,3 +336,32 @@ def test_llm_flags_still_apply(home: Path) -> None:
         "provider": "openai",
         "model": "gpt-x",
     }
+
+
+# -- goals and plans ----------------------------------------------------------------------------
+
+
+async def test_chat_shows_the_plan_the_model_writes(
+    home: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    items = [
+        {"id": "1", "text": "read the scene", "status": "done"},
+        {"id": "2", "text": "fix the script", "status": "in_progress"},
+    ]
+    mock.script_next(
+        [call("todo_write", {"items": items, "expected_revision": 0}), say("Planned.")]
+    )
+    patch = mock_patch(tmp_path, mock.base_url)
+    rows = json.loads(patch.read_text(encoding="utf-8"))
+    rows.append(
+        {"id": "goals", "plugin": "starharness.runtime.context:GoalsPlugin", "before": "agents"}
+    )
+    patch.write_text(json.dumps(rows), encoding="utf-8")
+    resolved = load_for_command("chat", "task", [patch])
+    out = io.StringIO()
+    lines = QueuedLines("plan it", "/plan", "/quit")
+    assert await run_chat(resolved, lines, out, echo_input=True) == 0
+    text = out.getvalue()
+    assert "[plan] Plan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text
+    # /plan prints the plan folded from the session log.
+    assert "> /plan\nPlan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text

@@ -8,27 +8,38 @@ from .compaction_recovery import recover_compaction
 from .compactor import Compactor
 from .delegate import DELEGATE_TOOL, DelegateConfig, DelegatePlugin
 from .forks import ForkError, completed_prefix, fork, seed_of, verify_seed
+from .goals import PlanItem, StaleRevisionError, WorkBook, WorkState, render_plan
+from .goals_plugin import SET_GOAL_TOOL, TODO_TOOL, GoalsConfig, GoalsPlugin
 from .spill import READ_TOOL, SpillConfig, SpillPlugin, spilled_content
 from .tokens import estimate_tokens
 
 __all__ = [
     "DELEGATE_TOOL",
     "READ_TOOL",
+    "SET_GOAL_TOOL",
+    "TODO_TOOL",
     "CompactionConfig",
     "CompactionPlugin",
     "Compactor",
     "DelegateConfig",
     "DelegatePlugin",
     "ForkError",
+    "GoalsConfig",
+    "GoalsPlugin",
+    "PlanItem",
     "ProviderThresholds",
     "PruneConfig",
     "SpillConfig",
     "SpillPlugin",
+    "StaleRevisionError",
+    "WorkBook",
+    "WorkState",
     "completed_prefix",
     "estimate_tokens",
     "events",
     "fork",
     "recover_compaction",
+    "render_plan",
     "seed_of",
     "spilled_content",
     "verify_seed",
