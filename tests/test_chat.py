@@ -254,7 +254,7 @@ async def test_godot_mode_asks_before_writes_and_editor_changes(
     assert '-> ok: { "opened": "res://main.tscn" }' in text
     assert "Godot bridge: 127.0.0.1:" in text
     assert f"project {project}" in text  # the paired editor, in /status
-    assert "tools (31):" in text
+    assert "tools (35):" in text  # 27 godot, 4 file tools, delegate, goals and read_spilled
 
 
 async def test_ctrl_c_during_an_approval_question_cancels_the_turn(

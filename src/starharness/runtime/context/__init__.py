@@ -10,7 +10,10 @@ from .delegate import DELEGATE_TOOL, DelegateConfig, DelegatePlugin
 from .forks import ForkError, completed_prefix, fork, seed_of, verify_seed
 from .goals import PlanItem, StaleRevisionError, WorkBook, WorkState, render_plan
 from .goals_plugin import SET_GOAL_TOOL, TODO_TOOL, GoalsConfig, GoalsPlugin
+from .instructions import AgentsMdConfig, AgentsMdPlugin, find_instructions, render_instructions
+from .references import SessionReference, SessionReferencesConfig, SessionReferencesPlugin
 from .spill import READ_TOOL, SpillConfig, SpillPlugin, spilled_content
+from .time_context import TimeContextConfig, TimeContextPlugin
 from .tokens import estimate_tokens
 
 __all__ = [
@@ -18,6 +21,8 @@ __all__ = [
     "READ_TOOL",
     "SET_GOAL_TOOL",
     "TODO_TOOL",
+    "AgentsMdConfig",
+    "AgentsMdPlugin",
     "CompactionConfig",
     "CompactionPlugin",
     "Compactor",
@@ -29,16 +34,23 @@ __all__ = [
     "PlanItem",
     "ProviderThresholds",
     "PruneConfig",
+    "SessionReference",
+    "SessionReferencesConfig",
+    "SessionReferencesPlugin",
     "SpillConfig",
     "SpillPlugin",
     "StaleRevisionError",
+    "TimeContextConfig",
+    "TimeContextPlugin",
     "WorkBook",
     "WorkState",
     "completed_prefix",
     "estimate_tokens",
     "events",
+    "find_instructions",
     "fork",
     "recover_compaction",
+    "render_instructions",
     "render_plan",
     "seed_of",
     "spilled_content",

@@ -3,7 +3,7 @@ provider refused a request as too long; thresholds per provider (window from its
 
 from __future__ import annotations
 
-from ..kernel import LLM, SESSIONS, Context, Plugin
+from ..kernel import SESSIONS, Context, Plugin
 from ..loop import COMPACT
 from .compaction_config import CompactionConfig
 from .compaction_recovery import recover_compaction
@@ -13,8 +13,10 @@ from .compactor import Compactor
 class CompactionPlugin(Plugin[CompactionConfig]):
     """Answers `agent/compact` (pressure, overflow) and closes compactions a crash cut short."""
 
+    needs_agent_loop = True
+
     Config = CompactionConfig
-    inject = (SESSIONS, LLM)
+    inject = (SESSIONS,)  # the model is the compacted agent's own (agent.llm)
 
     async def setup(self, ctx: Context, config: CompactionConfig) -> None:
         compactor = Compactor(config)

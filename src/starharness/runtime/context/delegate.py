@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import PROMPT, SESSIONS, TOOLS, Context, Plugin
+from ..kernel import AGENTS, PROMPT, SESSIONS, TOOLS, Context, Plugin
 from ..llm.types import UserMessage
 from ..prompt import TOOL_GUIDANCE_ORDER
 from ..session import event_types as ev
@@ -55,6 +55,8 @@ class DelegateArgs(BaseModel):
 class DelegatePlugin(Plugin[DelegateConfig]):
     """Registers `delegate`."""
 
+    needs_agent_loop = True
+
     Config = DelegateConfig
     inject = (SESSIONS, TOOLS)  # ctx.agents is looked up per call: the agents row comes last
 
@@ -68,10 +70,10 @@ class DelegatePlugin(Plugin[DelegateConfig]):
 
 def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
     async def delegate(args: DelegateArgs, run: ToolRunContext) -> ToolSuccess | ToolFailure:
-        agents = ctx.agents
-        parent = agents.get(run.session_id)
+        agents = ctx.maybe(AGENTS)
+        parent = agents.get(run.session_id) if agents is not None else None
         if parent is None:
-            return ToolFailure("delegate needs a calling agent")
+            return ToolFailure("delegate works only for an agent of this process's agent loop")
         depth = int(parent.session.meta.get(DELEGATION_DEPTH, 0)) + 1
         if depth > config.max_depth:
             return ToolFailure(f"delegation is limited to {config.max_depth} level(s)")

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import PROMPT, SESSIONS, TOOLS, Context, Plugin
+from ..kernel import AGENTS, PROMPT, SESSIONS, TOOLS, Context, Plugin
 from ..tools import ToolFailure, ToolRunContext, ToolSuccess, define_tool
 from .goals import StaleRevisionError, WorkBook, render_plan, render_state
 
@@ -54,6 +54,8 @@ class GoalArgs(BaseModel):
 class GoalsPlugin(Plugin[GoalsConfig]):
     """Provides the goal and plan tools and context."""
 
+    needs_agent_loop = True
+
     Config = GoalsConfig
     inject = (TOOLS, SESSIONS)
 
@@ -67,7 +69,9 @@ class GoalsPlugin(Plugin[GoalsConfig]):
         if config.context and prompt is not None:
 
             def current(agent_ctx: Context) -> str:
-                agents = agent_ctx.agents
+                agents = agent_ctx.maybe(AGENTS)
+                if agents is None:
+                    return ""
                 agent = next((a for a in agents.list() if a.ctx is agent_ctx), None)
                 if agent is None:
                     return ""
@@ -77,7 +81,8 @@ class GoalsPlugin(Plugin[GoalsConfig]):
 
 
 def _agent(ctx: Context, run: ToolRunContext) -> Any:
-    return ctx.agents.get(run.session_id)
+    agents = ctx.maybe(AGENTS)
+    return agents.get(run.session_id) if agents is not None else None
 
 
 def _todo_tool(ctx: Context, book: WorkBook) -> Any:

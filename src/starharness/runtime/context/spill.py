@@ -75,6 +75,8 @@ def spilled_content(session: Session, spill_id: int) -> str | None:
 class SpillPlugin(Plugin[SpillConfig]):
     """Spills oversized tool results (tools/post-execute) and registers read_spilled."""
 
+    needs_agent_loop = True
+
     Config = SpillConfig
     inject = (TOOLS, SESSIONS)
 
