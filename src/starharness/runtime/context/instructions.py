@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..kernel import PROMPT, Context, Plugin
 from ..prompt import PERSONA_ORDER
+from ..workspace.limits import DEFAULT_IGNORED_DIRS
 
 SECTION = "context.agents-md"
 
@@ -27,7 +28,7 @@ class AgentsMdConfig(BaseModel):
     max_bytes: int = Field(default=32_768, ge=256)
     """All files together; the root file comes first, then nested ones by path."""
     max_depth: int = Field(default=4, ge=0)
-    ignored_dirs: list[str] = [".git", ".godot", ".import", ".venv", "__pycache__", "node_modules"]
+    ignored_dirs: list[str] = list(DEFAULT_IGNORED_DIRS)
     order: float = PERSONA_ORDER + 50
 
 
