@@ -67,12 +67,13 @@ async def test_a_big_result_is_spilled_whole_and_read_back_by_range(home: Path) 
     spills = [e for e in events if e.type == SPILL_STORED]
     assert len(spills) == 1
     assert spills[0].data["content"] == whole  # stored whole
-    assert spilled_content(stored, spills[0].seq) == whole  # and persisted
+    assert spills[0].data["id"] == 1
+    assert spilled_content(stored, 1) == whole  # and persisted
     big_result, read_result = rec.of(ev.TOOL_RESULT)
     preview = big_result.data["content"]
     assert len(preview.encode()) < 50_000
     assert preview.startswith(whole[:2000]) and preview.endswith(whole[-1000:])
-    assert f"spill {spills[0].seq}" in preview
+    assert "spill 1: call read_spilled(spill=1" in preview
     assert read_result.data["content"].endswith(whole[100_000:100_064])
     # The model saw only the preview, and the log rebuilds every request byte for byte.
     assert all(len(json.dumps(body)) < 60_000 for body in sent)

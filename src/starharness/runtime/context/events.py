@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal, TypedDict
 
 SPILL_STORED: Final = "spill/stored"
-"""The whole result of one tool call, too big to show inline; its seq is the spill's id."""
+"""The whole result of one tool call, too big to show inline; `id` counts the session's spills."""
 COMPACTION_START: Final = "compaction/start"
 COMPACTION_PRUNE: Final = "compaction/prune"
 COMPACTION_SUMMARY: Final = "compaction/summary"
@@ -24,6 +24,7 @@ SUMMARY_SOURCE: Final = "summary"
 
 
 class SpillStoredData(TypedDict):
+    id: int
     call_id: str
     name: str
     chars: int

@@ -40,7 +40,7 @@ class SpillConfig(BaseModel):
 class ReadSpilledArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    spill: Annotated[int, Field(ge=0, description="The spill id from the result's locator.")]
+    spill: Annotated[int, Field(ge=1, description="The spill id from the result's locator.")]
     offset: Annotated[int, Field(ge=0, description="First character to read.")] = 0
     length: Annotated[int, Field(ge=1, description="Characters to read.")] = 8_000
 
@@ -60,16 +60,46 @@ def preview(content: str, spill_id: int, config: SpillConfig) -> str:
     return head + locator + tail
 
 
+class SpillIndex:
+    """Spill id -> seq of its spill/stored event, per session; each event looked at once.
+
+    Ids count a session's spills from 1, so they do not depend on how many other events
+    (streamed chunks, say) came before: the same conversation gets the same ids.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, tuple[int, dict[int, int]]] = {}
+
+    def _update(self, session: Session) -> dict[int, int]:
+        position, ids = self._sessions.get(session.id, (0, {}))
+        events = session.events
+        if position > len(events):
+            position, ids = 0, {}
+        for index in range(position, len(events)):
+            event = events[index]
+            if event.type == SPILL_STORED:
+                ids[event.data["id"]] = event.seq
+        self._sessions[session.id] = (len(events), ids)
+        return ids
+
+    def next_id(self, session: Session) -> int:
+        ids = self._update(session)
+        return max(ids, default=0) + 1
+
+    def content(self, session: Session, spill_id: int) -> str | None:
+        seq = self._update(session).get(spill_id)
+        if seq is None:
+            return None
+        content: str = session.events[seq].data["content"]
+        return content
+
+    def forget(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+
+
 def spilled_content(session: Session, spill_id: int) -> str | None:
     """The whole content of spill `spill_id` in this session's log, or None."""
-    events = session.events
-    if spill_id >= len(events):
-        return None
-    event = events[spill_id]
-    if event.type != SPILL_STORED:
-        return None
-    content: str = event.data["content"]
-    return content
+    return SpillIndex().content(session, spill_id)
 
 
 class SpillPlugin(Plugin[SpillConfig]):
@@ -82,6 +112,7 @@ class SpillPlugin(Plugin[SpillConfig]):
 
     async def setup(self, ctx: Context, config: SpillConfig) -> None:
         limit = config.max_inline_bytes
+        index = SpillIndex()
 
         async def spill(post: PostExecute, next_: Next[PostExecute]) -> PostExecute | None:
             after = await next_(post)
@@ -89,10 +120,10 @@ class SpillPlugin(Plugin[SpillConfig]):
                 return after
             result = after.result
             content = result.content
-            # Cheap first test: a string of n characters has at least n UTF-8 bytes.
+            # Cheap first test: n characters take at most 4n UTF-8 bytes.
             if len(content) * 4 <= limit or len(content.encode()) <= limit:
                 return after
-            spill_id = _store(ctx, after.run, content)
+            spill_id = _store(ctx, after.run, content, index)
             if spill_id is None:
                 return after
             shown = preview(content, spill_id, config)
@@ -102,11 +133,16 @@ class SpillPlugin(Plugin[SpillConfig]):
 
         ctx.on_waterfall(TOOL_POST_EXECUTE, spill)
         if config.read_tool:
-            ctx.tools.register(_read_tool(ctx, config))
+            ctx.tools.register(_read_tool(ctx, config, index))
 
 
-def _store(ctx: Context, run: ToolRunContext, content: str) -> int | None:
+def _store(ctx: Context, run: ToolRunContext, content: str, index: SpillIndex) -> int | None:
+    session = ctx.sessions.get(run.session_id)
+    if session is None:
+        return None
+    spill_id = index.next_id(session)
     data = {
+        "id": spill_id,
         "call_id": run.call_id,
         "name": run.name,
         "chars": len(content),
@@ -116,17 +152,16 @@ def _store(ctx: Context, run: ToolRunContext, content: str) -> int | None:
     agents = run.ctx.maybe(AGENTS) or ctx.maybe(AGENTS)
     agent = agents.get(run.session_id) if agents is not None else None
     if agent is not None:
-        return agent.log(SPILL_STORED, data).seq
-    session = ctx.sessions.get(run.session_id)
-    if session is None:
-        return None
-    return session.append(SPILL_STORED, data).seq
+        agent.log(SPILL_STORED, data)
+    else:
+        session.append(SPILL_STORED, data)
+    return spill_id
 
 
-def _read_tool(ctx: Context, config: SpillConfig) -> Any:
+def _read_tool(ctx: Context, config: SpillConfig, index: SpillIndex) -> Any:
     async def read_spilled(args: ReadSpilledArgs, run: ToolRunContext) -> ToolSuccess | ToolFailure:
         session = ctx.sessions.get(run.session_id)
-        content = spilled_content(session, args.spill) if session is not None else None
+        content = index.content(session, args.spill) if session is not None else None
         if content is None:
             return ToolFailure(
                 f"there is no spill {args.spill} in this session; use the number a result's"
