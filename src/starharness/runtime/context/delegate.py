@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..kernel import AGENTS, PROMPT, SESSIONS, TOOLS, Context, Plugin
 from ..llm.types import UserMessage
 from ..prompt import TOOL_GUIDANCE_ORDER
+from ..session import Session, SessionEvent
 from ..session import event_types as ev
 from ..tools import ToolFailure, ToolRunContext, ToolSuccess, define_tool
 from .events import SUBAGENT_END, SUBAGENT_START
@@ -62,6 +63,7 @@ class DelegatePlugin(Plugin[DelegateConfig]):
 
     async def setup(self, ctx: Context, config: DelegateConfig) -> None:
         ctx.tools.register(_delegate_tool(ctx, config))
+        ctx.scope.add(ctx.sessions.add_recovery(recover_subagents))
         prompt = ctx.maybe(PROMPT)
         if config.guidance and prompt is not None:
             text = config.guidance
@@ -141,6 +143,23 @@ def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
         delegate,
         timeout_s=config.timeout_s + 5,
     )
+
+
+def recover_subagents(session: Session) -> list[SessionEvent]:
+    """A subagent/start a crash left without its end gets one (`interrupted`); the child's own
+    session is closed when it is resumed."""
+    open_: dict[str, None] = {}
+    for event in session.events:
+        if event.type == SUBAGENT_START:
+            open_[event.data["child"]] = None
+        elif event.type == SUBAGENT_END:
+            open_.pop(event.data["child"], None)
+    return [
+        session.append(
+            SUBAGENT_END, {"child": child, "status": "error", "reason": ev.INTERRUPTED}
+        )
+        for child in open_
+    ]
 
 
 def _outcome(events: Any, start: int) -> tuple[str, str]:
