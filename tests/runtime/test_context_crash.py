@@ -41,6 +41,7 @@ ROWS = [SPILL_ROW, compaction_row(), DELEGATE_ROW]
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("STAR_HARNESS_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "home").mkdir()
     return tmp_path / "home"
 
 
@@ -93,7 +94,6 @@ async def _run_and_kill(
 
 async def test_kill_during_compaction_then_resume(home: Path) -> None:
     db = home / "crash.db"
-    home.mkdir(parents=True, exist_ok=True)
     async with MockLlmServer() as mock:
         mock.script(
             "crash-compaction",
@@ -168,7 +168,6 @@ def test_a_summary_logged_before_the_crash_is_put_in_place_once() -> None:
 
 async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
     db = home / "crash.db"
-    home.mkdir(parents=True, exist_ok=True)
     child_requests: list[str] = []
 
     def child_seen() -> bool:
