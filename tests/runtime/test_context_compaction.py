@@ -19,6 +19,7 @@ from context_support import (
 from loop_support import create_agent
 
 from starharness.mockllm import ChatRequest, ContextOverflow, MockLlmServer, Step, Success
+from starharness.runtime.context import rebuild_summary_requests
 from starharness.runtime.context.events import (
     COMPACTION_END,
     COMPACTION_PRUNE,
@@ -74,6 +75,13 @@ async def test_token_pressure_prunes_then_summarizes_and_keeps_requests_in_the_w
     # Every request stayed under the window (4 characters a token, as the estimate and the mock).
     assert all(len(json.dumps(body)) // 4 < WINDOW for body in agent_requests)
     assert_rebuilt_equals_sent(events, agent_requests)
+    # The summarizer's requests, too, rebuild from the log.
+    summarizer = [
+        [m["content"] for m in body["messages"]]
+        for body in sent
+        if "compact the history" in body["messages"][0]["content"]
+    ]
+    assert summarizer and [list(r) for r in rebuild_summary_requests(events)] == summarizer
 
 
 async def test_context_overflow_compacts_and_retries_once(home: Path) -> None:

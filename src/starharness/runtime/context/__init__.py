@@ -5,7 +5,7 @@ from . import events
 from .compaction import CompactionPlugin
 from .compaction_config import CompactionConfig, ProviderThresholds, PruneConfig
 from .compaction_recovery import recover_compaction
-from .compactor import Compactor
+from .compactor import Compactor, rebuild_summary_requests
 from .delegate import DELEGATE_TOOL, DelegateConfig, DelegatePlugin
 from .forks import ForkError, completed_prefix, fork, seed_of, verify_seed
 from .goals import PlanItem, StaleRevisionError, WorkBook, WorkState, render_plan
@@ -49,6 +49,7 @@ __all__ = [
     "events",
     "find_instructions",
     "fork",
+    "rebuild_summary_requests",
     "recover_compaction",
     "render_instructions",
     "render_plan",

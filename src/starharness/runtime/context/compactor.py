@@ -22,7 +22,7 @@ from ..llm.types import (
     UserMessage,
 )
 from ..loop import CompactRequest
-from ..session import SURFACE, VIEW_REWRITE, message_to_data, replace_op
+from ..session import SURFACE, VIEW_REWRITE, Projection, SessionEvent, message_to_data, replace_op
 from ..session import event_types as ev
 from .compaction_config import CompactionConfig, Limits
 from .compaction_recovery import summary_message_data
@@ -203,6 +203,9 @@ class Compactor:
             "end": keys[cut - 1],
             "messages": cut,
             "model": model,
+            # With the span, what rebuilds the summarizer's request from the log.
+            "system": SUMMARY_SYSTEM,
+            "item_chars": config.summary_item_chars,
         }
         agent.log(COMPACTION_SUMMARY, summary)
         agent.log(ev.USER_MESSAGE, summary_message_data(summary))
@@ -246,10 +249,29 @@ def transcript(messages: Sequence[Message], item_chars: int) -> str:
     return "\n".join(lines)
 
 
+def rebuild_summary_requests(events: Sequence[SessionEvent]) -> list[tuple[str, str]]:
+    """(system, prompt) of every summarizer request a log records, rebuilt from the view as it
+    was when the summary was written."""
+    rebuilt: list[tuple[str, str]] = []
+    projection = Projection()
+    for index, event in enumerate(events):
+        if event.type != COMPACTION_SUMMARY:
+            continue
+        data = event.data
+        projection.feed(events[:index])
+        span = [
+            message
+            for message, key in zip(projection.messages, projection.keys, strict=True)
+            if data["start"] <= key <= data["end"]
+        ]
+        rebuilt.append((data["system"], transcript(span, data["item_chars"])))
+    return rebuilt
+
+
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[: limit // 2]} [...{len(text) - limit} characters...] {text[-limit // 2 :]}"
 
 
-__all__ = ["Compactor", "message_chars", "transcript"]
+__all__ = ["Compactor", "message_chars", "rebuild_summary_requests", "transcript"]

@@ -155,9 +155,7 @@ def recover_subagents(session: Session) -> list[SessionEvent]:
         elif event.type == SUBAGENT_END:
             open_.pop(event.data["child"], None)
     return [
-        session.append(
-            SUBAGENT_END, {"child": child, "status": "error", "reason": ev.INTERRUPTED}
-        )
+        session.append(SUBAGENT_END, {"child": child, "status": "error", "reason": ev.INTERRUPTED})
         for child in open_
     ]
 

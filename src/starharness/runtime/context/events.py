@@ -56,6 +56,8 @@ class CompactionSummaryData(TypedDict):
     end: int
     messages: int
     model: str
+    system: str
+    item_chars: int
 
 
 class CompactionEndData(TypedDict, total=False):
