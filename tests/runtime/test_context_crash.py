@@ -171,7 +171,7 @@ async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
     child_requests: list[str] = []
 
     def child_seen() -> bool:
-        child_requests[:] = [r.conversation for r in mock.requests if ".sub-" in r.conversation]
+        child_requests[:] = [c for r in mock.requests if ".sub-" in (c := r.conversation or "")]
         return bool(child_requests) and any(
             t == SUBAGENT_START for t in _stored_types(db, "crash-delegate")
         )

@@ -80,8 +80,8 @@ async def test_delegate_runs_a_seeded_child_with_narrowed_tools(home: Path) -> N
             await rt.ctx.sessions.flush()
             infos = {info.id: info for info in await rt.ctx.sessions.stored()}
         requests = list(mock.requests)
-    parent_requests = [r for r in requests if ".sub-" not in r.conversation]
-    child_requests = [r for r in requests if ".sub-" in r.conversation]
+    parent_requests = [r for r in requests if ".sub-" not in (r.conversation or "")]
+    child_requests = [r for r in requests if ".sub-" in (r.conversation or "")]
     assert rec.of(ev.TURN_END)[-1].data["reason"] == "completed"
     (start,) = [e for e in parent_events if e.type == SUBAGENT_START]
     (end,) = [e for e in parent_events if e.type == SUBAGENT_END]

@@ -120,7 +120,7 @@ async def test_a_200_turn_session_rebuilds_every_request_byte_for_byte(home: Pat
         if r.conversation == "long"
         and "compact the history" not in r.body["messages"][0]["content"]
     ]
-    children = [r.body for r in requests if ".sub-" in r.conversation]
+    children = [r.body for r in requests if ".sub-" in (r.conversation or "")]
     # Two requests a turn, three on the turns that change the goal.
     assert len(parent) == 2 * TURNS + 2 and len(children) == 2
     assert_rebuilt_equals_sent(events, parent)
