@@ -365,3 +365,28 @@ async def test_chat_shows_the_plan_the_model_writes(
     assert "[plan] Plan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text
     # /plan prints the plan folded from the session log.
     assert "> /plan\nPlan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text
+
+
+async def test_chat_says_when_the_context_was_compacted(
+    home: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    mock.script_next(
+        [say("First."), {"behaviour": "context_overflow"}, say("A summary."), say("Second.")]
+    )
+    patch = mock_patch(tmp_path, mock.base_url)
+    rows = json.loads(patch.read_text(encoding="utf-8"))
+    rows.append(
+        {
+            "id": "compaction",
+            "plugin": "starharness.runtime.context:CompactionPlugin",
+            "before": "agents",
+        }
+    )
+    patch.write_text(json.dumps(rows), encoding="utf-8")
+    resolved = load_for_command("chat", "task", [patch])
+    out = io.StringIO()
+    lines = QueuedLines("a long first question " * 10, "and now?", "/quit")
+    assert await run_chat(resolved, lines, out, echo_input=True) == 0
+    text = out.getvalue()
+    assert "[context compacted: summarized, about " in text
+    assert "Second." in text and "[turn error" not in text

@@ -8,7 +8,12 @@ from typing import Final, TextIO
 
 from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
 from starharness.runtime.context import WorkBook, render_plan
-from starharness.runtime.context.events import GOAL_CHANGE, PLAN_CHANGE, SUBAGENT_START
+from starharness.runtime.context.events import (
+    COMPACTION_END,
+    GOAL_CHANGE,
+    PLAN_CHANGE,
+    SUBAGENT_START,
+)
 from starharness.runtime.context.goals import render_state
 from starharness.runtime.kernel import APPROVALS, Context
 from starharness.runtime.loop import SESSION_EVENT, Agent, AgentOptions, CancelCause, LoggedEvent
@@ -159,6 +164,11 @@ class ChatSession:
             self._line("[plan] " + render_plan(data["items"], data["revision"]))
         elif kind == GOAL_CHANGE:
             self._line(f"[goal] {data['goal']} ({data['status']}, revision {data['revision']})")
+        elif kind == COMPACTION_END and data.get("outcome") not in ("nothing", None):
+            self._line(
+                f"[context compacted: {data['outcome']}, about {data['tokens_before']} ->"
+                f" {data.get('tokens_after', '?')} tokens]"
+            )
         elif kind == SUBAGENT_START:
             self._line(f"[subagent] {data['child']}: {shorten(data['task'], _SHORT_ARGUMENTS)}")
         elif kind == ev.TURN_END and data["reason"] != "completed":
