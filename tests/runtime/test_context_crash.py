@@ -75,7 +75,7 @@ async def _run_and_kill(
         env=env,
     )
     try:
-        for _ in range(3000):
+        for _ in range(6000):  # a loaded machine may take a while to start the process
             if ready():
                 break
             if process.returncode is not None:
