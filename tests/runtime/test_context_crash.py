@@ -92,6 +92,7 @@ async def _run_and_kill(
             await process.wait()
 
 
+@pytest.mark.slow
 async def test_kill_during_compaction_then_resume(home: Path) -> None:
     db = home / "crash.db"
     async with MockLlmServer() as mock:
@@ -166,6 +167,7 @@ def test_a_summary_logged_before_the_crash_is_put_in_place_once() -> None:
     assert recover_compaction(session) == []
 
 
+@pytest.mark.slow
 async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
     db = home / "crash.db"
     child_requests: list[str] = []

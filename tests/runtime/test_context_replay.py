@@ -87,6 +87,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
+@pytest.mark.slow
 async def test_a_200_turn_session_rebuilds_every_request_byte_for_byte(home: Path) -> None:
     db = home / "long.db"
     async with MockLlmServer(responder=player, keep_conversations=8) as mock:
