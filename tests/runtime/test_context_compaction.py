@@ -4,6 +4,7 @@ context-overflow error; all of it in the log, every request rebuildable from it.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,20 @@ from context_support import (
 from loop_support import create_agent
 
 from starharness.mockllm import ChatRequest, ContextOverflow, MockLlmServer, Step, Success
-from starharness.runtime.context import rebuild_summary_requests
+from starharness.runtime.context import (
+    CompactionConfig,
+    Compactor,
+    ProviderThresholds,
+    rebuild_summary_requests,
+)
 from starharness.runtime.context.events import (
     COMPACTION_END,
     COMPACTION_PRUNE,
     COMPACTION_START,
     COMPACTION_SUMMARY,
 )
+from starharness.runtime.llm import DEEPSEEK
+from starharness.runtime.loop import AgentOptions
 from starharness.runtime.session import event_types as ev
 
 WINDOW = 6_000
@@ -139,3 +147,40 @@ async def test_a_second_overflow_after_compacting_ends_the_turn(home: Path) -> N
     assert end.data["reason"] == "error"
     assert end.data["kind"] == "ContextOverflowError"
     assert len(rec.of(COMPACTION_SUMMARY)) == 1
+
+
+class _Provider:
+    def __init__(self, name: str, window: int | None) -> None:
+        from starharness.runtime.llm import OPENAI_COMPATIBLE
+
+        self.name = name
+        self.profile = replace(OPENAI_COMPATIBLE, context_window=window)
+
+
+class _Llm:
+    def __init__(self, provider: _Provider) -> None:
+        self.provider = provider
+
+    def get(self, name: str | None = None) -> _Provider:
+        return self.provider
+
+
+class _AgentStub:
+    def __init__(self, provider: _Provider) -> None:
+        self.llm = _Llm(provider)
+        self.options = AgentOptions()
+
+
+def test_thresholds_come_from_the_provider_profile_then_overrides() -> None:
+    config = CompactionConfig(
+        context_window=10_000,
+        providers=[ProviderThresholds(provider="local", context_window=4_096, retain_ratio=0.25)],
+    )
+    compactor = Compactor(config)
+    declared = compactor.limits(_AgentStub(_Provider("deepseek", 1_000_000)))  # type: ignore[arg-type]
+    assert (declared.window, declared.threshold, declared.retain) == (1_000_000, 800_000, 160_000)
+    fallback = compactor.limits(_AgentStub(_Provider("other", None)))  # type: ignore[arg-type]
+    assert fallback.window == 10_000 and fallback.threshold == 8_000
+    local = compactor.limits(_AgentStub(_Provider("local", None)))  # type: ignore[arg-type]
+    assert (local.window, local.threshold, local.retain) == (4_096, 3_276, 1_024)
+    assert DEEPSEEK.context_window == 1_000_000
