@@ -19,6 +19,7 @@ from . import (
     mock_llm,
     models,
     play,
+    rpc,
     run,
     seed,
     serve,
@@ -49,6 +50,7 @@ for _command in (
     mock_llm,
     models,
     eval_cmd,
+    rpc,
 ):
     _command.register(app)
 
