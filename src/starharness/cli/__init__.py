@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import typer
 
 from . import (
+    acp_cmd,
     chat,
     config,
     eval_cmd,
@@ -51,6 +52,7 @@ for _command in (
     models,
     eval_cmd,
     rpc,
+    acp_cmd,
 ):
     _command.register(app)
 

@@ -31,13 +31,11 @@ from .jsonrpc import (
     SESSION_NOT_FOUND,
     SHUTTING_DOWN,
     RpcError,
-    notification_line,
 )
 from .models import (
     METHODS,
     PROTOCOL_VERSION,
     SESSION_PARAMS,
-    UPDATE_METHOD,
     AnswerApproval,
     ApprovalAsked,
     CancelTurn,
@@ -55,13 +53,15 @@ from .models import (
     SessionOpened,
     SessionSummary,
     ShutdownResult,
+    WireModel,
 )
 from .updates import history_of, title_of, update_for
 
 CHAT_KIND = "chat"
 """`meta.kind` of sessions opened through the protocol; listings show these (and untagged ones)."""
 
-Send = Callable[[str], None]
+SendUpdate = Callable[[WireModel], None]
+"""Takes each update for the client (a transport encodes it as a `session/update`)."""
 
 
 @dataclass(slots=True)
@@ -92,7 +92,9 @@ class HostInfo:
 class SessionHost:
     """One connection's sessions. `shutdown_requested` is set by the `shutdown` request."""
 
-    def __init__(self, ctx: Context, router: ApprovalRouter, info: HostInfo, send: Send) -> None:
+    def __init__(
+        self, ctx: Context, router: ApprovalRouter, info: HostInfo, send: SendUpdate
+    ) -> None:
         self._ctx = ctx
         self._router = router
         self._info = info
@@ -106,16 +108,21 @@ class SessionHost:
 
     async def call(self, method: str, params: dict[str, Any]) -> str:
         """Run one request; the encoded result, or RpcError."""
+        result = await self.call_model(method, params)
+        return result.model_dump_json(by_alias=True, exclude_none=True)
+
+    async def call_model(self, method: str, params: dict[str, Any] | BaseModel) -> BaseModel:
+        """Run one request (params as wire JSON or a model); the result model, or RpcError."""
         spec = METHODS.get(method)
         if spec is None:
             names = ", ".join(METHODS)
             raise RpcError(METHOD_NOT_FOUND, f"unknown method {method!r}; the methods: {names}")
         if self._closing:
             raise RpcError(SHUTTING_DOWN, "the server is shutting down")
-        parsed = _validate(method, spec[0], params)
+        parsed = params if isinstance(params, BaseModel) else _validate(method, spec[0], params)
         if method == "initialize":
             assert isinstance(parsed, InitializeParams)
-            return self._initialize(parsed).model_dump_json(by_alias=True)
+            return self._initialize(parsed)
         if not self._initialized:
             raise RpcError(NOT_INITIALIZED, f"send initialize before {method}")
         if method == "session":
@@ -126,7 +133,7 @@ class SessionHost:
         else:
             result = ShutdownResult()
             self.shutdown_requested.set()
-        return result.model_dump_json(by_alias=True, exclude_none=True)
+        return result
 
     def _initialize(self, params: InitializeParams) -> InitializeResult:
         if params.protocol_version != PROTOCOL_VERSION:
@@ -295,11 +302,7 @@ class SessionHost:
             return
         if opened is not None and isinstance(update, ApprovalAsked):
             opened.asked[update.call_id] = update
-        self._send(
-            notification_line(
-                UPDATE_METHOD, update.model_dump_json(by_alias=True, exclude_none=True)
-            )
-        )
+        self._send(update)
 
     # -- approvals ---------------------------------------------------------------------------
 
@@ -346,4 +349,4 @@ def _validate(method: str, spec: type[BaseModel] | TypeAdapter[Any], params: dic
         raise RpcError(INVALID_PARAMS, f"{method}: invalid params: {problems}") from None
 
 
-__all__ = ["CHAT_KIND", "SESSION_PARAMS", "HostInfo", "SessionHost"]
+__all__ = ["CHAT_KIND", "SESSION_PARAMS", "HostInfo", "SendUpdate", "SessionHost"]

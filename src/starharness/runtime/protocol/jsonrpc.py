@@ -6,6 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pydantic import BaseModel
+
+from .models import UPDATE_METHOD
+
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
@@ -108,4 +112,11 @@ def request_line(request_id: RequestId, method: str, params_json: str) -> str:
     return (
         f'{{"jsonrpc":"2.0","id":{_DUMPS(request_id)},"method":{_DUMPS(method)},'
         f'"params":{params_json}}}'
+    )
+
+
+def update_line(update: BaseModel) -> str:
+    """A `session/update` notification line for one update."""
+    return notification_line(
+        UPDATE_METHOD, update.model_dump_json(by_alias=True, exclude_none=True)
     )

@@ -14,13 +14,13 @@ from ..kernel import APPROVALS, Context
 from .approval_router import ApprovalRouter
 from .connection import Connection
 from .host import HostInfo, SessionHost
-from .jsonrpc import INVALID_REQUEST, RpcError, error_line
+from .jsonrpc import INVALID_REQUEST, RpcError, error_line, update_line
 
 MAX_LINE = 16 * 1024 * 1024
 """The longest request line read (a prompt with a large paste fits)."""
 
 
-class _Out(Protocol):
+class StdioOut(Protocol):
     def write(self, data: bytes) -> None: ...
 
     async def drain(self) -> None: ...
@@ -28,7 +28,7 @@ class _Out(Protocol):
     def close(self) -> None: ...
 
 
-class _FileOut:
+class FileOut:
     """stdout that is a regular file (no pipe transport exists for files; writes do not wait)."""
 
     def __init__(self, file: BinaryIO) -> None:
@@ -44,10 +44,14 @@ class _FileOut:
         self._file.close()
 
 
-class _PipeOut:
+class PipeOut:
     def __init__(self, transport: asyncio.WriteTransport, writer: asyncio.StreamWriter) -> None:
         self._transport = transport
         self._writer = writer
+
+    @property
+    def writer(self) -> asyncio.StreamWriter:
+        return self._writer
 
     def write(self, data: bytes) -> None:
         self._writer.write(data)
@@ -61,7 +65,7 @@ class _PipeOut:
 
 
 @contextlib.asynccontextmanager
-async def _stdio_streams() -> AsyncGenerator[tuple[asyncio.StreamReader, _Out]]:
+async def protected_stdio() -> AsyncGenerator[tuple[asyncio.StreamReader, StdioOut]]:
     """Non-blocking stdin and a private copy of stdout. Meanwhile fd 1 points at stderr, so a
     stray print (ours, a library's, a child process's) cannot corrupt the protocol stream."""
     loop = asyncio.get_running_loop()
@@ -75,14 +79,14 @@ async def _stdio_streams() -> AsyncGenerator[tuple[asyncio.StreamReader, _Out]]:
         lambda: asyncio.StreamReaderProtocol(reader), stdin
     )
     out_file = os.fdopen(out_fd, "wb", buffering=0)
-    out: _Out
+    out: StdioOut
     if stat.S_ISREG(os.fstat(out_fd).st_mode):
-        out = _FileOut(out_file)
+        out = FileOut(out_file)
     else:
         transport, protocol = await loop.connect_write_pipe(
             lambda: asyncio.streams.FlowControlMixin(), out_file
         )
-        out = _PipeOut(transport, asyncio.StreamWriter(transport, protocol, None, loop))
+        out = PipeOut(transport, asyncio.StreamWriter(transport, protocol, None, loop))
     try:
         yield reader, out
     finally:
@@ -97,7 +101,7 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
     """Serve the session protocol on stdin/stdout until stdin ends or `shutdown` is answered."""
     router = ApprovalRouter(ctx.maybe(APPROVALS))
     try:
-        async with _stdio_streams() as (reader, writer):
+        async with protected_stdio() as (reader, writer):
 
             def send(line: str) -> None:
                 writer.write(line.encode("utf-8") + b"\n")
@@ -116,7 +120,7 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
                         return None
                     return raw.decode("utf-8", errors="replace")
 
-            host = SessionHost(ctx, router, info, send)
+            host = SessionHost(ctx, router, info, lambda update: send(update_line(update)))
             await Connection(host, send).run(read_line)
             await writer.drain()
     finally:
