@@ -25,6 +25,7 @@ from . import (
     seed,
     serve,
     talk,
+    web,
 )
 from ._errors import USAGE_EXIT, user_message
 
@@ -53,6 +54,7 @@ for _command in (
     eval_cmd,
     rpc,
     acp_cmd,
+    web,
 ):
     _command.register(app)
 
