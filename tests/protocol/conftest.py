@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from protocol_support import KEY_VARIABLES
 
+from session_protocol_support import KEY_VARIABLES
 from starharness.mockllm import MockLlmServer
 
 

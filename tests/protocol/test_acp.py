@@ -16,8 +16,8 @@ from acp.schema import (
     TextContentBlock,
     ToolCallUpdate,
 )
-from protocol_support import call, child_env, mock_rows, say, write_patch
 
+from session_protocol_support import call, child_env, mock_rows, say, write_patch
 from starharness.mockllm import MockLlmServer
 
 

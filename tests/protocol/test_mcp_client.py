@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_support import call, mock_rows, say
 
+from session_protocol_support import call, mock_rows, say
 from starharness import app as composition
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import Patch, start

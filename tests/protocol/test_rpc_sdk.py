@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from protocol_support import call, child_env, mock_rows, say, write_patch
-
+from session_protocol_support import call, child_env, mock_rows, say, write_patch
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.protocol import jsonrpc
 from starharness.sdk import (

@@ -3,19 +3,26 @@ reload; the Host allow-list refuses a rebound name."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 from playwright.async_api import Page, expect
-from protocol_support import call, mock_rows, say
 from web_support import launch_chromium, require_chromium, screenshot_path, watch_page_errors
 from webui_support import web_stack
 
+from session_protocol_support import call, mock_rows, say
 from starharness.mockllm import MockLlmServer
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
+
+
+@pytest.fixture
+async def mock() -> AsyncIterator[MockLlmServer]:
+    async with MockLlmServer() as server:
+        yield server
 
 
 @pytest.fixture
