@@ -32,7 +32,7 @@ export class GodotView {
     }
     const s = data.status;
     const editors = s.clients.filter((c) => c.authenticated);
-    this.root.replaceChildren(
+    this.root.replaceChildren(...[
       el("h2", {}, "Godot bridge ",
         el("span", { class: `pill ${s.running ? "on" : "off"}`, "data-bridge": s.running ? "listening" : "stopped" },
           s.running ? `listening on ${s.host}:${s.port}` : "not listening")),
@@ -54,7 +54,8 @@ export class GodotView {
         el("li", { class: "play-error", "data-severity": e.severity }, `${e.severity}: ${e.message} (${e.client_id}, ${when(Date.parse(e.at))})`))),
       el("h3", {}, "Check"),
       el("button", { id: "godot-check", class: "primary", onclick: () => this.check() }, "Check (godot_editor_info)"),
-      this.checkResult);
+      this.checkResult,
+    ].filter((node) => node !== null));
   }
 
   async check() {
