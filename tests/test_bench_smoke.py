@@ -56,3 +56,14 @@ def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
     # 1 is likely with so few turns; 2 or a crash means the bench is broken.
     assert done.returncode in (0, 1), done.stdout + done.stderr
     return done.stdout
+
+
+RPC_ROUNDTRIP = BENCH.parent / "rpc_roundtrip.py"
+
+
+@pytest.mark.slow
+def test_rpc_roundtrip_bench_completes_and_prints_the_ratio(tmp_path: Path) -> None:
+    out = _run_bench(RPC_ROUNDTRIP, ["--quick"], tmp_path)
+    ratio = re.search(r"^ratio rpc/in-process: wall per turn (\d+\.\d+)x", out, re.M)
+    assert ratio is not None and float(ratio.group(1)) > 0, out
+    assert re.search(r"^  rpc +wall per turn \(median\) +\d+\.\d+ ms", out, re.M), out
