@@ -129,7 +129,7 @@ async def _through_rpc(patch: Path, turns: int) -> tuple[float, float, str, int]
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="a few turns (a smoke run)")
