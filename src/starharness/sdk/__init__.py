@@ -27,7 +27,13 @@ from starharness.runtime.protocol import (
 from .client import Client
 from .errors import ConnectionLost, RpcCallError, SdkError
 from .session import ClientSession, PromptStream
-from .transports import ChildProcessTransport, LineTransport, StreamTransport, rpc_command
+from .transports import (
+    ChildProcessTransport,
+    LineTransport,
+    StreamTransport,
+    WebSocketTransport,
+    rpc_command,
+)
 
 __all__ = [
     "ApprovalAsked",
@@ -51,5 +57,6 @@ __all__ = [
     "ToolResulted",
     "TurnEnded",
     "TurnStarted",
+    "WebSocketTransport",
     "rpc_command",
 ]

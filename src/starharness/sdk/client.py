@@ -32,7 +32,13 @@ from starharness.runtime.protocol import (
 
 from .errors import ConnectionLost, RpcCallError
 from .session import ClientSession
-from .transports import ChildProcessTransport, LineTransport, StreamTransport, rpc_command
+from .transports import (
+    ChildProcessTransport,
+    LineTransport,
+    StreamTransport,
+    WebSocketTransport,
+    rpc_command,
+)
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -79,6 +85,11 @@ class Client:
     async def connect(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Client:
         """Speak to a server already running at the other end of these streams."""
         return await cls.over(StreamTransport(reader, writer))
+
+    @classmethod
+    async def connect_websocket(cls, url: str, *, token: str | None = None) -> Client:
+        """Speak to a running `star-harness web` at `ws://HOST:PORT/rpc`."""
+        return await cls.over(await WebSocketTransport.open(url, token=token))
 
     @classmethod
     async def over(cls, transport: LineTransport) -> Client:

@@ -10,6 +10,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
 MAX_LINE = 16 * 1024 * 1024
 
 
@@ -115,3 +118,32 @@ class ChildProcessTransport:
                 self.process.kill()
                 await self.process.wait()
         return self.process.returncode
+
+
+class WebSocketTransport:
+    """To a running `star-harness web` (its `/rpc` endpoint): one message per text frame."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self._connection = connection
+
+    @classmethod
+    async def open(cls, url: str, *, token: str | None = None) -> WebSocketTransport:
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        connection = await connect(
+            url, additional_headers=headers, max_size=MAX_LINE, proxy=None, open_timeout=30
+        )
+        return cls(connection)
+
+    async def send(self, line: str) -> None:
+        await self._connection.send(line)
+
+    async def receive(self) -> str | None:
+        try:
+            message = await self._connection.recv()
+        except ConnectionClosed:
+            return None
+        return message if isinstance(message, str) else message.decode("utf-8")
+
+    async def aclose(self) -> int | None:
+        await self._connection.close()
+        return None
