@@ -18,6 +18,7 @@ from starharness.runtime.protocol.jsonrpc import (
     RpcError,
     parse_message,
 )
+from starharness.runtime.protocol.reference import reference_text
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "session-protocol.schema.json"
 REGENERATE = (
@@ -90,3 +91,13 @@ def test_any_json_object_is_a_request_or_a_json_rpc_error(message: dict[str, obj
     else:
         assert message["jsonrpc"] == "2.0"
         assert request.method == message["method"]
+
+
+REFERENCE_FILE = SCHEMA_FILE.with_name("session-protocol.md")
+
+
+def test_the_checked_in_reference_is_a_fresh_generation() -> None:
+    assert REFERENCE_FILE.read_text(encoding="utf-8") == reference_text(), (
+        "docs/session-protocol.md is stale; regenerate: uv run python -m "
+        "starharness.runtime.protocol.schema_gen --reference docs/session-protocol.md"
+    )

@@ -21,7 +21,11 @@ class WireModel(BaseModel):
     """camelCase on the wire, unknown fields ignored (newer peers may send more)."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+        use_attribute_docstrings=True,
     )
 
 
