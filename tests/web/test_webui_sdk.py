@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -9,9 +10,9 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from webui_support import web_stack
 
-from session_protocol_support import mock_rows, say
+from session_protocol_support import call, mock_rows, say
 from starharness.mockllm import MockLlmServer
-from starharness.sdk import Client, RpcCallError, TextDelta
+from starharness.sdk import ApprovalAsked, Client, RpcCallError, TextDelta
 from starharness.webui import WebSettings
 
 
@@ -53,3 +54,37 @@ async def test_a_token_is_required_when_one_is_configured(
         assert refused.value.response.status_code == 403
         async with await Client.connect_websocket(url, token="s3cret-token") as client:
             assert client.server is not None and client.server.profile == "task"
+
+
+async def test_a_question_whose_client_goes_away_cancels_the_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock: MockLlmServer
+) -> None:
+    monkeypatch.setenv("STAR_HARNESS_HOME", str(tmp_path))
+    project = tmp_path / "project"
+    project.mkdir()
+    mock.script(
+        "ws-2", [call("write_file", {"path": "x.txt", "content": "x"}), say("Not written.")]
+    )
+    async with web_stack("task", mock_rows(mock.base_url, project), tmp_path) as stack:
+        url = f"ws://127.0.0.1:{stack.web.port}/rpc"
+        async with await Client.connect_websocket(url) as client:
+            session = await client.create_session("ws-2")
+            async for update in session.prompt("write x"):
+                if isinstance(update, ApprovalAsked):
+                    break  # leave without answering: the socket closes with the client
+        sessions = stack.runtime.ctx.sessions
+        for _ in range(2000):
+            if "ws-2" not in sessions:
+                break
+            await asyncio.sleep(0.005)
+        stored = await sessions.store.load("ws-2")
+        assert stored is not None
+        kinds = [e.type for e in stored.events]
+        # The question is never answered "allowed": the session is disposed with its socket,
+        # which cancels the turn; the call does not run (its result says aborted).
+        assert "approval/asked" in kinds and "approval/decided" not in kinds
+        results = [e.data for e in stored.events if e.type == "tool/result"]
+        assert [(r["is_error"], r["content"]) for r in results] == [(True, "Error: aborted")]
+        ends = [e.data for e in stored.events if e.type == "turn/end"]
+        assert [end["reason"] for end in ends] == ["aborted"]
+        assert not (project / "x.txt").exists()

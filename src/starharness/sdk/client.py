@@ -55,6 +55,7 @@ class Client:
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
         self.exit_code: int | None = None
+        self._sending: set[asyncio.Task[None]] = set()
         self.unmatched: list[dict[str, Any]] = []
         """Answers that match no request of ours (errors for lines sent with `send_raw`)."""
 
@@ -175,7 +176,9 @@ class Client:
             else _DUMPS(dict(params))
         )
         line = f'{{"jsonrpc":"2.0","id":{request_id},"method":{_DUMPS(method)},"params":{body}}}'
-        task = asyncio.ensure_future(self.transport.send(line))
+        task = asyncio.get_running_loop().create_task(self.transport.send(line))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
         task.add_done_callback(lambda sent: self._sent(request_id, sent))
         return future
 
@@ -251,6 +254,10 @@ class Client:
         if self._reader is None:
             return self.exit_code
         reader, self._reader = self._reader, None
+        sending = list(self._sending)
+        for task in sending:
+            task.cancel()
+        await asyncio.gather(*sending, return_exceptions=True)
         self.exit_code = await self.transport.aclose()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(reader), 5.0)

@@ -69,6 +69,8 @@ class PromptStream:
         self.result: PromptResult | None = None
         # The answer arrives after the turn's last update; the marker queues behind them.
         future.add_done_callback(lambda _: queue.put_nowait(_END))
+        # A stream left early never reads a failed answer; that is not an unhandled error.
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def __aiter__(self) -> AsyncIterator[SessionUpdate]:
         return self._iterate()

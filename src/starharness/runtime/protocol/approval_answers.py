@@ -15,7 +15,7 @@ _DECISIONS: dict[ApprovalAnswer, Decision] = {
 }
 
 NO_ANSWER = Decision.REJECTED
-"""What a question becomes when its client goes away, cancels the turn or the host shuts down."""
+"""What a waiting question is told when its session closes (the turn is being cancelled too)."""
 
 
 def decision_for(answer: ApprovalAnswer) -> Decision:

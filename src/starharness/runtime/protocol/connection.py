@@ -51,6 +51,7 @@ class Connection:
                     break
         finally:
             stop.cancel()
+            await asyncio.gather(stop, return_exceptions=True)
             await self.aclose()
 
     def handle(self, line: str) -> None:

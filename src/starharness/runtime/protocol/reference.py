@@ -79,8 +79,9 @@ A typical exchange (`>` client, `<` server):
 
 Bad input gets a JSON-RPC error and the connection lives on. A request without an `id` is a
 notification: it runs, and nothing is answered. Batches are refused. Unknown fields are ignored.
-`rpc` asks the client about every call that needs approval; a question whose client goes away,
-or whose session is closed, is answered `rejected`. `rpc` writes only protocol lines to stdout
+`rpc` asks the client about every call that needs approval; when the client goes away or closes
+the session while a question waits, the session is disposed: the turn ends `aborted` and the
+call does not run. `rpc` writes only protocol lines to stdout
 (logs and stray prints go to stderr) and exits 0 after `shutdown` or at the end of its input.
 
 ## Errors
