@@ -121,11 +121,16 @@ async def _through_rpc(patch: Path, turns: int) -> tuple[float, float, str, int]
             walls.append(time.perf_counter() - started)
             assert stream.result is not None and stream.result.reason == "completed"
             text = stream.result.text
-        cpu = (time.process_time() - cpu0 + _child_cpu_s(pid) - child0) / turns
+        client_cpu = (time.process_time() - cpu0) / turns
+        server_cpu = (_child_cpu_s(pid) - child0) / turns
         code = await client.shutdown()
     if code != 0:
         raise RuntimeError(f"star-harness rpc exited with {code}")
-    return statistics.median(walls), cpu, text, deltas // turns
+    print(
+        f"    (rpc round: client {client_cpu * 1000:.2f} ms + server {server_cpu * 1000:.2f} ms "
+        "CPU per turn)"
+    )
+    return statistics.median(walls), client_cpu + server_cpu, text, deltas // turns
 
 
 def main(argv: list[str]) -> int:

@@ -102,9 +102,20 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
     router = ApprovalRouter(ctx.maybe(APPROVALS))
     try:
         async with protected_stdio() as (reader, writer):
+            pending: list[str] = []
+            loop = asyncio.get_running_loop()
+
+            def flush() -> None:
+                # One write for every line produced in one loop iteration: fewer wakeups of
+                # the client (an update and the answer that follows it often travel together).
+                data = "\n".join(pending) + "\n"
+                pending.clear()
+                writer.write(data.encode("utf-8"))
 
             def send(line: str) -> None:
-                writer.write(line.encode("utf-8") + b"\n")
+                if not pending:
+                    loop.call_soon(flush)
+                pending.append(line)
 
             async def read_line() -> str | None:
                 while True:
@@ -122,6 +133,8 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
 
             host = SessionHost(ctx, router, info, lambda update: send(update_line(update)))
             await Connection(host, send).run(read_line)
+            if pending:
+                flush()
             await writer.drain()
     finally:
         router.close()
