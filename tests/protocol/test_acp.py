@@ -15,6 +15,7 @@ from acp.schema import (
     RequestPermissionResponse,
     TextContentBlock,
     ToolCallUpdate,
+    UserMessageChunk,
 )
 
 from session_protocol_support import call, child_env, mock_rows, say, write_patch
@@ -77,3 +78,20 @@ async def test_the_acp_client_completes_a_prompt_turn_with_a_permission(
         assert permission.title is not None and permission.title.startswith("write_file ")
         assert (project / "a.txt").read_text(encoding="utf-8") == "from acp"
     assert process.returncode is not None
+
+    # Another editor session loads it: the conversation is replayed before the answer.
+    again = RecordingClient()
+    async with spawn_agent_process(
+        cast(Client, again), sys.executable, *args, env=child_env(home), cwd=tmp_path
+    ) as (conn, _):
+        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
+        listed = await conn.list_sessions()
+        assert [s.session_id for s in listed.sessions] == [session.session_id]
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        users = [
+            u.content.text
+            for u in again.updates
+            if isinstance(u, UserMessageChunk) and isinstance(u.content, TextContentBlock)
+        ]
+        assert users == ["save a file"]
+        assert again.agent_text() == ["Saved a.txt."]
