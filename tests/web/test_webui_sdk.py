@@ -37,6 +37,15 @@ async def test_the_sdk_prompts_through_the_web_uis_websocket(
             assert stream.result is not None and stream.result.turn == 1
             with pytest.raises(RpcCallError, match="unknown method"):
                 await client.request("steer", {})
+            # Bad frames get JSON-RPC errors and the socket lives on.
+            await client.send_raw("{not json")
+            await client.send_raw('{"jsonrpc":"2.0","id":"b1","method":"prompt","params":[]}')
+            for _ in range(2000):
+                if len(client.unmatched) == 2:
+                    break
+                await asyncio.sleep(0.005)
+            codes = sorted(answer["error"]["code"] for answer in client.unmatched)
+            assert codes == [-32700, -32602]
             assert [s.session_id for s in await client.list_sessions()] == ["ws-1"]
 
 
