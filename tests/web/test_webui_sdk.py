@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 from webui_support import web_stack
@@ -53,7 +54,7 @@ async def test_a_token_is_required_when_one_is_configured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock: MockLlmServer
 ) -> None:
     monkeypatch.setenv("STAR_HARNESS_HOME", str(tmp_path))
-    monkeypatch.setenv("WEB_TOKEN", "s3cret-token")
+    monkeypatch.setenv("WEB_TOKEN", "s3cret+token/=")
     settings = WebSettings(port=0, auth_token_env="WEB_TOKEN")
     rows = mock_rows(mock.base_url, None)
     async with web_stack("task", rows, tmp_path, settings=settings) as stack:
@@ -61,8 +62,14 @@ async def test_a_token_is_required_when_one_is_configured(
         with pytest.raises(InvalidStatus) as refused:
             await Client.connect_websocket(url)
         assert refused.value.response.status_code == 403
-        async with await Client.connect_websocket(url, token="s3cret-token") as client:
+        async with await Client.connect_websocket(url, token="s3cret+token/=") as client:
             assert client.server is not None and client.server.profile == "task"
+        # A browser passes it in the address, percent-encoded as the page's script does.
+        async with httpx.AsyncClient(trust_env=False) as http:
+            api = f"{stack.url}/api/godot"
+            assert (await http.get(api)).status_code == 403
+            assert (await http.get(api + "?token=wrong")).status_code == 403
+            assert (await http.get(api + "?token=s3cret%2Btoken%2F%3D")).status_code == 200
 
 
 async def test_a_question_whose_client_goes_away_cancels_the_turn(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -41,11 +42,7 @@ class _Guard:
             await self._app(scope, receive, send)
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        query = dict(
-            part.split("=", 1) if "=" in part else (part, "")
-            for part in scope.get("query_string", b"").decode("latin-1").split("&")
-            if part
-        )
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         refusal = self._access.refusal(headers, query)
         if refusal is None:
             await self._app(scope, receive, send)
