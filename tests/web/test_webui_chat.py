@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from webui_support import web_stack
 
 from session_protocol_support import call, mock_rows, say
 from starharness.mockllm import MockLlmServer
+from starharness.webui import WebSettings
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
@@ -121,3 +123,25 @@ async def test_a_rebound_host_and_a_foreign_origin_are_refused(
                 stack.url + "/api/godot", headers={"host": f"evil.test:{port}"}
             )
             assert rebound.status_code == 403
+
+
+async def test_with_a_token_the_page_opened_with_it_works_and_others_are_refused(
+    home: Path, tmp_path: Path, mock: MockLlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_chromium()
+    monkeypatch.setenv("WEB_UI_TOKEN", "tok+en/1")
+    settings = WebSettings(port=0, auth_token_env="WEB_UI_TOKEN")
+    rows = mock_rows(mock.base_url, None)
+    async with (
+        web_stack("task", rows, tmp_path, settings=settings) as stack,
+        launch_chromium() as browser,
+    ):
+        page = await browser.new_page()
+        errors = watch_page_errors(page)
+        refused = await page.goto(stack.url + "/")
+        assert refused is not None and refused.status == 403
+        await _ready(page, stack.url + "/?token=" + quote("tok+en/1", safe=""))
+        await expect(page.locator("#connection")).to_have_text("connected")
+        await page.get_by_role("tab", name="NPC transcripts").click()
+        await expect(page.locator("#transcripts")).to_contain_text("No encounter transcripts")
+        assert errors == []

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from http.cookies import CookieError, SimpleCookie
 
 from starharness.npc.server.security import is_loopback, presented_token, token_matches
 from starharness.runtime.credentials import Secret
 
+TOKEN_COOKIE = "star_harness_token"
+"""Set when the page is opened with a valid ?token=, so its scripts and socket carry it."""
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -46,11 +48,17 @@ class Access:
         origin = headers.get("origin")
         if origin is not None and origin.strip().rstrip("/").lower() not in self.origins:
             return f"origin {origin!r} may not use this server"
-        if not token_matches(self.token, presented_token(headers, query)):
+        presented = presented_token(headers, query) or _cookie(headers.get("cookie", ""))
+        if not token_matches(self.token, presented):
             return "a valid token is required (open the page with ?token=...)"
         return None
 
 
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+def _cookie(header: str) -> str | None:
+    cookies = SimpleCookie()
+    try:
+        cookies.load(header)
+    except CookieError:
+        return None
+    morsel = cookies.get(TOKEN_COOKIE)
+    return morsel.value if morsel is not None else None

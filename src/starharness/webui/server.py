@@ -20,7 +20,7 @@ from starharness.runtime.kernel import APPROVALS, Context
 from starharness.runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
 from starharness.runtime.protocol.jsonrpc import update_line
 
-from .access import Access
+from .access import TOKEN_COOKIE, Access
 from .godot_panel import godot_check, godot_status
 from .transcripts import transcript_detail, transcript_list
 
@@ -78,7 +78,11 @@ class WebUi:
         self.router.close()
 
     async def _index(self, request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+        response = FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+        token = request.query_params.get("token")
+        if token:  # the guard let it through, so it is the right one
+            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
 
     async def _transcripts(self, request: Request) -> Response:
         return JSONResponse({"transcripts": await transcript_list(self.ctx.sessions.store)})
