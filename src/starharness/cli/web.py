@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 def web(
     profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
     host: Annotated[
-        str, typer.Option(help="Address to bind (others than loopback need --auth-token-env).")
+        str, typer.Option(help="Address to bind (anything but loopback needs --auth-token-env).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 3080,
     auth_token_env: Annotated[
