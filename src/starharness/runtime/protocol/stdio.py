@@ -106,15 +106,16 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
             loop = asyncio.get_running_loop()
 
             def flush() -> None:
-                # One write for every line produced in one loop iteration: fewer wakeups of
-                # the client (an update and the answer that follows it often travel together).
                 data = "\n".join(pending) + "\n"
                 pending.clear()
                 writer.write(data.encode("utf-8"))
 
             def send(line: str) -> None:
+                # Lines produced within two loop iterations leave in one write: each write
+                # wakes the client, and a turn's last update and its answer are one iteration
+                # apart. The delay is two passes of the loop, not a timer.
                 if not pending:
-                    loop.call_soon(flush)
+                    loop.call_soon(loop.call_soon, flush)
                 pending.append(line)
 
             async def read_line() -> str | None:
