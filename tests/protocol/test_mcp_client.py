@@ -153,16 +153,23 @@ async def test_a_server_that_fails_to_start_leaves_the_process_running(
     home: Path, tmp_path: Path, mock: MockLlmServer
 ) -> None:
     servers = [
-        {"name": "broken", "command": [str(tmp_path / "no-such-server")]},
+        {"name": "broken", "command": [str(tmp_path / "no-such-server")], "tools": ["lookup"]},
+        {"name": "gone", "url": "http://127.0.0.1:9/mcp"},
         {"name": "local", "command": [sys.executable, str(TINY), "stdio"], "tools": ["add"]},
     ]
-    resolved = composition.load("task", [bridge_patch(mock.base_url, servers, [])], home=home)
+    allow = ["mcp_broken_lookup"]
+    resolved = composition.load("task", [bridge_patch(mock.base_url, servers, allow)], home=home)
     async with await start(resolved) as runtime:
         ctx = runtime.ctx
-        assert [n for n in ctx.tools.names() if n.startswith("mcp_")] == ["mcp_local_add"]
+        names = [n for n in ctx.tools.names() if n.startswith("mcp_")]
+        assert names == ["mcp_broken_lookup", "mcp_local_add"]
+        mock.script("s3", [call("mcp_broken_lookup", {"q": "x"}), say("It is down.")])
+        [(_, content, is_error)] = results(await turn(ctx, "s3", "look it up"))
+        assert is_error and "MCP server 'broken'" in content and "not running" in content
         status = {row["name"]: row for row in ctx.get(MCP_CLIENTS).status()}
         assert status["broken"]["state"] == "failed"
         assert status["broken"]["problem"]
+        assert status["gone"]["state"] == "failed"
         assert status["local"]["state"] == "ready"
         # Approvals refuse it here (not on the allow list): the pipeline guards bridged tools.
         mock.script("s2", [call("mcp_local_add", {"a": 1, "b": 2}), say("Refused.")])

@@ -27,7 +27,8 @@ class McpServerConfig(BaseModel):
     ask: bool = True
     """Tag every tool requires-approval, so the approval policy is asked before each call."""
     tools: list[str] | None = None
-    """Only these tool names (the server's names); None: every tool the server lists."""
+    """Only these tool names (the server's names); None: every tool the server lists. Listed
+    tools of a server that fails to start still register, answering every call with why."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

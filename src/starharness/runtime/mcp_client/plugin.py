@@ -7,7 +7,7 @@ import logging
 from ..kernel import TOOLS, Context, Plugin, ServiceKey
 from .config import McpClientConfig
 from .connection import McpUnavailable, ServerConnection
-from .tools import bridge_tool
+from .tools import bridge_tool, unavailable_tool
 
 _log = logging.getLogger("starharness.runtime.mcp_client")
 
@@ -49,7 +49,19 @@ class McpClientPlugin(Plugin[McpClientConfig]):
             try:
                 tools = await connection.start(config.start_timeout_s)
             except McpUnavailable as error:
-                _log.error("%s; its tools are not registered", error)
+                # Tools the row names still appear, so a call says why it cannot run.
+                declared = server.tools or []
+                _log.error(
+                    "%s; %s",
+                    error,
+                    "its listed tools answer with this error"
+                    if declared
+                    else "no tools registered",
+                )
+                for remote in declared:
+                    ctx.tools.register(
+                        unavailable_tool(connection, remote, str(error), ask=server.ask)
+                    )
                 continue
             wanted = set(server.tools) if server.tools is not None else None
             for tool in tools:

@@ -90,3 +90,25 @@ def bridge_tool(
         timeout_s=timeout_s,
         tags=tags,
     )
+
+
+def unavailable_tool(
+    connection: ServerConnection, remote: str, problem: str, *, ask: bool
+) -> ToolDefinition[dict[str, Any]]:
+    """A declared tool of a server that did not start: every call is a clear tool error."""
+    server = connection.name
+
+    async def execute(arguments: dict[str, Any], run: ToolRunContext) -> ToolFailure:
+        return ToolFailure(f"{problem}; its tools cannot run now", UNAVAILABLE)
+
+    tags = {MCP_TAG, f"{MCP_TAG}:{server}"}
+    if ask:
+        tags |= {REQUIRES_APPROVAL, MUTATING}
+    return define_raw_tool(
+        tool_name(server, remote),
+        f"{remote} from the MCP server {server!r}, which is not running",
+        _EMPTY_OBJECT,
+        _parse,
+        execute,
+        tags=tags,
+    )
