@@ -44,7 +44,10 @@ class Access:
         """Why a request is refused, or None when it may go on."""
         host = headers.get("host", "").strip().lower()
         if host not in self.hosts:
-            return f"host {host!r} is not served here (a rebound DNS name?)"
+            return (
+                f"host {host!r} is not served here (a rebound DNS name?); to serve it, "
+                "start star-harness web with --allow-host NAME"
+            )
         origin = headers.get("origin")
         if origin is not None and origin.strip().rstrip("/").lower() not in self.origins:
             return f"origin {origin!r} may not use this server"
