@@ -4,9 +4,10 @@ same turn run in-process, both against the mock LLM over real HTTP.
 One turn: the user's line -> the model streams a ~120-word answer -> turn end. In-process, the
 bench creates an agent from the `task` profile and awaits `followup` + `when_idle`; through rpc,
 the SDK sends `prompt` and iterates every streamed update (each text delta crosses the pipe as a
-`session/update` notification) until the answer. The mock runs in its own process. Rounds
-alternate the two ways; per way, the median over rounds of the per-turn wall time is shown, and
-CPU per turn (this process, plus the rpc child's from /proc for the rpc way).
+`session/update` notification) until the answer. The mock runs in its own process. Both ways
+run side by side and alternate turn by turn (these machines are noisy; both see the same load);
+per way: the median per-turn wall time (median over rounds), and CPU per turn (this process;
+for rpc plus the child's, from /proc).
 
 Run: uv run python bench/rpc_roundtrip.py [--turns 200] [--rounds 5] [--quick]
 Exit status: 0 goal met (rpc/in-process wall per turn < 1.2x), 1 missed, 2 a run failed.
@@ -73,64 +74,75 @@ def _child_cpu_s(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-async def _in_process(patch: Path, turns: int) -> tuple[float, float, str]:
+async def _run(patch: Path, turns: int) -> dict[str, Any]:
+    """Both ways at once, turn by turn in alternating order, so both see the same load."""
     from starharness import app as composition
     from starharness.runtime.config import start
+    from starharness.sdk import Client, TextDelta
 
     resolved = composition.load("task", [patch])
     async with await start(resolved) as runtime:
         handle = await runtime.ctx.agents.create(f"bench-{time.monotonic_ns()}")
         agent = handle.agent
-        agent.followup("warm up")
-        await agent.when_idle()
-        walls: list[float] = []
-        cpu0 = time.process_time()
-        for n in range(turns):
-            started = time.perf_counter()
-            agent.followup(f"line {n}")
-            await agent.when_idle()
-            walls.append(time.perf_counter() - started)
-        cpu = (time.process_time() - cpu0) / turns
-        text = next(
-            e.data["text"] for e in reversed(agent.session.events) if e.type == "assistant/message"
-        )
+        client = await Client.spawn("task", patches=[patch])
+        transport: Any = client.transport
+        pid: int = transport.process.pid
+        async with client:
+            session = await client.create_session()
+
+            async def local_turn(n: int) -> str:
+                agent.followup(f"line {n}")
+                await agent.when_idle()
+                message = agent.session.events[-3:]
+                return next(
+                    (e.data["text"] for e in reversed(message) if e.type == "assistant/message"),
+                    "",
+                )
+
+            async def remote_turn(n: int) -> tuple[str, int]:
+                stream = session.prompt(f"line {n}")
+                deltas = 0
+                async for update in stream:
+                    deltas += isinstance(update, TextDelta)
+                assert stream.result is not None and stream.result.reason == "completed"
+                return stream.result.text, deltas
+
+            await local_turn(-1)
+            await remote_turn(-1)
+            walls: dict[str, list[float]] = {"local": [], "rpc": []}
+            cpu = {"local": 0.0, "client": 0.0, "server": 0.0}
+            deltas = 0
+            texts: set[str] = set()
+            for n in range(turns):
+                for way in ("local", "rpc") if n % 2 == 0 else ("rpc", "local"):
+                    cpu0, child0 = time.process_time(), _child_cpu_s(pid)
+                    started = time.perf_counter()
+                    if way == "local":
+                        texts.add(await local_turn(n))
+                    else:
+                        text, count = await remote_turn(n)
+                        texts.add(text)
+                        deltas += count
+                    walls[way].append(time.perf_counter() - started)
+                    spent = time.process_time() - cpu0
+                    if way == "local":
+                        cpu["local"] += spent
+                    else:
+                        cpu["client"] += spent
+                        cpu["server"] += _child_cpu_s(pid) - child0
+            code = await client.shutdown()
         await handle.dispose()
-    return statistics.median(walls), cpu, text
-
-
-async def _through_rpc(patch: Path, turns: int) -> tuple[float, float, str, int]:
-    from starharness.sdk import Client, TextDelta
-
-    client = await Client.spawn("task", patches=[patch])
-    transport: Any = client.transport
-    pid: int = transport.process.pid
-    async with client:
-        session = await client.create_session()
-        await session.prompt("warm up").finish()
-        walls: list[float] = []
-        deltas = 0
-        text = ""
-        cpu0 = time.process_time()
-        child0 = _child_cpu_s(pid)
-        for n in range(turns):
-            started = time.perf_counter()
-            stream = session.prompt(f"line {n}")
-            async for update in stream:
-                if isinstance(update, TextDelta):
-                    deltas += 1
-            walls.append(time.perf_counter() - started)
-            assert stream.result is not None and stream.result.reason == "completed"
-            text = stream.result.text
-        client_cpu = (time.process_time() - cpu0) / turns
-        server_cpu = (_child_cpu_s(pid) - child0) / turns
-        code = await client.shutdown()
     if code != 0:
         raise RuntimeError(f"star-harness rpc exited with {code}")
-    print(
-        f"    (rpc round: client {client_cpu * 1000:.2f} ms + server {server_cpu * 1000:.2f} ms "
-        "CPU per turn)"
-    )
-    return statistics.median(walls), client_cpu + server_cpu, text, deltas // turns
+    return {
+        "local_wall": statistics.median(walls["local"]),
+        "rpc_wall": statistics.median(walls["rpc"]),
+        "local_cpu": cpu["local"] / turns,
+        "client_cpu": cpu["client"] / turns,
+        "server_cpu": cpu["server"] / turns,
+        "deltas": deltas // turns,
+        "same_text": len(texts) == 1,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -148,40 +160,38 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as scratch:
             os.environ["STAR_HARNESS_HOME"] = scratch
             patch = _patch(Path(scratch), f"http://127.0.0.1:{port}/v1")
-            local: list[tuple[float, float]] = []
-            remote: list[tuple[float, float]] = []
-            deltas = 0
-            for _ in range(rounds):
-                wall, cpu, local_text = asyncio.run(_in_process(patch, turns))
-                local.append((wall, cpu))
-                wall, cpu, remote_text, deltas = asyncio.run(_through_rpc(patch, turns))
-                remote.append((wall, cpu))
-                if remote_text != local_text:
-                    print("the two ways answered differently", file=sys.stderr)
-                    return 2
+            runs = [asyncio.run(_run(patch, turns)) for _ in range(rounds)]
     finally:
         mock.kill()
         mock.join()
-    local_wall = statistics.median(w for w, _ in local)
-    remote_wall = statistics.median(w for w, _ in remote)
-    local_cpu = statistics.median(c for _, c in local)
-    remote_cpu = statistics.median(c for _, c in remote)
-    ratio = remote_wall / local_wall
+    if not all(run["same_text"] for run in runs):
+        print("the two ways answered differently", file=sys.stderr)
+        return 2
+
+    def median(key: str) -> float:
+        return statistics.median(run[key] for run in runs)
+
+    local_wall, rpc_wall = median("local_wall"), median("rpc_wall")
+    local_cpu = median("local_cpu")
+    client_cpu, server_cpu = median("client_cpu"), median("server_cpu")
+    rpc_cpu = client_cpu + server_cpu
+    ratio = rpc_wall / local_wall
     print(
-        f"{rounds} rounds of {turns} turns; one turn: a streamed ~120-word answer "
-        f"({deltas} text deltas per turn through rpc)"
+        f"{rounds} rounds of {turns} turns each way, alternating turn by turn; one turn: a "
+        f"streamed ~120-word answer ({runs[0]['deltas']} text deltas per turn through rpc)"
     )
     print(
         f"  in-process  wall per turn (median) {local_wall * 1000:7.2f} ms   "
-        f"CPU per turn {local_cpu * 1000:6.2f} ms (bench process, mock excluded)"
+        f"CPU per turn {local_cpu * 1000:6.2f} ms (the agent loop; mock excluded)"
     )
     print(
-        f"  rpc         wall per turn (median) {remote_wall * 1000:7.2f} ms   "
-        f"CPU per turn {remote_cpu * 1000:6.2f} ms (SDK client + rpc server)"
+        f"  rpc         wall per turn (median) {rpc_wall * 1000:7.2f} ms   "
+        f"CPU per turn {rpc_cpu * 1000:6.2f} ms (SDK client {client_cpu * 1000:.2f} + "
+        f"rpc server {server_cpu * 1000:.2f})"
     )
     print(
         f"ratio rpc/in-process: wall per turn {ratio:.2f}x (goal < {GOAL_RATIO}x), "
-        f"CPU per turn {remote_cpu / local_cpu:.2f}x"
+        f"CPU per turn {rpc_cpu / local_cpu:.2f}x"
     )
     return 0 if ratio < GOAL_RATIO else 1
 
