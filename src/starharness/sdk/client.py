@@ -176,6 +176,13 @@ class Client:
             else _DUMPS(dict(params))
         )
         line = f'{{"jsonrpc":"2.0","id":{request_id},"method":{_DUMPS(method)},"params":{body}}}'
+        if isinstance(self.transport, ChildProcessTransport):
+            try:  # a pipe write never waits: skip a task per request (most of them are small)
+                self.transport.send_nowait(line)
+            except (ConnectionError, RuntimeError) as error:
+                del self._waiting[request_id]
+                raise ConnectionLost(f"{method}: sending failed: {error}") from None
+            return future
         task = asyncio.get_running_loop().create_task(self.transport.send(line))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)

@@ -100,8 +100,12 @@ class ChildProcessTransport:
         return cls(process, stop_timeout_s)
 
     async def send(self, line: str) -> None:
-        self._stdin.write(line.encode("utf-8") + b"\n")
+        self.send_nowait(line)
         await self._stdin.drain()
+
+    def send_nowait(self, line: str) -> None:
+        """Queue the line on the pipe now (the transport buffers what the pipe cannot take)."""
+        self._stdin.write(line.encode("utf-8") + b"\n")
 
     async def receive(self) -> str | None:
         raw = await self._stdout.readline()
