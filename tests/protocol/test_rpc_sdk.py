@@ -136,3 +136,18 @@ async def test_a_refused_approval_is_a_tool_error_and_resume_shows_the_history(
         else:
             raise AssertionError("resuming a missing session succeeded")
         assert await client.shutdown() == 0
+
+
+async def test_shutdown_during_a_waiting_turn_stops_cleanly(
+    home: Path, project: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    patch = write_patch(tmp_path, mock_rows(mock.base_url, project))
+    mock.script("task-3", [call("write_file", {"path": "y.txt", "content": "y"}), say("unused")])
+    async with await Client.spawn("task", patches=[patch], env=child_env(home)) as client:
+        session = await client.create_session("task-3")
+        stream = session.prompt("write y")
+        async for update in stream:
+            if isinstance(update, ApprovalAsked):
+                break  # the turn now waits for an answer that never comes
+        assert await client.shutdown() == 0
+    assert not (project / "y.txt").exists()
