@@ -145,3 +145,29 @@ async def test_with_a_token_the_page_opened_with_it_works_and_others_are_refused
         await page.get_by_role("tab", name="NPC transcripts").click()
         await expect(page.locator("#transcripts")).to_contain_text("No encounter transcripts")
         assert errors == []
+
+
+async def test_cancel_turn_ends_a_turn_waiting_for_an_approval(
+    home: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    require_chromium()
+    project = tmp_path / "project"
+    project.mkdir()
+    mock.script_next([call("write_file", {"path": "z.txt", "content": "z"}), say("unused")])
+    async with (
+        web_stack("task", mock_rows(mock.base_url, project), tmp_path) as stack,
+        launch_chromium() as browser,
+    ):
+        page = await browser.new_page()
+        errors = watch_page_errors(page)
+        await _ready(page, stack.url)
+        await page.fill("#prompt", "write z")
+        await page.press("#prompt", "Enter")
+        approval = page.locator(".approval[data-approval]")
+        await expect(approval.get_by_role("button", name="Allow once")).to_be_visible()
+        await page.click("#cancel")
+        await expect(page.locator(".msg.error")).to_contain_text("turn aborted")
+        await expect(approval).to_contain_text("not answered")
+        await expect(page.locator("#cancel")).to_be_hidden()
+        assert not (project / "z.txt").exists()
+        assert errors == []

@@ -145,6 +145,10 @@ export class ChatView {
         break;
       }
       case "turn.end":
+        // Questions still open when their turn ends were never answered.
+        for (const card of this.approvals.values()) {
+          if (card.querySelector(".actions")) this._answered(card, "not answered (the turn ended)");
+        }
         if (update.reason !== "completed") {
           this._add(el("li", { class: "msg error" }, `turn ${update.reason}${update.error ? ": " + update.error : ""}`));
         }
