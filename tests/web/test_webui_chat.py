@@ -47,7 +47,10 @@ async def test_chat_streams_approves_a_tool_and_resumes_after_reload(
     project = tmp_path / "project"
     project.mkdir()
     mock.script_next(
-        [call("write_file", {"path": "hello.txt", "content": "from the web"}), say("Wrote it.")]
+        [
+            call("write_file", {"path": "hello.txt", "content": "from the web"}),
+            {"behaviour": "reasoning_success", "reasoning": "It is written.", "text": "Wrote it."},
+        ]
     )
     async with (
         web_stack("task", mock_rows(mock.base_url, project), tmp_path) as stack,
@@ -73,6 +76,7 @@ async def test_chat_streams_approves_a_tool_and_resumes_after_reload(
         tool = page.locator(".tool[data-tool=write_file] .result")
         await expect(tool).to_be_visible()
         await expect(page.locator(".msg.assistant").last).to_have_text("Wrote it.")
+        await expect(page.locator(".reasoning .reasoning-text")).to_have_text("It is written.")
         await expect(approval).to_contain_text("answered: allowed_once")
         assert (project / "hello.txt").read_text(encoding="utf-8") == "from the web"
         await expect(page.locator("#send")).to_be_enabled()

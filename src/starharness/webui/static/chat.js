@@ -11,6 +11,7 @@ export class ChatView {
     this.client = client;
     this.sessionId = null;
     this.bubble = null;
+    this.thinking = null;
     this.tools = new Map();
     this.approvals = new Map();
     this.messages = document.getElementById("messages");
@@ -59,6 +60,7 @@ export class ChatView {
     this.tools.clear();
     this.approvals.clear();
     this.bubble = null;
+    this.thinking = null;
   }
 
   async newChat() {
@@ -120,14 +122,24 @@ export class ChatView {
     if (update.sessionId !== this.sessionId) return;
     switch (update.kind) {
       case "text.delta":
+        this.thinking = null;
         if (this.bubble === null) {
           this.bubble = this._add(el("li", { class: "msg assistant", "data-role": "assistant" }));
         }
         this.bubble.append(update.text);
         this._scroll();
         break;
+      case "reasoning.delta":
+        if (this.thinking === null) {
+          const body = el("div", { class: "reasoning-text" });
+          this.thinking = body;
+          this._add(el("li", { class: "reasoning" }, el("details", {}, el("summary", {}, "reasoning"), body)));
+        }
+        this.thinking.append(update.text);
+        break;
       case "tool.call":
         this.bubble = null;
+        this.thinking = null;
         this._toolCard(update.callId, update.name, update.arguments);
         break;
       case "tool.result": {
