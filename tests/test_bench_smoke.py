@@ -68,3 +68,13 @@ def test_long_session_bench_completes_and_prints_its_figures(tmp_path: Path) -> 
     assert "under the window at every turn: yes" in out, out
     assert re.search(r"^ratio last/first: \d+\.\d\dx \(goal <= 1\.5x\)", out, re.M), out
     assert re.search(r"^compactions: \d+ \(\d+ summarized\), time per compaction", out, re.M), out
+
+RPC_ROUNDTRIP = BENCH.parent / "rpc_roundtrip.py"
+
+
+@pytest.mark.slow
+def test_rpc_roundtrip_bench_completes_and_prints_the_ratio(tmp_path: Path) -> None:
+    out = _run_bench(RPC_ROUNDTRIP, ["--quick"], tmp_path)
+    ratio = re.search(r"^ratio rpc/in-process: wall per turn (\d+\.\d+)x", out, re.M)
+    assert ratio is not None and float(ratio.group(1)) > 0, out
+    assert re.search(r"^  rpc +wall per turn \(median\) +\d+\.\d+ ms", out, re.M), out

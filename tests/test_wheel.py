@@ -78,3 +78,16 @@ def test_the_installed_wheel_runs_outside_the_checkout(tmp_path: Path) -> None:
     assert [row["id"] for row in dumped["rows"]][-1] == "agents"
     for name in ("play", "serve", "godot"):
         assert yaml.safe_load(_ok(star_harness("config", "--dump", "--profile", name)).stdout)
+
+    # The web UI's page ships inside the package (no build step, nothing fetched).
+    probe = "from starharness.webui import STATIC; print(STATIC)"
+    shown = _ok(
+        subprocess.run(
+            [str(python), "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+    )
+    static = Path(shown.stdout.strip()).resolve()
+    assert static.is_relative_to(venv.resolve())
+    for name in ("index.html", "app.js", "rpc.js", "chat.js", "godot.js", "style.css"):
+        assert (static / name).is_file(), name
+    assert "rpc" in _ok(star_harness("--help")).stdout

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import typer
 
 from . import (
+    acp_cmd,
     chat,
     config,
     eval_cmd,
@@ -19,10 +20,12 @@ from . import (
     mock_llm,
     models,
     play,
+    rpc,
     run,
     seed,
     serve,
     talk,
+    web,
 )
 from ._errors import USAGE_EXIT, user_message
 
@@ -49,6 +52,9 @@ for _command in (
     mock_llm,
     models,
     eval_cmd,
+    rpc,
+    acp_cmd,
+    web,
 ):
     _command.register(app)
 

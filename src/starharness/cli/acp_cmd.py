@@ -1,0 +1,71 @@
+"""`star-harness acp`: the session API as an Agent Client Protocol agent on stdio (for editors)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+
+if TYPE_CHECKING:
+    from starharness.runtime.config import ResolvedProfile
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `acp` command to `app`."""
+    app.command(
+        "acp",
+        help=(
+            "Be an ACP agent on stdin/stdout (the Agent Client Protocol of editors such as "
+            "Zed; docs/acp.md). Only each turn's final text is reported; approvals become "
+            "permission requests. Logs go to stderr."
+        ),
+    )(acp)
+
+
+def acp(
+    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            help="Project folder for the file tools (profiles with a workspace row).",
+            show_default=False,
+        ),
+    ] = None,
+    provider: Provider = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    patch: PatchFiles = None,
+) -> None:
+    import asyncio
+
+    from starharness import app as composition
+
+    from ._command_profile import load_for_command
+
+    resolved = load_for_command(
+        "acp",
+        profile,
+        patch or (),
+        llm=composition.LlmChoice(provider, model, base_url),
+        project=project,
+        interactive=True,
+    )
+    asyncio.run(serve_acp_agent(resolved))
+
+
+async def serve_acp_agent(resolved: ResolvedProfile) -> None:
+    """Start the profile and serve one ACP client on stdio until it closes the connection."""
+    from importlib.metadata import version
+
+    from starharness.runtime.acp import serve_acp
+    from starharness.runtime.config import start
+    from starharness.runtime.protocol import HostInfo
+
+    async with await start(resolved) as runtime:
+        info = HostInfo(
+            profile=resolved.name, version=version("star-harness"), session_prefix="acp"
+        )
+        await serve_acp(runtime.ctx, info)

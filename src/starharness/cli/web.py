@@ -1,0 +1,109 @@
+"""`star-harness web`: the browser UI on 127.0.0.1:3080 (chat, NPC transcripts, Godot panel)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+
+if TYPE_CHECKING:
+    from starharness.runtime.config import ResolvedProfile
+    from starharness.webui import WebSettings
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `web` command to `app`."""
+    app.command(
+        "web",
+        help=(
+            "Serve the web UI (default http://127.0.0.1:3080): chats with streamed answers, "
+            "tool calls and approvals; stored sessions to resume; NPC encounter transcripts; "
+            "the Godot bridge panel (with --profile godot). Loopback only unless a token is "
+            "configured with --auth-token-env."
+        ),
+    )(web)
+
+
+def web(
+    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+    host: Annotated[
+        str, typer.Option(help="Address to bind (anything but loopback needs --auth-token-env).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 3080,
+    auth_token_env: Annotated[
+        str | None,
+        typer.Option(help="Variable holding the token browsers must present.", metavar="NAME"),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option("--allow-host", help="Also accept this Host name (behind a proxy)."),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None, typer.Option("--allow-origin", help="Also accept this Origin.")
+    ] = None,
+    project: Annotated[
+        Path | None,
+        typer.Option(help="Project folder for the file tools (profiles with a workspace row)."),
+    ] = None,
+    provider: Provider = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    patch: PatchFiles = None,
+) -> None:
+    import asyncio
+    import contextlib
+
+    from starharness import app as composition
+    from starharness.webui import WebSettings
+
+    from ._command_profile import load_for_command
+
+    resolved = load_for_command(
+        "web",
+        profile,
+        patch or (),
+        llm=composition.LlmChoice(provider, model, base_url),
+        project=project,
+        interactive=True,
+    )
+    settings = WebSettings(
+        host=host,
+        port=port,
+        auth_token_env=auth_token_env,
+        allow_hosts=tuple(allow_host or ()),
+        allow_origins=tuple(allow_origin or ()),
+    )
+    from starharness.npc.server import ExposureError
+
+    from ._errors import CliError
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it is meant to stop
+            asyncio.run(run_web(resolved, settings))
+    except (ExposureError, OSError) as error:
+        raise CliError(f"web: {error}") from None
+
+
+async def run_web(resolved: ResolvedProfile, settings: WebSettings) -> None:
+    """Start the profile and the web UI; serve until interrupted."""
+    from importlib.metadata import version
+
+    from starharness.runtime.config import start
+    from starharness.runtime.protocol import HostInfo
+    from starharness.webui import start_web
+
+    async with await start(resolved) as runtime:
+        info = HostInfo(
+            profile=resolved.name, version=version("star-harness"), session_prefix="web"
+        )
+        running = await start_web(runtime.ctx, info, settings)
+        sys.stderr.write(f"star-harness web: {running.url} (profile {resolved.name})\n")
+        sys.stderr.flush()
+        try:
+            await running.wait()
+        finally:
+            await running.stop()

@@ -1,0 +1,23 @@
+"""The one mapping between protocol approval answers and the runtime's approval decisions.
+
+Kept small and separate so a change of the runtime's outcome set is one edit here.
+"""
+
+from __future__ import annotations
+
+from ..approvals import Decision
+from .models import ApprovalAnswer
+
+_DECISIONS: dict[ApprovalAnswer, Decision] = {
+    "allow_once": Decision.ALLOWED_ONCE,
+    "allow_always": Decision.ALLOWED_ALWAYS,
+    "reject": Decision.REJECTED,
+}
+
+NO_ANSWER = Decision.REJECTED
+"""What a waiting question is told when its session closes (the turn is being cancelled too)."""
+
+
+def decision_for(answer: ApprovalAnswer) -> Decision:
+    """The runtime decision a client's answer stands for."""
+    return _DECISIONS[answer]

@@ -1,0 +1,141 @@
+"""The session protocol over stdin/stdout: one JSON-RPC message per line."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import sys
+from collections.abc import AsyncGenerator
+from typing import BinaryIO, Protocol
+
+from ..kernel import APPROVALS, Context
+from .approval_router import ApprovalRouter
+from .connection import Connection
+from .host import HostInfo, SessionHost
+from .jsonrpc import INVALID_REQUEST, RpcError, error_line, update_line
+
+MAX_LINE = 16 * 1024 * 1024
+"""The longest request line read (a prompt with a large paste fits)."""
+
+
+class StdioOut(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class FileOut:
+    """stdout that is a regular file (no pipe transport exists for files; writes do not wait)."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class PipeOut:
+    def __init__(self, transport: asyncio.WriteTransport, writer: asyncio.StreamWriter) -> None:
+        self._transport = transport
+        self._writer = writer
+
+    @property
+    def writer(self) -> asyncio.StreamWriter:
+        return self._writer
+
+    def write(self, data: bytes) -> None:
+        self._writer.write(data)
+
+    async def drain(self) -> None:
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+@contextlib.asynccontextmanager
+async def protected_stdio() -> AsyncGenerator[tuple[asyncio.StreamReader, StdioOut]]:
+    """Non-blocking stdin and a private copy of stdout. Meanwhile fd 1 points at stderr, so a
+    stray print (ours, a library's, a child process's) cannot corrupt the protocol stream."""
+    loop = asyncio.get_running_loop()
+    sys.stdout.flush()
+    out_fd = os.dup(1)
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    reader = asyncio.StreamReader(limit=MAX_LINE)
+    stdin = os.fdopen(os.dup(0), "rb", buffering=0)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), stdin
+    )
+    out_file = os.fdopen(out_fd, "wb", buffering=0)
+    out: StdioOut
+    if stat.S_ISREG(os.fstat(out_fd).st_mode):
+        out = FileOut(out_file)
+    else:
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.streams.FlowControlMixin(), out_file
+        )
+        out = PipeOut(transport, asyncio.StreamWriter(transport, protocol, None, loop))
+    try:
+        yield reader, out
+    finally:
+        read_transport.close()
+        await out.drain()
+        out.close()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+async def serve_stdio(ctx: Context, info: HostInfo) -> None:
+    """Serve the session protocol on stdin/stdout until stdin ends or `shutdown` is answered."""
+    router = ApprovalRouter(ctx.maybe(APPROVALS))
+    try:
+        async with protected_stdio() as (reader, writer):
+            pending: list[str] = []
+            loop = asyncio.get_running_loop()
+
+            def flush() -> None:
+                data = "\n".join(pending) + "\n"
+                pending.clear()
+                writer.write(data.encode("utf-8"))
+
+            def send(line: str) -> None:
+                # Lines produced within two loop iterations leave in one write: each write
+                # wakes the client, and a turn's last update and its answer are one iteration
+                # apart. The delay is two passes of the loop, not a timer.
+                if not pending:
+                    loop.call_soon(loop.call_soon, flush)
+                pending.append(line)
+
+            async def read_line() -> str | None:
+                while True:
+                    try:
+                        raw = await reader.readline()
+                    except ValueError:  # longer than MAX_LINE; the reader skipped past it
+                        too_long = RpcError(
+                            INVALID_REQUEST, f"a line is longer than {MAX_LINE} bytes"
+                        )
+                        send(error_line(None, too_long))
+                        continue
+                    if not raw:
+                        return None
+                    return raw.decode("utf-8", errors="replace")
+
+            host = SessionHost(ctx, router, info, lambda update: send(update_line(update)))
+            await Connection(host, send).run(read_line)
+            if pending:
+                flush()
+            await writer.drain()
+    finally:
+        router.close()

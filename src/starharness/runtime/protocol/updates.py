@@ -1,0 +1,131 @@
+"""Session log events as protocol updates, and a session's log as the history a client shows.
+
+The one place that reads session event data for the protocol; the payload shapes are those in
+runtime/session/event_types.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..session import SessionEvent
+from ..session import event_types as ev
+from .models import (
+    ApprovalAsked,
+    ApprovalDecided,
+    HistoryItem,
+    ReasoningDelta,
+    TextDelta,
+    ToolCalled,
+    ToolResulted,
+    TurnEnded,
+    TurnStarted,
+    WireModel,
+)
+
+_VISIBLE_SOURCES = frozenset({"user"})
+"""User messages a person typed; context and plugin messages are not shown as chat."""
+
+
+def content_text(content: Any) -> str:
+    """A tool result's content as text (structured content as compact JSON)."""
+    if isinstance(content, str):
+        return content
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
+    """The update a client sees for one logged event, or None for events it does not see."""
+    kind = event.type
+    data = event.data
+    if kind == ev.ASSISTANT_CHUNK:
+        chunk: Mapping[str, Any] = data["chunk"]
+        chunk_type = chunk["type"]
+        if chunk_type == "text-delta":
+            return TextDelta(session_id=session_id, turn=data["turn"], text=chunk["text"])
+        if chunk_type == "reasoning-delta":
+            return ReasoningDelta(session_id=session_id, turn=data["turn"], text=chunk["text"])
+        return None
+    if kind == ev.TOOL_CALL:
+        return ToolCalled(
+            session_id=session_id,
+            turn=data["turn"],
+            call_id=data["call_id"],
+            name=data["name"],
+            arguments=data["arguments"],
+        )
+    if kind == ev.TOOL_RESULT:
+        return ToolResulted(
+            session_id=session_id,
+            turn=data["turn"],
+            call_id=data["call_id"],
+            name=data["name"],
+            content=content_text(data["content"]),
+            is_error=bool(data["is_error"]),
+        )
+    if kind == ev.TURN_START:
+        return TurnStarted(session_id=session_id, turn=data["turn"])
+    if kind == ev.TURN_END:
+        error = data.get("error")
+        return TurnEnded(
+            session_id=session_id,
+            turn=data["turn"],
+            reason=data["reason"],
+            error=None if error is None else str(error),
+        )
+    if kind == ev.APPROVAL_ASKED:
+        return ApprovalAsked(
+            session_id=session_id,
+            call_id=data["call_id"],
+            tool=data["tool"],
+            arguments=data["arguments"],
+            reason=data.get("reason", ""),
+        )
+    if kind == ev.APPROVAL_DECIDED:
+        return ApprovalDecided(
+            session_id=session_id,
+            call_id=data["call_id"],
+            tool=data["tool"],
+            decision=str(data["decision"]),
+            message=data.get("message", ""),
+        )
+    return None
+
+
+def history_of(events: Iterable[SessionEvent]) -> list[HistoryItem]:
+    """What a resumed chat shows: the person's messages, final texts, and each tool call."""
+    items: list[HistoryItem] = []
+    arguments: dict[str, str] = {}
+    for event in events:
+        data = event.data
+        kind = event.type
+        if kind == ev.USER_MESSAGE and data.get("source") in _VISIBLE_SOURCES:
+            items.append(HistoryItem(role="user", text=data["content"]))
+        elif kind == ev.ASSISTANT_MESSAGE and data.get("text"):
+            items.append(HistoryItem(role="assistant", text=data["text"]))
+        elif kind == ev.TOOL_CALL:
+            arguments[data["call_id"]] = data["arguments"]
+        elif kind == ev.TOOL_RESULT:
+            call_id = data["call_id"]
+            items.append(
+                HistoryItem(
+                    role="tool",
+                    text=content_text(data["content"]),
+                    tool=data["name"],
+                    call_id=call_id,
+                    arguments=arguments.pop(call_id, ""),
+                    is_error=bool(data["is_error"]),
+                )
+            )
+    return items
+
+
+def title_of(events: Iterable[SessionEvent], limit: int = 80) -> str:
+    """A session's first user message, shortened: its title in listings."""
+    for event in events:
+        if event.type == ev.USER_MESSAGE and event.data.get("source") in _VISIBLE_SOURCES:
+            text = " ".join(str(event.data["content"]).split())
+            return text if len(text) <= limit else text[:limit] + "…"
+    return ""

@@ -1,0 +1,139 @@
+"""The web UI's Starlette app: the page, the session protocol over WebSocket, and read APIs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from starharness.npc import find_transcript
+from starharness.runtime.kernel import APPROVALS, Context
+from starharness.runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
+from starharness.runtime.protocol.jsonrpc import update_line
+
+from .access import TOKEN_COOKIE, Access
+from .godot_panel import godot_check, godot_status
+from .transcripts import transcript_detail, transcript_list
+
+STATIC = Path(__file__).resolve().parent / "static"
+"""The page's files, inside the package (so an installed wheel serves them)."""
+
+_POLICY_VIOLATION = 1008
+
+
+class _Guard:
+    """Checks Host, Origin and the token on every HTTP request and WebSocket."""
+
+    def __init__(self, app: ASGIApp, access: Access) -> None:
+        self._app = app
+        self._access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self._app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        refusal = self._access.refusal(headers, query)
+        if refusal is None:
+            await self._app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": _POLICY_VIOLATION, "reason": refusal})
+            return
+        response = PlainTextResponse(f"refused: {refusal}\n", status_code=403)
+        await response(scope, receive, send)
+
+
+class WebUi:
+    """Serves one runtime to browsers; every WebSocket is its own protocol connection."""
+
+    def __init__(self, ctx: Context, info: HostInfo) -> None:
+        self.ctx = ctx
+        self.info = info
+        self.router = ApprovalRouter(ctx.maybe(APPROVALS))
+
+    def app(self, access: Access) -> ASGIApp:
+        routes = [
+            Route("/", self._index),
+            Route("/api/transcripts", self._transcripts),
+            Route("/api/transcripts/{session_id}", self._transcript),
+            Route("/api/godot", self._godot),
+            Route("/api/godot/check", self._godot_check, methods=["POST"]),
+            WebSocketRoute("/rpc", self._rpc),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+        return _Guard(Starlette(routes=routes), access)
+
+    def close(self) -> None:
+        self.router.close()
+
+    async def _index(self, request: Request) -> Response:
+        response = FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+        token = request.query_params.get("token")
+        if token:  # the guard let it through, so it is the right one
+            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+    async def _transcripts(self, request: Request) -> Response:
+        return JSONResponse({"transcripts": await transcript_list(self.ctx.sessions.store)})
+
+    async def _transcript(self, request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        stored = await find_transcript(self.ctx.sessions.store, session_id)
+        if stored is None:
+            return JSONResponse({"error": f"no transcript {session_id!r}"}, status_code=404)
+        return JSONResponse(transcript_detail(stored))
+
+    async def _godot(self, request: Request) -> Response:
+        return JSONResponse(godot_status(self.ctx))
+
+    async def _godot_check(self, request: Request) -> Response:
+        return JSONResponse(await godot_check(self.ctx))
+
+    async def _rpc(self, websocket: WebSocket) -> None:
+        await websocket.accept()
+        outgoing: asyncio.Queue[str | None] = asyncio.Queue()
+        host = SessionHost(
+            self.ctx,
+            self.router,
+            self.info,
+            lambda update: outgoing.put_nowait(update_line(update)),
+        )
+        connection = Connection(host, outgoing.put_nowait)
+        writer = asyncio.create_task(_write(websocket, outgoing))
+
+        async def read_line() -> str | None:
+            try:
+                return await websocket.receive_text()
+            except (WebSocketDisconnect, RuntimeError):
+                return None
+
+        try:
+            await connection.run(read_line)
+        finally:
+            outgoing.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await writer
+            with contextlib.suppress(RuntimeError):
+                await websocket.close()
+
+
+async def _write(websocket: WebSocket, outgoing: asyncio.Queue[str | None]) -> None:
+    while True:
+        line = await outgoing.get()
+        if line is None:
+            return
+        try:
+            await websocket.send_text(line)
+        except (WebSocketDisconnect, RuntimeError):
+            return
