@@ -20,6 +20,7 @@ from . import (
     models,
     play,
     run,
+    schema_cmd,
     seed,
     serve,
     talk,
@@ -49,6 +50,7 @@ for _command in (
     mock_llm,
     models,
     eval_cmd,
+    schema_cmd,
 ):
     _command.register(app)
 
