@@ -19,9 +19,7 @@ def test_every_refusal_the_game_writes_has_a_line_for_the_player() -> None:
     for path in (VOYAGE / "actions").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refusal":
-                has_line = len(node.args) >= 4 or any(
-                    k.arg == "player_line" for k in node.keywords
-                )
+                has_line = len(node.args) >= 4 or any(k.arg == "player_line" for k in node.keywords)
                 if not has_line:
                     missing.append(f"{path.name}:{node.lineno}")
     assert missing == [], f"refusals without a player line: {missing}"
