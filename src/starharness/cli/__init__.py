@@ -18,6 +18,7 @@ from . import (
     mcp,
     mock_llm,
     models,
+    new_game,
     play,
     run,
     schema_cmd,
@@ -51,6 +52,7 @@ for _command in (
     models,
     eval_cmd,
     schema_cmd,
+    new_game,
 ):
     _command.register(app)
 
