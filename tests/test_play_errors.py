@@ -142,4 +142,3 @@ def test_the_brain_line_names_the_default_model(tmp_path: Path) -> None:
     proc, _ = _start(tmp_path, "serve", "--port", "0", DEEPSEEK_API_KEY="not-a-real-key")
     out, _ = _stop(proc)
     assert "brain      deepseek / deepseek-v4-flash (the provider's default)" in out
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from starharness.npc.actions import Refusal, in_range, predicate
@@ -11,13 +13,20 @@ class _Args(BaseModel):
     qty: int
 
 
+def _never(tx: Any, args: _Args) -> bool:
+    return False
+
+
+def _hint(tx: Any, args: _Args) -> str:
+    return f"they have 2 coins, the deal is {args.qty * 3}"
+
+
+def _shown(tx: Any, args: _Args) -> str:
+    return f"You have 2 coins; {args.qty} cost {args.qty * 3}."
+
+
 def test_a_predicate_gives_the_player_its_own_line() -> None:
-    guard = predicate(
-        lambda tx, a: False,
-        reason="cannot_afford",
-        hint=lambda tx, a: f"they have 2 coins, the deal is {a.qty * 3}",
-        player_line=lambda tx, a: f"You have 2 coins; {a.qty} cost {a.qty * 3}.",
-    )
+    guard = predicate(_never, reason="cannot_afford", hint=_hint, player_line=_shown)
     refusal = guard(None, _Args(qty=4))
     assert refusal is not None
     assert refusal.shown == "You have 2 coins; 4 cost 12."

@@ -5,7 +5,7 @@ followed (breadth first, a few levels deep, each path replayed in a fresh encoun
 real server, on the world file restored to its starting state first, so a replay reaches the
 same state): taking an offered option is never refused, never cools the NPC, and a trade costs
 what its label said. "Leave" gets a farewell and nothing else, and the sample clients close the
-encounter on it (tests/web/test_web_leave.py and tests/test_talk_leave.py).
+encounter on it (tests/web/test_web_leave.py and tests/test_talk_e2e.py).
 """
 
 from __future__ import annotations
@@ -87,6 +87,8 @@ class World:
     start: Path
     credits: int
     """The player's credits in the starting state."""
+    walks: int = 0
+    """Encounters opened so far (each walk gets a fresh id)."""
 
     def restore(self) -> None:
         with sqlite3.connect(self.start) as source, sqlite3.connect(self.live) as target:
@@ -105,8 +107,8 @@ async def _walk(
 ) -> Any:
     """Replay `opening` and `path` in a new encounter; the frames of each step."""
     world.restore()
-    me.counter = getattr(me, "counter", 0) + 1
-    encounter = f"e{me.counter}"
+    world.walks += 1
+    encounter = f"e{world.walks}"
     frames = await me.open(encounter, npc)
     assert frames[0]["t"] == "encounter.opened", frames
     credits = _credits(frames)
