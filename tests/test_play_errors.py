@@ -62,8 +62,8 @@ def test_a_world_in_a_missing_folder_is_refused_and_nothing_is_made(tmp_path: Pa
     line = _one_line(_run(tmp_path, "serve", "--port", "0", "--world", str(missing)))
     assert "does not exist" in line and str(missing.parent) in line
     assert not (tmp_path / "no").exists()
-    seeded = _one_line(_run(tmp_path, "seed", "--world", str(missing)))
-    assert "does not exist" in seeded
+    line = _one_line(_run(tmp_path, "play", "--port", "0", "--world", str(missing)))
+    assert "does not exist" in line
     assert not (tmp_path / "no").exists()
 
 

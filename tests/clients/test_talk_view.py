@@ -46,3 +46,6 @@ def test_hud_words_and_changes() -> None:
     after = {**HUD, "coins": 14, "hold": [{"name": "rope", "qty": 5}]}
     assert hud_changes(HUD, after, names) == ["coins: 20 → 14", "hold: 2 × rope → 5 × rope"]
     assert "playerId" not in hud_summary(HUD) and "news" not in hud_summary(HUD)
+    assert hud_changes({"hold": []}, {"hold": [{"goodId": "rope", "qty": 1}]}) == [
+        "hold: none → 1 × rope"
+    ]

@@ -28,12 +28,6 @@ def seed(
     # Imported here so that `star-harness --help` does not load the game.
     from starharness.voyage import WorldError, seed_world
 
-    from ._startup_errors import check_world_path
-
-    problem = check_world_path(world)
-    if problem is not None:
-        raise CliError(f"seed: {problem}")
-
     try:
         path = seed_world(world)
     except WorldError as error:

@@ -84,7 +84,9 @@ def _flatten_into(
             flat[name] = _printable(value["name"])
         elif isinstance(value, dict) and value:
             _flatten_into(flat, f"{name}.", value, names)
-        elif isinstance(value, list) and value and all(_is_lot(item) for item in value):
+        elif isinstance(value, list) and not value:
+            flat[name] = "none"
+        elif isinstance(value, list) and all(_is_lot(item) for item in value):
             flat[name] = ", ".join(_lot(item) for item in value)
         else:
             flat[name] = _printable(value)
