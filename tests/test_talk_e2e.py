@@ -88,3 +88,32 @@ def test_a_scripted_talk_session_buys_from_the_smuggler(
     assert after < before, "the trade did not change the player's credits"
     assert f"HUD credits: {before} → {after}" in text
     assert text.rstrip().endswith("Bye.")
+
+
+def test_leave_walks_away_and_who_is_here_lists_only_those_here(
+    served: tuple[str, Path, dict[str, str]],
+) -> None:
+    url, _world, env = served
+    # The greeting's fourth option is "Leave"; after the farewell the client walks away.
+    result = subprocess.run(
+        [sys.executable, "-m", "starharness.cli", "talk", "--url", url, "--npc", SMUGGLER],
+        input="4\n",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+    )
+    text = result.stdout
+    assert result.returncode == 0, f"{text}\n{result.stderr}"
+    assert "  4) Leave" in text
+    farewell = text.index("Jonah Karsk: Safe travels")
+    walked = text.index("You walk away from Jonah Karsk.")
+    assert farewell < walked
+    listing = text[walked:]
+    assert "Who is here:" in listing and "Ilse Brandt" in listing
+    here = listing.split("Who is here:", 1)[1].split("Elsewhere:", 1)[0]
+    assert "Vex" not in here and "Nadia Okoro" not in here
+    assert "Elsewhere: " in listing and "Vex (kessler-hollow)" in listing
+    # The HUD in words: the place's name, not its id and a JSON object.
+    assert "location Omega station" in text and "location.id" not in text
+    assert "playerId" not in text

@@ -136,7 +136,9 @@ def test_a_stock_refusal_offers_what_is_left() -> None:
     )
     step = talk.ask()
     assert "only got 40 fuel cells" in speech(step)["line"]
-    assert option_ids(step)[0] == "buy:fuel:40"
+    # 40 at 450 is 18,000, more than the captain's 12,000: offer the 26 the purse pays for.
+    assert "your purse pays for 26" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:26"
 
 
 def test_an_unknown_refusal_is_told_in_the_npcs_voice() -> None:

@@ -45,7 +45,7 @@ REFUSED = "You have 11,100 credits. That freighter costs 90,000. Come back riche
 OPTIONS = [
     {"id": "buy-fuel", "label": "Two fuel cells, please (900 cr)"},
     {"id": "buy-ship", "label": "I'll take your freighter (90,000 cr)"},
-    {"id": "bye", "label": "Nothing today"},
+    {"id": "not-today", "label": "Nothing today"},
 ]
 FUEL_PRICE = 900
 FAILING_TEXT = "break the model"

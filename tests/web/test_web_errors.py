@@ -93,3 +93,19 @@ async def test_a_refused_say_gives_input_back(page: Page, harness: FakeHarness) 
     await expect(page.get_by_test_id("problem")).to_have_attribute("data-code", "bad_option")
     await expect(page.get_by_test_id("say-text")).to_be_enabled()
     await expect(page.get_by_test_id("option-1")).to_be_enabled()
+
+
+async def test_the_same_error_twice_keeps_one_card(page: Page, harness: FakeHarness) -> None:
+    await page.goto(harness.url)
+    await wait_for_client(page)
+    await harness.wait_for("hello")
+    problems = page.get_by_test_id("problem")
+    frame = {"t": "error", "code": "llm_unavailable", "message": "connect refused"}
+    await harness.push(frame)
+    await expect(problems).to_have_count(1)
+    await harness.push(frame)
+    await expect(problems.locator(".problem-text")).to_contain_text("(2×)")
+    await expect(problems).to_have_count(1)
+    # A different problem still gets its own card.
+    await harness.push({"t": "error", "code": "busy", "message": "turn running"})
+    await expect(problems).to_have_count(2)

@@ -90,4 +90,7 @@ async def test_input_is_off_while_a_turn_runs(page: Page, harness: FakeHarness) 
     # The harness handles frames in order, so a say sent during the turn would come before this.
     await page.keyboard.press("3")
     await harness.wait_for("encounter.say", count=2)
-    assert [f.get("optionId") for f in harness.frames("encounter.say")] == ["bye", "bye"]
+    assert [f.get("optionId") for f in harness.frames("encounter.say")] == [
+        "not-today",
+        "not-today",
+    ]

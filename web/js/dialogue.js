@@ -1,9 +1,12 @@
 // The dialogue panel: who you talk to, their line typing out, your replies, action cards.
+// The current turn (your words, their line, its action cards) always shows in full; earlier
+// turns fold into a collapsed, scrollable history above it.
 
 import { moodCss, moodLook } from "./moods.js";
 import { Typewriter } from "./typewriter.js";
 
 const MAX_CARDS = 6;
+const MAX_HISTORY = 50;
 const IDLE_HINT = "Click someone in the bar, or press their number, to walk up and talk.";
 
 export class DialoguePanel {
@@ -45,6 +48,7 @@ export class DialoguePanel {
     this._el.hint.hidden = true;
     this._el.mood.hidden = true;
     this._el.cards.replaceChildren();
+    this._clearHistory();
     this._showPlayerLine("");
     this.startTurn();
     this.setOptions([]);
@@ -62,6 +66,7 @@ export class DialoguePanel {
     this._line.clear();
     this._el.npcLine.setAttribute("aria-busy", "false");
     this._el.cards.replaceChildren();
+    this._clearHistory();
     this._showPlayerLine("");
     this.setOptions([]);
     this._el.walkAway.disabled = true;
@@ -83,8 +88,22 @@ export class DialoguePanel {
   }
 
   playerSaid(text) {
+    this._archiveTurn();
     this._showPlayerLine(text);
     this.startTurn();
+  }
+
+  /** What the NPC said last (typed out or not). */
+  get lineText() {
+    return this._line.text;
+  }
+
+  /** Bring their latest line into view, and the replies too when the window is tall enough. */
+  reveal() {
+    if (!this._open) return;
+    const last = this._el.options.lastElementChild ?? this._el.form;
+    last.scrollIntoView({ block: "nearest" });
+    this._el.npcLine.scrollIntoView({ block: "nearest" });
   }
 
   appendLine(text) {
@@ -95,6 +114,7 @@ export class DialoguePanel {
       this._el.npcLine.setAttribute("aria-busy", "true");
     }
     this._line.push(text);
+    this.reveal();
   }
 
   endLine(mood) {
@@ -105,6 +125,7 @@ export class DialoguePanel {
     this._el.mood.dataset.mood = String(mood);
     this._el.mood.textContent = look.mood === mood ? look.word : String(mood);
     this._el.mood.style.setProperty("--mood", moodCss(mood));
+    this.reveal();
   }
 
   /** Replace the reply buttons with `items` (`[{id, label}]`). */
@@ -126,6 +147,7 @@ export class DialoguePanel {
     });
     this._el.options.replaceChildren(...rows);
     this._applyBusy();
+    if (rows.length) this.reveal();
   }
 
   /** Pick reply number `n` (1-based); false when there is no such reply or input is off. */
@@ -163,7 +185,9 @@ export class DialoguePanel {
     const lost = !active || active === document.body || this._el.panel.contains(active);
     if (!lost || !this._open) return;
     const first = this._el.options.querySelector("button");
-    (first ?? this._el.text).focus();
+    // Focusing scrolls by default, which could push their line out of a short window.
+    (first ?? this._el.text).focus({ preventScroll: true });
+    this.reveal();
   }
 
   _applyBusy() {
@@ -174,8 +198,50 @@ export class DialoguePanel {
     for (const button of this._el.options.querySelectorAll("button")) button.disabled = off;
   }
 
+  /** Move the finished turn (your words, their line, its cards) into the history. */
+  _archiveTurn() {
+    const said = this._el.playerLine.hidden ? "" : this._el.playerLine.textContent;
+    this._line.flush();
+    const line = this._line.text;
+    const cards = [...this._el.cards.children];
+    if (!said && !line && cards.length === 0) return;
+    const entry = document.createElement("li");
+    entry.className = "history-turn";
+    entry.dataset.testid = "history-turn";
+    if (said) entry.append(paragraph("history-player", said));
+    if (line) entry.append(paragraph("history-npc", `${this._el.npcName.textContent}: ${line}`));
+    if (cards.length) {
+      const list = document.createElement("ul");
+      list.className = "action-cards";
+      for (const card of cards) {
+        card.dataset.testid = `history-${card.dataset.testid}`;
+        list.append(card);
+      }
+      entry.append(list);
+    }
+    const history = this._el.historyList;
+    history.append(entry);
+    while (history.children.length > MAX_HISTORY) history.firstElementChild.remove();
+    this._el.history.hidden = false;
+    this._el.historySummary.textContent = `Earlier in this conversation (${history.children.length})`;
+    history.scrollTop = history.scrollHeight;
+  }
+
+  _clearHistory() {
+    this._el.historyList.replaceChildren();
+    this._el.history.hidden = true;
+    this._el.history.open = false;
+  }
+
   _showPlayerLine(text) {
     this._el.playerLine.hidden = !text;
     this._el.playerLine.textContent = text ? `You: ${text}` : "";
   }
+}
+
+function paragraph(className, text) {
+  const p = document.createElement("p");
+  p.className = className;
+  p.textContent = text;
+  return p;
 }

@@ -3,6 +3,9 @@
 
 import { friendlyError } from "./errors.js";
 
+/** Reply ids that mean the player leaves: said, answered, then the encounter is closed. */
+export const LEAVE_OPTION_IDS = Object.freeze(["bye", "leave"]);
+
 export class EncounterController {
   constructor({ send, playerId, dialogue, scene, people, hud }) {
     this._send = send;
@@ -43,6 +46,8 @@ export class EncounterController {
   sayOption(optionId, label) {
     if (!this.current) return;
     if (this._send({ t: "encounter.say", id: this.current.id, optionId })) {
+      // Leaving: hear their farewell, then walk away (no reply of theirs can keep you there).
+      this.current.leaving = LEAVE_OPTION_IDS.includes(optionId);
       this._dialogue.playerSaid(label);
       this._scene.setSpeaking(this.current.npcId);
     }
@@ -85,7 +90,12 @@ export class EncounterController {
       case "action":
         return this._ifCurrent(frame, () => this._dialogue.addAction(frame.name, frame.ok, frame.summary));
       case "encounter.idle":
-        return this._ifCurrent(frame, () => {
+        return this._ifCurrent(frame, (current) => {
+          if (current.leaving) {
+            const farewell = this._dialogue.lineText.trim();
+            this.close(farewell ? `${current.npcName}: “${farewell}”` : "");
+            return;
+          }
           this._scene.setSpeaking(null);
           this._dialogue.setBusy(false);
           this._dialogue.focusInput();

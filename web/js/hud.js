@@ -4,7 +4,7 @@
 
 const NUMBER = new Intl.NumberFormat("en-US");
 const SHOWN_ELSEWHERE = new Set([
-  "credits", "location", "locationId", "day", "cargo", "playerId", "name", "attitudes",
+  "credits", "location", "locationId", "day", "cargo", "playerId", "name", "attitudes", "news",
 ]);
 
 export class Hud {

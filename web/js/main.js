@@ -66,6 +66,9 @@ async function start() {
       playerLine: byId("player-line"),
       npcLine: byId("npc-line"),
       cards: byId("action-cards"),
+      history: byId("history"),
+      historySummary: byId("history-summary"),
+      historyList: byId("history-list"),
       options: byId("options"),
       form: byId("say-form"),
       text: byId("say-text"),
@@ -119,6 +122,8 @@ async function start() {
       case "welcome":
         npcs = Array.isArray(frame.npcs) ? frame.npcs : [];
         showHud(frame.hud);
+        // The news so far, for a page opened (or reloaded) after it was made.
+        ticker.restore(frame.hud?.news);
         people.setEnabled(true);
         byId("advance").disabled = false;
         return;

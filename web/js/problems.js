@@ -16,13 +16,22 @@ export class ProblemList {
 
   /** Show a sentence of our own (for example, a lost connection). */
   show(sentence, detail = "", code = "client") {
+    // The same problem again replaces its card (with a count) instead of stacking a twin.
+    const twin = [...this._container.children].find(
+      (card) => card.dataset.code === code && card.dataset.sentence === sentence && card.dataset.detail === detail,
+    );
+    const times = twin ? Number(twin.dataset.times) + 1 : 1;
+    twin?.remove();
     const card = document.createElement("div");
+    card.dataset.sentence = sentence;
+    card.dataset.detail = detail;
+    card.dataset.times = String(times);
     card.className = "problem";
     card.dataset.testid = "problem";
     card.dataset.code = code;
     const text = document.createElement("p");
     text.className = "problem-text";
-    text.textContent = sentence;
+    text.textContent = times > 1 ? `${sentence} (${times}×)` : sentence;
     card.append(text);
     if (detail) {
       const small = document.createElement("p");

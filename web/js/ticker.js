@@ -9,6 +9,14 @@ export class Ticker {
     this._count = 0;
   }
 
+  /** Fill an empty ticker from a view's `news` (newest first), as after a reload. */
+  restore(news) {
+    if (this._count > 0 || !Array.isArray(news)) return;
+    for (const item of [...news].reverse()) {
+      if (item && typeof item.headline === "string") this.add(item.locationId, item.headline);
+    }
+  }
+
   /** Add one `world.event` frame's headline. */
   add(locationId, headline) {
     if (this._count === 0) this._list.replaceChildren();

@@ -7,13 +7,19 @@ extends Control
 
 const MOOD_COLOURS := {
 	"friendly": Color.PALE_GREEN,
+	"pleased": Color.LIGHT_GREEN,
+	"amused": Color.AQUAMARINE,
 	"neutral": Color.WHITE,
+	"wary": Color.PLUM,
 	"annoyed": Color.ORANGE,
 	"hostile": Color.INDIAN_RED,
 }
+## Option ids that mean the player leaves: hear the farewell, then walk away.
+const LEAVE_OPTION_IDS := ["bye", "leave"]
 
 var _encounter_id := ""
 var _busy := false
+var _leaving := false
 
 @onready var _npc: Label = $Npc
 @onready var _line: RichTextLabel = $Line
@@ -97,8 +103,13 @@ func _on_action(id: String, action_name: String, ok: bool, summary: String) -> v
 
 
 func _on_encounter_idle(id: String) -> void:
-	if id == _encounter_id:
-		_set_busy(false)
+	if id != _encounter_id:
+		return
+	if _leaving:
+		_leaving = false
+		walk_away()
+		return
+	_set_busy(false)
 
 
 func _on_error(id: String, code: String, message: String) -> void:
@@ -138,6 +149,7 @@ func _on_option_pressed(option_id: String) -> void:
 		return
 	_line.clear()
 	_set_busy(true)
+	_leaving = option_id in LEAVE_OPTION_IDS
 	StarHarness.say_option(_encounter_id, option_id)
 
 

@@ -19,9 +19,11 @@ from . import (
     mcp,
     mock_llm,
     models,
+    new_game,
     play,
     rpc,
     run,
+    schema_cmd,
     seed,
     serve,
     talk,
@@ -55,6 +57,8 @@ for _command in (
     rpc,
     acp_cmd,
     web,
+    schema_cmd,
+    new_game,
 ):
     _command.register(app)
 

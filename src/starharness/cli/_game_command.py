@@ -67,8 +67,16 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         server["web_root"] = str(web_root)
     if server:
         patches.append(Patch.of(f"{command} flags", [{"id": SERVER_ROW, "merge": server}]))
+    from ._startup_errors import check_world_path, game_problem
+
+    world_problem = check_world_path(flags.world)
+    if world_problem is not None:
+        raise CliError(f"{command}: {world_problem}")
     resolved = composition.load(command, patches)
     resolved.row(SERVER_ROW)  # a ProfileError naming the row when a patch removed it
+    problem = game_problem(str(dict(resolved.row(SERVER_ROW).config).get("game")))
+    if problem is not None:
+        raise CliError(f"{command}: {problem}")
     if flags.offline or (flags.provider is None and not _key_available(resolved)):
         resolved = _with_offline_brain(command, resolved, patches)
     return resolved
@@ -113,10 +121,21 @@ def brain_label(profile: ResolvedProfile) -> str:
     if row.plugin.endswith(":OfflineBrainPlugin"):
         return "offline brain (no API key; set DEEPSEEK_API_KEY or use --provider for a real model)"
     config = dict(row.config)
-    label = f"{config.get('provider')} / {config.get('model') or 'default model'}"
+    label = f"{config.get('provider')} / {config.get('model') or _default_model(config)}"
     if config.get("base_url"):
         label += f" at {config['base_url']}"
     return label
+
+
+def _default_model(config: dict[str, Any]) -> str:
+    """The model a provider uses when none is named, by its name (not "default model")."""
+    from starharness.runtime.llm import get_profile
+
+    try:
+        model = get_profile(str(config.get("provider") or "deepseek")).default_model
+    except Exception:
+        return "the provider's default model"
+    return f"{model} (the provider's default)" if model else "the provider's default model"
 
 
 def serve_until_stopped(command: str, profile: ResolvedProfile, started_at: float) -> int:
@@ -137,10 +156,20 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
+    from starharness.runtime.config import PluginStartError
+
+    from ._startup_errors import startup_problem
+
+    _log_to_stderr()
     try:
         runtime = await start(profile)
     except OSError as exc:
         raise CliError(f"{command}: {_os_error(exc)}") from None
+    except PluginStartError as exc:
+        problem = startup_problem(exc, profile)
+        if problem is None:
+            raise
+        raise CliError(f"{command}: {problem}") from None
     async with runtime:
         running = runtime.ctx.get(NPC_SERVER)
         tune_gc_for_serving()
@@ -169,6 +198,18 @@ def _default_world(game_spec: str) -> str:
     return str(default()) if default is not None else "the game's default world file"
 
 
+def _log_to_stderr() -> None:
+    """Warnings (a model that could not answer, a failing world) go to stderr, one a line."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("star-harness: %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("starharness")
+    if not logger.handlers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+
+
 def _say(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -176,5 +217,7 @@ def _say(text: str) -> None:
 
 def _os_error(exc: OSError) -> str:
     if exc.errno == errno.EADDRINUSE or "address already in use" in str(exc).lower():
-        return f"{exc}; is another server running? choose another --port"
+        return (
+            f"{exc}; is another server running? choose another --port, or --port 0 for a free one"
+        )
     return str(exc)

@@ -24,8 +24,9 @@ from .encounter import (
     define_speech_tool,
 )
 from .game import CommittedAction, EncounterEnd, Game, SpeechContract
+from .game_loading import GameLoadError, load_game
 from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
-from .plugin import NPC_SERVER, GameLoadError, NpcServerConfig, NpcServerPlugin, load_game
+from .plugin import NPC_SERVER, NpcServerConfig, NpcServerPlugin
 from .server import (
     ExposureError,
     LimitsSettings,

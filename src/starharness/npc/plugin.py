@@ -2,44 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
 from ..runtime.kernel import AGENTS, LLM, PROMPT, SESSIONS, TOOLS, Context, Plugin, ServiceKey
-from .game import Game
+from .game_loading import load_game
 from .server import RunningServer, ServerSettings, start_server
-
-
-class GameLoadError(LookupError):
-    """`--game module:attr` names nothing that is a Game; the message says why."""
-
-
-def load_game(spec: str) -> Game:
-    """The Game named `package.module:attr`: a Game, or a function without arguments making one."""
-    module_name, colon, attribute = spec.partition(":")
-    if not colon or not module_name or not attribute:
-        raise GameLoadError(f"a game is named 'package.module:attribute', got {spec!r}")
-    try:
-        found: object = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise GameLoadError(f"cannot import the game module {module_name!r}: {exc}") from None
-    except Exception as exc:
-        raise GameLoadError(
-            f"importing the game module {module_name!r} failed: {type(exc).__name__}: {exc}"
-        ) from None
-    for part in attribute.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            raise GameLoadError(f"{module_name!r} has no attribute {attribute!r}") from None
-    if not isinstance(found, Game) and callable(found):
-        found = found()
-    if not isinstance(found, Game):
-        raise GameLoadError(f"{spec!r} is a {type(found).__name__}, not a starharness.npc.Game")
-    return found
-
 
 NPC_SERVER: ServiceKey[RunningServer] = ServiceKey(
     "npc.server", "the NpcServerPlugin row serves a game"

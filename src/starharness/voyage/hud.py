@@ -18,6 +18,12 @@ class HudCargo(WireModel):
     qty: int = Field(ge=1)
 
 
+class HudNews(WireModel):
+    location_id: str
+    day: int = Field(ge=1)
+    headline: str
+
+
 class VoyageHud(WireModel):
     """The player's credits, day, place, hold, and how the NPCs they met feel about them."""
 
@@ -30,3 +36,5 @@ class VoyageHud(WireModel):
     attitudes: dict[str, int] = Field(default_factory=dict[str, int])
     """NPC id -> attitude towards the player (-100..100), for NPCs that have one; a `hud`
     frame after an attitude change carries the new value."""
+    news: list[HudNews] = Field(default_factory=list[HudNews])
+    """The latest world events anywhere, newest first (a reloaded page's news ticker)."""

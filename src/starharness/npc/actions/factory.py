@@ -146,7 +146,8 @@ def _attempt(
                     tx, _record(action, binding, actor, values, False, refusal.reason, None)
                 )
                 result = refusal.as_result()
-                outcome = ActionAttempt(action.name, False, refusal.hint, values, result)
+                # Two voices: the model reads the hint in `result`, the player sees `shown`.
+                outcome = ActionAttempt(action.name, False, refusal.shown, values, result)
             else:
                 effect = dict(action.apply(tx, args) or {})
                 summary = action.narrate(args, effect)
@@ -168,7 +169,12 @@ def _check(
     action: GameAction[Any], world: Any, tx: Any, args: BaseModel, actor: str | None
 ) -> Refusal | None:
     if actor is not None and not world.is_alive(tx, actor):
-        return Refusal("actor_dead", f"{actor} is dead and cannot act", {"actor": actor})
+        return Refusal(
+            "actor_dead",
+            f"{actor} is dead and cannot act",
+            {"actor": actor},
+            "They cannot do anything any more.",
+        )
     for guard in action.guards:
         refusal = guard(tx, args)
         if refusal is not None:

@@ -22,6 +22,7 @@ def in_range(
     *,
     reason: str = "out_of_range",
     hint: str | None = None,
+    player_line: str = "",
 ) -> Guard[Any]:
     """Refuse unless `low <= args.<field> <= high`."""
 
@@ -33,6 +34,7 @@ def in_range(
             reason,
             hint or f"{field} must be between {low:g} and {high:g}; you asked for {value}",
             {field: value, "min": low, "max": high},
+            player_line or f"{field} must be between {low:g} and {high:g}",
         )
 
     return guard
@@ -44,13 +46,18 @@ def predicate(
     reason: str,
     hint: str | Callable[[Any, A], str],
     facts: Callable[[Any, A], dict[str, Any]] | None = None,
+    player_line: str | Callable[[Any, A], str] = "",
 ) -> Guard[A]:
-    """Refuse when `check(tx, args)` is false; `hint` and `facts` may be computed."""
+    """Refuse when `check(tx, args)` is false; `hint`, `facts` and `player_line` may be computed.
+
+    The hint speaks to the model; `player_line` is what the player is shown instead.
+    """
 
     def guard(tx: Any, args: A) -> Refusal | None:
         if check(tx, args):
             return None
         text = hint(tx, args) if callable(hint) else hint
-        return Refusal(reason, text, facts(tx, args) if facts is not None else {})
+        shown = player_line(tx, args) if callable(player_line) else player_line
+        return Refusal(reason, text, facts(tx, args) if facts is not None else {}, shown)
 
     return guard

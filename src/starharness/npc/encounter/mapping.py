@@ -217,6 +217,9 @@ class FrameMapper:
         if data.get("reason") == "error":
             code = error_code_for(data)
             message = _error_message(code, data)
+            if code is ErrorCode.LLM_UNAVAILABLE:
+                # The player sees a sentence; whoever runs the server needs the cause.
+                _log.warning("encounter %s: %s", self._id, message)
             self._emit(self._protocol.error(id=self._id, code=code, message=message))
         self._emit(self._protocol.encounter_idle(id=self._id))
 

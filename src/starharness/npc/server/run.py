@@ -57,6 +57,8 @@ class RunningServer:
         self._task = task
         self._owned_world = owned_world
         self._stopped = False
+        self.ready_file: Path | None = None
+        """The ready file announcing this server; removed when it stops."""
 
     @property
     def url(self) -> str:
@@ -84,6 +86,9 @@ class RunningServer:
         except Exception:
             _log.exception("the web server failed while stopping")
         await self.server.aclose()
+        if self.ready_file is not None:
+            # A ready file that outlives the server sends scripts to a dead address.
+            await asyncio.to_thread(_remove_ready_file, self.ready_file)
         world = self._owned_world
         close = getattr(world, "close", None)
         if callable(close):
@@ -127,6 +132,7 @@ async def start_server(
             await _until_started(engine, task)
             if settings.ready_file is not None:
                 await _announce(running, settings.ready_file)
+                running.ready_file = settings.ready_file
         except BaseException:
             await running.stop()
             raise
@@ -174,6 +180,15 @@ async def _until_started(engine: _Uvicorn, task: asyncio.Task[None]) -> None:
             task.result()
             raise RuntimeError("the web server stopped while starting")
         await asyncio.sleep(0.005)
+
+
+def _remove_ready_file(path: Path) -> None:
+    """Remove the ready file if it is still ours (another server may have replaced it)."""
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 async def _announce(running: RunningServer, path: Path) -> None:

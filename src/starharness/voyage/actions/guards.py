@@ -1,7 +1,9 @@
 """Omega station's rule book: guards that refuse with a hint saying how the action could succeed.
 
 Each guard runs inside the action's transaction, so what it read is still true when `apply`
-writes. Hints speak to the NPC, who reads them and tells the player in its own voice.
+writes. Two voices per refusal: the hint speaks to the NPC ("you" is the NPC), who reads it and
+tells the player in its own voice; the player line is what the player's action card shows
+("you" is the player).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def same_location(tx: WorldTx, args: Parties) -> Refusal | None:
         f"they are at {place_name(tx, player_at)} and you are at {place_name(tx, npc_at)}; "
         "they must travel here first",
         {"npc_location": npc_at, "player_location": player_at},
+        f"Not here: you are at {place_name(tx, player_at)}.",
     )
 
 
@@ -63,8 +66,12 @@ def has_stock(tx: WorldTx, args: Priced) -> Refusal | None:
         if have
         else f"you hold no {name} right now; offer something else"
     )
+    shown = f"They have only {have} {name}." if have else f"They have no {name} right now."
     return Refusal(
-        "insufficient_stock", hint, {"good_id": args.good_id, "have": have, "want": args.qty}
+        "insufficient_stock",
+        hint,
+        {"good_id": args.good_id, "have": have, "want": args.qty},
+        shown,
     )
 
 
@@ -79,8 +86,12 @@ def has_cargo(tx: WorldTx, args: Priced) -> Refusal | None:
         if have
         else f"they hold no {name}; they have nothing of it to sell"
     )
+    shown = f"You hold only {have} {name}." if have else f"You hold no {name}."
     return Refusal(
-        "insufficient_cargo", hint, {"good_id": args.good_id, "have": have, "want": args.qty}
+        "insufficient_cargo",
+        hint,
+        {"good_id": args.good_id, "have": have, "want": args.qty},
+        shown,
     )
 
 
@@ -98,8 +109,14 @@ def can_afford(
         need = amount(tx, args)
         if have >= need:
             return None
-        who = "you have" if payer_id == args.npc_id else "they have"
+        npc_pays = payer_id == args.npc_id
+        who = "you have" if npc_pays else "they have"
         hint = f"{who} {have:,}, the deal is {need:,}"
+        shown = (
+            f"They cannot pay {need:,} credits."
+            if npc_pays
+            else f"You have {have:,} credits; this costs {need:,}."
+        )
         facts: dict[str, int | str] = {"payer": payer_id, "have": have, "need": need}
         if unit is not None:
             price = unit(args)
@@ -110,7 +127,7 @@ def can_afford(
                 if fits
                 else f"; that does not pay for one unit at {price:,}"
             )
-        return Refusal("insufficient_funds", hint, facts)
+        return Refusal("insufficient_funds", hint, facts, shown)
 
     return guard
 
@@ -130,6 +147,8 @@ def attitude_at_least(
             f"your attitude to them is {score}; you offer {what(tx, args)} only at {needed} or "
             "more. They can earn it with fair deals or a job done",
             {"attitude": score, "needed": needed},
+            f"They do not trust you enough for {what(tx, args)} yet (attitude {score}, "
+            f"needs {needed}).",
         )
 
     return guard
@@ -145,6 +164,7 @@ def price_within_band(going: Callable[[WorldTx, T], int | None]) -> VoyageGuard[
                 "not_traded_here",
                 f"{good_name(tx, args.good_id)} has no going price here; trade something else",
                 {"good_id": args.good_id},
+                f"Nobody trades {good_name(tx, args.good_id)} here.",
             )
         band: PriceBand = band_around(price)
         if band.allows(args.unit_price):
@@ -154,6 +174,8 @@ def price_within_band(going: Callable[[WorldTx, T], int | None]) -> VoyageGuard[
             f"the going price of {good_name(tx, args.good_id)} here is {price:,}; name a unit "
             f"price between {band.low:,} and {band.high:,} (you said {args.unit_price:,})",
             {"going": price, "low": band.low, "high": band.high, "asked": args.unit_price},
+            f"{args.unit_price:,} a unit is out of the question: {good_name(tx, args.good_id)} "
+            f"goes for about {price:,} here.",
         )
 
     return guard

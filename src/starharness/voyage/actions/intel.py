@@ -41,6 +41,7 @@ def _owned(tx: WorldTx, args: IntelArgs) -> Refusal | None:
         "unknown_intel",
         f"you know no intel {args.intel_id!r}; yours: {listing(yours, 'none')}",
         {"intel_id": args.intel_id},
+        "They know nothing about that.",
     )
 
 
@@ -52,6 +53,7 @@ def _not_sold_yet(tx: WorldTx, args: IntelArgs) -> Refusal | None:
         "already_sold",
         f'they already bought "{_intel(tx, args).title}" from you; offer something else',
         {"intel_id": args.intel_id},
+        "You already bought that from them.",
     )
 
 

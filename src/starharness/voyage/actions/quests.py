@@ -46,6 +46,7 @@ def _on_the_board(tx: WorldTx, args: QuestArgs) -> Refusal | None:
         "no_such_job",
         f"{args.quest_id!r} is not an open job of yours; open jobs: {listing(open_jobs, 'none')}",
         {"quest_id": args.quest_id},
+        "That job is not on offer.",
     )
 
 
@@ -68,6 +69,7 @@ def _theirs(tx: WorldTx, args: QuestArgs) -> Refusal | None:
         f"{args.quest_id!r} is not a job they took from you; their jobs for you: "
         f"{listing(active, 'none')}",
         {"quest_id": args.quest_id},
+        "You have no such job from them.",
     )
 
 
@@ -82,6 +84,7 @@ def _delivered(tx: WorldTx, args: QuestArgs) -> Refusal | None:
         f"the job needs {quest.qty} {name} and they hold {have}; it completes when they bring "
         f"{quest.qty - have} more",
         {"good_id": quest.good_id, "have": have, "need": quest.qty},
+        f"The job needs {quest.qty} {name}; you hold {have}.",
     )
 
 

@@ -45,7 +45,8 @@ def _bounded(_tx: WorldTx, args: AttitudeArgs) -> Refusal | None:
         else f"attitude moves at most {MAX_ATTITUDE_STEP} per turn; use {nearest:+d} instead of "
         f"{args.delta:+d}"
     )
-    return Refusal("step_out_of_bounds", hint, {"delta": args.delta, "max_step": MAX_ATTITUDE_STEP})
+    facts = {"delta": args.delta, "max_step": MAX_ATTITUDE_STEP}
+    return Refusal("step_out_of_bounds", hint, facts, "Their mood does not change that fast.")
 
 
 def _change(tx: WorldTx, args: AttitudeArgs) -> Mapping[str, Any]:

@@ -54,6 +54,7 @@ def _sells(tx: WorldTx, args: TradeArgs) -> Refusal | None:
         "not_for_sale",
         f"you do not sell {good_name(tx, args.good_id)}; you sell {listing(offered)}",
         {"good_id": args.good_id},
+        f"They do not sell {good_name(tx, args.good_id)}.",
     )
 
 
@@ -66,6 +67,7 @@ def _buys(tx: WorldTx, args: TradeArgs) -> Refusal | None:
         "not_wanted",
         f"you do not buy {good_name(tx, args.good_id)}; you buy {listing(wanted)}",
         {"good_id": args.good_id},
+        f"They do not buy {good_name(tx, args.good_id)}.",
     )
 
 

@@ -49,6 +49,7 @@ def _sells_route(tx: WorldTx, args: PassageArgs) -> Refusal | None:
         "no_passage",
         f"you sell no passage to {args.destination!r}; you sell: {listing(offered, 'none')}",
         {"destination": args.destination},
+        "They sell no passage there.",
     )
 
 

@@ -36,6 +36,11 @@ def sell_option(ware: Ware, qty: int, unit: int) -> Option:
     )
 
 
+def payable(qty: int, unit: int, credits: int) -> int:
+    """At most `qty` units at `unit` a piece that `credits` pay for (0: not even one)."""
+    return max(0, min(qty, credits // unit if unit > 0 else qty))
+
+
 def affordable_lot(ware: Ware, credits: int, units: int | None = None, lot: int = USUAL_LOT) -> int:
     """The biggest lot up to `lot` that the stock holds and the purse pays for (0: none)."""
     held = ware.units if units is None else units

@@ -9,6 +9,7 @@ from .offers import (
     USUAL_LOT,
     affordable_lot,
     buy_option,
+    payable,
     sell_option,
     standard_options,
     with_bye,
@@ -92,7 +93,8 @@ def _prices(s: Situation) -> Plan:
         )
     parts = [wares_line(scene, limit=6)]
     if scene.sells and scene.buys:
-        buying = ", ".join(f"{w.name} at {money(w.price)}" for w in scene.buys)
+        # The price the NPC pays, the one its sell options carry, not the going price.
+        buying = ", ".join(f"{w.name} at {money(accepted_floor(w.price))}" for w in scene.buys)
         parts.append(f"I buy {buying}.")
     parts.append(passages_line(scene))
     line = " ".join(part for part in parts if part) or "Nothing for sale today."
@@ -198,6 +200,7 @@ def _haggle(s: Situation) -> Plan:
         )
         return act(CHANGE_ATTITUDE, delta=COLDER, reason=reason)
     counter = first_discount(ware.price) if count <= 1 else accepted_floor(ware.price)
+    qty = payable(qty, counter, scene.player_credits) or qty
     if count <= 1:
         line = (
             f"Ha. You've got nerve, {s.addr}. For you, {money(counter)} a unit: "

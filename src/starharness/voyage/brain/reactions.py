@@ -9,6 +9,7 @@ from .offers import (
     USUAL_LOT,
     affordable_lot,
     buy_option,
+    payable,
     sell_option,
     standard_options,
     with_bye,
@@ -193,16 +194,31 @@ def _sale_refused(s: Situation, call: Call, reason: str, facts: dict[str, Any], 
         return Say(line + " Come back when you can pay.", "annoyed", with_bye(PRICES))
     if reason == "insufficient_stock":
         have = _int(facts, "have")
-        if have:
+        if not have:
+            return Say(f"I'm out of {ware.name}, {s.addr}.", "neutral", standard_options(s.scene))
+        # Offer only what the player can also pay for: an offer they cannot take is a dead end.
+        fits = payable(have, unit, s.scene.player_credits)
+        if fits == have:
             return Say(
                 f"I've only got {have} {ware.name} left, {s.addr}. Take them all?",
                 "neutral",
                 with_bye(buy_option(ware, have, unit), PRICES),
             )
-        return Say(f"I'm out of {ware.name}, {s.addr}.", "neutral", standard_options(s.scene))
+        if fits:
+            return Say(
+                f"I've only got {have} {ware.name} left, {s.addr}, and your purse pays for "
+                f"{fits} of them.",
+                "neutral",
+                with_bye(buy_option(ware, fits, unit), PRICES),
+            )
+        return Say(
+            f"I've only got {have} {ware.name} left, {s.addr}, and you can't pay for one.",
+            "neutral",
+            with_bye(PRICES),
+        )
     if reason == "price_out_of_band":
         low = max(_int(facts, "low"), accepted_floor(ware.price))
-        qty = _int(call.arguments, "qty", 1)
+        qty = payable(_int(call.arguments, "qty", 1), low, s.scene.player_credits) or 1
         return Say(
             f"Can't do {money(unit)}, {s.addr}. The going price of {ware.name} here is "
             f"{money(ware.price)}; {money(low)} is as low as I go.",

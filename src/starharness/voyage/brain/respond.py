@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starharness.mockllm import ChatRequest, Step, Success
 
+from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
 from .plans import Act, Plan, Situation
 from .policy import decide
@@ -16,16 +17,25 @@ from .voice import address
 
 def respond(request: ChatRequest) -> Step:
     """Play the NPC the request describes, as a model would: act through tools, then speak."""
+    return respond_with(request, NO_HOOKS)
+
+
+def respond_with(request: ChatRequest, hooks: BrainHooks) -> Step:
+    """`respond`, with a game's hooks consulted before the built-in policy."""
     transcript = read_transcript(request)
     if SPEAK not in transcript.tools:
         return Success(text="I can only play characters who have a way to speak.")
     scene = transcript.scene or SceneView()
-    intent = classify(transcript.said, scene, transcript.last_options)
+    intent = hooked_intent(hooks, transcript.said, scene, transcript.last_options) or classify(
+        transcript.said, scene, transcript.last_options
+    )
     situation = Situation(transcript, scene, intent, address(transcript.system, scene))
     if transcript.spoke_this_turn:
         # The line is out; a framework that still asks gets an empty answer, not a second line.
         return Success(text="")
-    plan: Plan = react(situation, transcript.steps) if transcript.steps else decide(situation)
+    plan = hooked_plan(hooks, situation, transcript.steps)
+    if plan is None:
+        plan = react(situation, transcript.steps) if transcript.steps else decide(situation)
     return _step(plan)
 
 

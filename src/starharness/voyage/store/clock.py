@@ -119,14 +119,15 @@ def _maybe_event(tx: WorldTx, day: int, rules: ClockRules) -> WorldEvent | None:
     if kind == "raid":
         price = _bounded(quote.price * 1.5, base, rules)
         tx.set_stock(location.id, quote.good_id, quote.stock // 2)
-        headline = f"Customs raid at {location.name}: {name} seized, the price jumps to {price:,}."
+        headline = f"Customs raid: {name} seized, the price jumps to {price:,}."
     elif kind == "shortage":
         price = _bounded(quote.price * 1.35, base, rules)
         tx.set_stock(location.id, quote.good_id, quote.stock // 4)
-        headline = f"Shortage of {name} at {location.name}: the price climbs to {price:,}."
+        headline = f"Shortage of {name}: the price climbs to {price:,}."
     else:
         price = _bounded(quote.price * 0.75, base, rules)
         tx.set_stock(location.id, quote.good_id, quote.stock + max(1, quote.target_stock // 2))
-        headline = f"A convoy unloads {name} at {location.name}: the price drops to {price:,}."
+        headline = f"A convoy unloads {name}: the price drops to {price:,}."
     tx.set_price(location.id, quote.good_id, price)
+    # Headlines leave the place out: every client shows them under the place's name already.
     return tx.add_world_event(location.id, headline, kind=kind)

@@ -86,9 +86,14 @@ def refuse_unless_ours(state: FileState, path: Path, *, allow_older: bool = Fals
         )
 
 
+_GAME_PACKAGE = __name__.rsplit(".", 2)[0]
+"""The game package this store belongs to (the parent of `store`)."""
+
+
 def schema_statements() -> list[str]:
     """schema.sql split into statements (executescript would commit our open transaction)."""
-    text = resources.files("starharness.voyage").joinpath("schema.sql").read_text("utf-8")
+    # Relative to this game's package, so a copied game reads its own schema.sql.
+    text = resources.files(_GAME_PACKAGE).joinpath("schema.sql").read_text("utf-8")
     statements: list[str] = []
     pending: list[str] = []
     for line in text.splitlines():

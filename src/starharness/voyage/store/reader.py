@@ -264,6 +264,15 @@ class WorldReader:
         )
         return [NewsItem(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 
+    def latest_news(self, limit: int = 8) -> list[NewsItem]:
+        """The latest world events anywhere, newest first (what a news ticker shows)."""
+        rows = self._rows(
+            "SELECT id, day, location_id, kind, headline FROM world_events "
+            "ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+        return [NewsItem(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
+
     def audit_log(self, limit: int = 100) -> list[AuditEntry]:
         """The latest audit rows, newest first."""
         rows = self._rows(

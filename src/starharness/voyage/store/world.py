@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
-from starharness.voyage.content import OMEGA_STATION, WorldSeed
-from starharness.voyage.paths import default_world_path
 
+from ..content import OMEGA_STATION, WorldSeed
+from ..paths import default_world_path
 from .clock import ClockRules, advance
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,
@@ -31,6 +31,9 @@ from .rows import Actor
 from .scene import gather_scene, render_scene
 from .seeding import insert_seed
 from .transaction import WorldTx
+
+HUD_NEWS = 8
+"""How many of the latest headlines the HUD carries."""
 
 
 class World:
@@ -149,6 +152,7 @@ class World:
             hold = reader.cargo(player_id)
             day = reader.day()
             attitudes = reader.attitudes_towards(player_id)
+            news = reader.latest_news(HUD_NEWS)
         return {
             "playerId": player.id,
             "name": player.name,
@@ -163,6 +167,11 @@ class World:
                 for good, qty in hold.items()
             ],
             "attitudes": attitudes,
+            # A page opened after the news keeps its ticker: welcome carries the latest.
+            "news": [
+                {"locationId": item.location_id, "day": item.day, "headline": item.headline}
+                for item in news
+            ],
         }
 
     def scene(self, npc_id: str, player_id: str) -> str:

@@ -32,25 +32,38 @@ def error_words(code: ErrorCode, message: str) -> str:
     return f"{ERROR_WORDS[code]}{detail}"
 
 
-def flatten_hud(data: Mapping[str, JsonValue]) -> dict[str, str]:
-    """Nested HUD objects as dotted keys with printable values, in the harness's order."""
+_NOT_SHOWN = frozenset({"playerId", "news"})
+"""Who the view is for (the client knows) and the news (printed as news lines)."""
+
+
+def flatten_hud(
+    data: Mapping[str, JsonValue], names: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Nested HUD objects as dotted keys with printable values, in the harness's order.
+
+    Common shapes read as words: a place `{id, name}` as its name, a hold `[{name, qty}]` as
+    "5 × rope", and ids in `names` (NPC ids from `welcome`) as those names.
+    """
     flat: dict[str, str] = {}
-    _flatten_into(flat, "", data)
+    shown = {key: value for key, value in data.items() if key not in _NOT_SHOWN}
+    _flatten_into(flat, "", shown, names or {})
     return flat
 
 
-def hud_summary(data: Mapping[str, JsonValue]) -> str:
+def hud_summary(data: Mapping[str, JsonValue], names: Mapping[str, str] | None = None) -> str:
     """The whole HUD on one line: `key value · key value`."""
-    flat = flatten_hud(data)
+    flat = flatten_hud(data, names)
     return " · ".join(f"{key} {value}" for key, value in flat.items()) or "(empty)"
 
 
 def hud_changes(
-    before: Mapping[str, JsonValue] | None, after: Mapping[str, JsonValue]
+    before: Mapping[str, JsonValue] | None,
+    after: Mapping[str, JsonValue],
+    names: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What changed between two HUDs, one `key: old -> new` per changed value."""
-    old = flatten_hud(before or {})
-    new = flatten_hud(after)
+    old = flatten_hud(before or {}, names)
+    new = flatten_hud(after, names)
     changes: list[str] = []
     for key, value in new.items():
         previous = old.get(key)
@@ -62,13 +75,30 @@ def hud_changes(
     return changes
 
 
-def _flatten_into(flat: dict[str, str], prefix: str, data: Mapping[str, JsonValue]) -> None:
+def _flatten_into(
+    flat: dict[str, str], prefix: str, data: Mapping[str, JsonValue], names: Mapping[str, str]
+) -> None:
     for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            _flatten_into(flat, f"{name}.", value)
+        name = f"{prefix}{names.get(key, key)}"
+        if isinstance(value, dict) and set(value) == {"id", "name"}:
+            flat[name] = _printable(value["name"])
+        elif isinstance(value, dict) and value:
+            _flatten_into(flat, f"{name}.", value, names)
+        elif isinstance(value, list) and not value:
+            flat[name] = "none"
+        elif isinstance(value, list) and all(_is_lot(item) for item in value):
+            flat[name] = ", ".join(_lot(item) for item in value)
         else:
             flat[name] = _printable(value)
+
+
+def _is_lot(item: JsonValue) -> bool:
+    return isinstance(item, dict) and "qty" in item and ("name" in item or "goodId" in item)
+
+
+def _lot(item: JsonValue) -> str:
+    assert isinstance(item, dict)
+    return f"{_printable(item['qty'])} × {_printable(item.get('name') or item.get('goodId'))}"
 
 
 def _printable(value: JsonValue) -> str:

@@ -33,6 +33,8 @@ from .view import TalkView
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+LEAVE_OPTION_IDS = frozenset({"bye", "leave"})
+"""Option ids that mean the player leaves (the protocol's convention, docs/protocol.md)."""
 _PROMPT = "> "
 
 
@@ -161,8 +163,9 @@ class _Talk:
     async def _pick(self, number: int, text: str) -> None:
         state = self._state
         if state.encounter_id is None:
-            if 1 <= number <= len(state.npcs):
-                await self._open(state.npcs[number - 1].id)
+            present = state.present()
+            if 1 <= number <= len(present):
+                await self._open(present[number - 1].id)
             else:
                 self._out.line(f"There is no one numbered {number} (see /npcs).", "yellow")
             return
@@ -173,7 +176,13 @@ class _Talk:
             self._out.line(f"Pick an option from 1 to {len(state.options)}.", "yellow")
             return
         state.enter(Phase.TURN)
-        await self._connection.choose(state.encounter_id, state.options[number - 1].id)
+        option_id = state.options[number - 1].id
+        await self._connection.choose(state.encounter_id, option_id)
+        if option_id in LEAVE_OPTION_IDS:
+            # Leaving: hear the farewell, then walk away; no reply can keep the player there.
+            await state.ready.wait()
+            if state.phase is Phase.IDLE:  # not when the harness already ended it
+                await self._close()
 
     async def _close(self) -> None:
         state = self._state

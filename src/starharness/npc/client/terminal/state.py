@@ -70,6 +70,23 @@ class TalkState:
         """The session cannot go on; the client ends with `reason`."""
         self.fatal = reason
 
+    def here(self) -> str | None:
+        """The player's location id from the HUD (`location: {id}`, `location` or `locationId`)."""
+        hud = self.hud or {}
+        place = hud.get("location", hud.get("locationId"))
+        if isinstance(place, dict):
+            place = place.get("id")
+        return place if isinstance(place, str) and place else None
+
+    def present(self) -> list[NpcEntry]:
+        """The NPCs at the player's location (all of them when the HUD names no location)."""
+        here = self.here()
+        return [npc for npc in self.npcs if here is None or npc.location_id == here]
+
+    def npc_names(self) -> dict[str, str]:
+        """NPC id -> name, for words instead of ids."""
+        return {npc.id: npc.name for npc in self.npcs}
+
     def npc_named(self, npc_id: str) -> str:
         """The display name of `npc_id` from `welcome`, or the id itself."""
         return next((npc.name for npc in self.npcs if npc.id == npc_id), npc_id)

@@ -35,14 +35,20 @@ class TalkView(DownFrameHandler):
         self._streaming = False
 
     def show_npcs(self) -> None:
-        """List the NPCs from `welcome`, numbered for picking."""
-        if not self._state.npcs:
+        """List the NPCs at the player's location, numbered for picking; the rest after."""
+        present = self._state.present()
+        away = [npc for npc in self._state.npcs if npc not in present]
+        if not present:
             self._out.line("Nobody is here to talk to.", "dim")
-            return
-        self._out.line("Who is here:", "bold")
-        for number, npc in enumerate(self._state.npcs, start=1):
-            self._out.line(f"  {number}) {_npc_line(npc)}")
-        self._out.line("Type a number to walk up to someone (/help for commands).", "dim")
+        else:
+            self._out.line("Who is here:", "bold")
+            for number, npc in enumerate(present, start=1):
+                self._out.line(f"  {number}) {_npc_line(npc)}")
+        if away:
+            elsewhere = ", ".join(f"{npc.name} ({npc.location_id})" for npc in away)
+            self._out.line(f"Elsewhere: {elsewhere}", "dim")
+        if present:
+            self._out.line("Type a number to walk up to someone (/help for commands).", "dim")
 
     def show_options(self) -> None:
         """List the current encounter's options, numbered for picking."""
@@ -53,7 +59,13 @@ class TalkView(DownFrameHandler):
         self._state.npcs = list(frame.npcs)
         self._state.hud = dict(frame.hud)
         self._out.line(f"Connected as {self._state.player_id}.", "green")
-        self._out.line(f"HUD: {hud_summary(frame.hud)}", "magenta")
+        self._out.line(f"HUD: {hud_summary(frame.hud, self._state.npc_names())}", "magenta")
+        news = frame.hud.get("news")
+        if isinstance(news, list):
+            # The latest headlines a game's view carries, oldest first, like the ticker.
+            for item in reversed(news):
+                if isinstance(item, dict) and isinstance(item.get("headline"), str):
+                    self._out.line(f"news [{item.get('locationId')}] {item['headline']}", "blue")
         if self._state.phase is Phase.HANDSHAKE:
             self._state.enter(Phase.LOBBY)
 
@@ -123,7 +135,7 @@ class TalkView(DownFrameHandler):
     def on_hud(self, frame: Hud) -> None:
         if frame.player_id != self._state.player_id:
             return
-        for change in hud_changes(self._state.hud, frame.data):
+        for change in hud_changes(self._state.hud, frame.data, self._state.npc_names()):
             self._out.line(f"HUD {change}", "magenta")
         self._state.hud = dict(frame.data)
 

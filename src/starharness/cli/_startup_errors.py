@@ -1,0 +1,86 @@
+"""Startup failures of `play` and `serve` in the user's terms: which part failed, and the fix.
+
+The runtime names a failing row by its plugin ("row 'llm' (...LlmPlugin) failed to start");
+a player thinks in the game module, the world file, the model server and the port.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from starharness.runtime.config import ResolvedProfile
+
+SERVER_ROW = "server"
+LLM_ROW = "llm"
+
+
+def check_world_path(world: Path | None) -> str | None:
+    """Why `--world` cannot be used, or None; a missing folder is a typo, not a new world."""
+    if world is None:
+        return None
+    folder = world.expanduser().parent
+    if not folder.is_dir():
+        return (
+            f"the world file {world}: its folder {folder} does not exist (a typo would start "
+            "a fresh world); create the folder first or give an existing path"
+        )
+    if world.expanduser().is_dir():
+        return f"the world file {world} is a folder; give a file path such as {world}/world.db"
+    return None
+
+
+def game_problem(spec: str) -> str | None:
+    """Why the game module cannot be loaded, or None."""
+    from starharness.npc import GameDefinitionError, GameLoadError, load_game
+    from starharness.npc.encounter import GameKit
+
+    try:
+        GameKit.of(load_game(spec))
+    except GameLoadError as exc:
+        return f"the game module (--game {spec}): {exc}"
+    except GameDefinitionError as exc:
+        return f"the game {spec} is not servable: {exc}"
+    return None
+
+
+def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
+    """The failing part and its fix for a row that failed to start, or None if unknown."""
+    cause = exc.__cause__ or exc
+    row = _failed_row(str(exc))
+    server: dict[str, Any] = dict(profile.row(SERVER_ROW).config)
+    if isinstance(cause, OSError) and "cannot listen" in str(cause):
+        return (
+            f"{cause}; is another server running on that port? Choose another --port, or "
+            "--port 0 for a free one"
+        )
+    if row == SERVER_ROW and _world_failure(cause):
+        world = server.get("world") or "the default world file"
+        return (
+            f"the world file {world}: {cause}; give another --world, or rebuild it with "
+            f"`star-harness seed --world {world}` (that erases it)"
+        )
+    if row == LLM_ROW:
+        llm: dict[str, Any] = dict(profile.row(LLM_ROW).config)
+        where = llm.get("base_url") or f"the {llm.get('provider') or 'default'} provider"
+        return (
+            f"the model server ({where}): {cause}; check --provider, --base-url and the API "
+            "key, or run with --offline"
+        )
+    return None
+
+
+def _failed_row(message: str) -> str | None:
+    if not message.startswith("row '"):
+        return None
+    return message[len("row '") :].split("'", 1)[0]
+
+
+def _world_failure(cause: BaseException) -> bool:
+    if isinstance(cause, sqlite3.Error):
+        return True
+    # A game's own world errors (Omega station's WorldError) name the world file themselves.
+    return any(kind.__name__.endswith("WorldError") for kind in type(cause).__mro__) or (
+        isinstance(cause, OSError) and cause.filename is not None
+    )

@@ -1,0 +1,40 @@
+"""`star-harness new-game NAME`: scaffold a small working game package to change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._errors import CliError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `new-game` command to `app`."""
+    app.command(
+        "new-game",
+        help="Make a small working game package NAME (a world, one NPC, one action, a persona, "
+        "an offline brain, tests) that `play --game ./NAME:GAME` runs at once.",
+    )(new_game)
+
+
+def new_game(
+    name: Annotated[str, typer.Argument(help="The package name, e.g. tea_stall.")],
+    into: Annotated[
+        Path,
+        typer.Option("--into", help="The folder to create it in.", file_okay=False),
+    ] = Path(),
+) -> None:
+    from starharness.scaffold import NewGameError
+    from starharness.scaffold import new_game as scaffold
+
+    try:
+        made = scaffold(name, into)
+    except NewGameError as error:
+        raise CliError(f"new-game: {error}") from None
+    shown = made if into != Path() else Path(name)
+    typer.echo(f"Made the game {name} in {shown}/")
+    typer.echo(f"  play it     star-harness play --game ./{shown}:GAME")
+    typer.echo(f"  test it     python -m pytest {shown}")
+    typer.echo(f"  its schema  star-harness schema --game ./{shown}:GAME")

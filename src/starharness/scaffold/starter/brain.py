@@ -1,0 +1,96 @@
+"""The offline brain: plays Mira from the request alone, as a model would, without a model.
+
+`star-harness play` uses it when no API key is set: the mock LLM answers the real requests
+with these tool calls, over real HTTP, so the whole pipeline runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from starharness.mockllm import ChatRequest, Step, ToolCall, ToolCalls
+
+from .world import PRICE, SCENE_MARK
+
+_CUPS = re.compile(r"\b(\d+) cups?\b|\btea:(\d+)\b")
+_ONE = re.compile(r"\b(a|one) cup\b|\btea\b")
+_BYE = re.compile(r"\b(bye|goodbye|leave|later)\b")
+LEAVE = {"id": "bye", "label": "Leave"}
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """What the scene says: cups in the pot and the customer's coins."""
+
+    cups: int
+    coins: int
+
+
+def respond(request: ChatRequest) -> Step:
+    """One step for the NPC: act (sell) or speak."""
+    stall = _stall(request)
+    last = request.last_message
+    if last.role == "tool":
+        return _after_action(json.loads(last.text or "{}"), stall)
+    said = _customer_words(request).casefold()
+    if _BYE.search(said):
+        return _say("Mind how you go. The kettle's always on.", "glad", stall)
+    wanted = _CUPS.search(said)
+    cups = int(wanted[1] or wanted[2]) if wanted else 1 if _ONE.search(said) else 0
+    if cups:
+        return ToolCalls(calls=[ToolCall(name="sell_tea", arguments=json.dumps({"cups": cups}))])
+    if said.startswith("("):  # the framework's greeting prompt: the customer walked up
+        return _say(f"Hello, love. Tea's {PRICE} coins a cup. How many?", "glad", stall)
+    return _say(f"I only do tea, love: {PRICE} coins a cup.", "calm", stall)
+
+
+def _after_action(result: dict[str, Any], stall: Stall) -> Step:
+    if result.get("ok"):
+        # The scene is from before the sale: offer from what the sale left.
+        after = Stall(int(result.get("cups_left", 0)), int(result.get("customer_coins", 0)))
+        return _say(f"Here you are. {result.get('summary', '')} Anything else?", "glad", after)
+    facts: dict[str, Any] = result.get("facts") or {}
+    if result.get("reason") == "cannot_pay":
+        line = f"That's {facts.get('need')} coins and you've {facts.get('have')}, love."
+    else:
+        line = f"Only {facts.get('have')} cups left in the pot, sorry."
+    return _say(line, "calm", stall)
+
+
+def _options(stall: Stall) -> list[dict[str, str]]:
+    """Only what the customer can take now: in the pot and paid for."""
+    fits = min(stall.cups, stall.coins // PRICE)
+    offers = [
+        {"id": f"tea:{n}", "label": f"{n} cup{'s' if n > 1 else ''} of tea ({n * PRICE} coins)"}
+        for n in (1, 3)
+        if n <= fits
+    ]
+    if not offers:
+        offers = [{"id": "chat", "label": "Just chatting"}]
+    return [*offers, LEAVE]
+
+
+def _say(line: str, mood: str, stall: Stall) -> ToolCalls:
+    arguments = {"line": line, "mood": mood, "options": _options(stall)}
+    return ToolCalls(calls=[ToolCall(name="say", arguments=json.dumps(arguments))], fragment_size=6)
+
+
+def _stall(request: ChatRequest) -> Stall:
+    scene = next(
+        (m.text or "" for m in reversed(request.messages) if (m.text or "").startswith(SCENE_MARK)),
+        "",
+    )
+    cups = re.search(r"You have (\d+) cups", scene)
+    coins = re.search(r"customer has (\d+) coins", scene)
+    return Stall(int(cups[1]) if cups else 0, int(coins[1]) if coins else 0)
+
+
+def _customer_words(request: ChatRequest) -> str:
+    for message in reversed(request.messages):
+        text = message.text or ""
+        if message.role == "user" and not text.startswith(SCENE_MARK):
+            return text
+    return ""

@@ -1,0 +1,51 @@
+"""The terminal client's view: who is here by the HUD's location, the HUD in words."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from starharness.npc.client.terminal.printer import Printer
+from starharness.npc.client.terminal.render import hud_changes, hud_summary
+from starharness.npc.client.terminal.state import TalkState
+from starharness.npc.client.terminal.view import TalkView
+from starharness.npc.frames import NpcEntry, Welcome
+
+HUD = {
+    "playerId": "p1",
+    "coins": 20,
+    "location": {"id": "dock", "name": "the dock"},
+    "hold": [{"name": "rope", "qty": 2}],
+    "attitudes": {"n1": 3},
+    "news": [{"locationId": "dock", "day": 2, "headline": "A ship came in."}],
+}
+
+
+def _view() -> tuple[TalkView, io.StringIO]:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200, color_system=None, highlight=False)
+    return TalkView(TalkState(player_id="p1"), Printer(console)), buffer
+
+
+def test_who_is_here_lists_only_the_npcs_at_the_players_place() -> None:
+    view, buffer = _view()
+    npcs = [NpcEntry(id="n1", name="Ada", location_id="dock"),
+            NpcEntry(id="n2", name="Bo", location_id="mill")]  # fmt: skip
+    view.on_welcome(Welcome(protocol=1, hud=HUD, npcs=npcs))
+    view.show_npcs()
+    out = buffer.getvalue()
+    assert "  1) Ada (dock) [n1]" in out
+    assert "  2)" not in out and "Elsewhere: Bo (mill)" in out
+    assert "HUD: coins 20 · location the dock · hold 2 × rope · attitudes.Ada 3" in out
+    assert "news [dock] A ship came in." in out
+
+
+def test_hud_words_and_changes() -> None:
+    names = {"n1": "Ada"}
+    after = {**HUD, "coins": 14, "hold": [{"name": "rope", "qty": 5}]}
+    assert hud_changes(HUD, after, names) == ["coins: 20 → 14", "hold: 2 × rope → 5 × rope"]
+    assert "playerId" not in hud_summary(HUD) and "news" not in hud_summary(HUD)
+    assert hud_changes({"hold": []}, {"hold": [{"goodId": "rope", "qty": 1}]}) == [
+        "hold: none → 1 × rope"
+    ]
