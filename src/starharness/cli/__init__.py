@@ -23,6 +23,7 @@ from . import (
     seed,
     serve,
     talk,
+    token,
 )
 from ._errors import USAGE_EXIT, user_message
 
@@ -49,6 +50,7 @@ for _command in (
     mock_llm,
     models,
     eval_cmd,
+    token,
 ):
     _command.register(app)
 
