@@ -56,7 +56,9 @@ def _error_message(code: ErrorCode, turn_end: Mapping[str, Any]) -> str:
         return f"the turn was stopped: {turn_end.get('error', 'a bound was hit')}"
     if code is ErrorCode.INTERNAL:
         return "the turn failed inside the harness; see the server log"
-    return f"the model could not answer: {turn_end.get('error', 'unknown error')}"
+    # The cause names the provider's URL or its key's variable: it is for the operator (the
+    # server log and `star-harness inspect`), never for the player.
+    return "no answer comes right now; try again in a moment"
 
 
 class FrameMapper:
@@ -217,6 +219,8 @@ class FrameMapper:
         if data.get("reason") == "error":
             code = error_code_for(data)
             message = _error_message(code, data)
+            _log.warning("encounter %s: the turn ended with %s: %s", self._id, code,
+                         data.get("error", "no cause recorded"))  # fmt: skip
             self._emit(self._protocol.error(id=self._id, code=code, message=message))
         self._emit(self._protocol.encounter_idle(id=self._id))
 
