@@ -15,7 +15,7 @@ from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, W
 
 APPLICATION_ID = 0x4F4D4547
 """Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump whenever schema.sql changes; older and newer files are refused with a clear error."""
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 
