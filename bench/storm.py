@@ -321,7 +321,16 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="+", default=[250, 1000, 2000])
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--service-ms", type=float, default=100.0)
-    asyncio.run(_main(parser.parse_args()))
+    parser.add_argument("--profile", type=Path, help="Write a cProfile of the harness here.")
+    args = parser.parse_args()
+    if args.profile is None:
+        asyncio.run(_main(args))
+        return
+    import cProfile
+
+    with cProfile.Profile() as profile:
+        asyncio.run(_main(args))
+    profile.dump_stats(args.profile)
 
 
 if __name__ == "__main__":
