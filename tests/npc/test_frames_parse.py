@@ -202,8 +202,8 @@ def test_any_text_or_bytes_either_parses_or_gets_bad_frame(raw: str | bytes) -> 
 def test_every_error_code_has_a_one_line_meaning() -> None:
     assert [code.value for code in ErrorCode] == [
         "bad_frame", "bad_option", "unknown_encounter", "encounter_exists", "busy", "unknown_npc",
-        "unknown_player", "npc_unavailable", "llm_unavailable", "unauthorized", "limit",
-        "internal",
+        "unknown_player", "npc_unavailable", "llm_unavailable", "unauthorized", "forbidden",
+        "limit", "internal",
     ]  # fmt: skip
     for code in ErrorCode:
         assert code.meaning

@@ -138,12 +138,24 @@ async def test_a_plain_text_answer_is_delivered_as_the_line(tmp_path: Path) -> N
         stack.mock.script_next([Success(text="  Just words, no tool.  ")])
         await client.open("e1", "n-baker", "p1")
         frames = await client.say("e1", "Hi")
-        assert frames == [
-            {"t": "say.delta", "id": "e1", "text": "Just words, no tool."},
+        assert spoken(frames) == "Just words, no tool."
+        assert {f["t"] for f in frames[:-3]} == {"say.delta"}
+        assert frames[-3:] == [
             {"t": "say.end", "id": "e1", "mood": "calm"},
             {"t": "options", "id": "e1", "items": []},
             {"t": "encounter.idle", "id": "e1"},
         ]
+
+
+async def test_a_plain_text_answer_streams_as_it_is_written(tmp_path: Path) -> None:
+    line = "Words arrive one by one, as the model writes them."
+    async with serving(GAME, tmp_path) as stack, stack.client() as client:
+        stack.mock.script_next([Success(text=line, chunk_size=5, delay_ms=30)])
+        await client.open("e1", "n-baker", "p1")
+        frames = await client.say("e1", "Hi")
+        deltas = [f["text"] for f in frames if f["t"] == "say.delta"]
+        assert "".join(deltas) == line
+        assert len(deltas) >= 5  # not one line at the end: pieces, as the model wrote them
 
 
 async def test_unknown_mood_and_junk_options_are_cleaned_up(tmp_path: Path) -> None:

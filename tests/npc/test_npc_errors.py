@@ -67,7 +67,14 @@ async def test_unknown_encounters_npcs_and_players(tmp_path: Path) -> None:
         player = await _error(
             client, {"t": "encounter.open", "id": "e1", "npcId": "n-baker", "playerId": "p9"}
         )
-        assert player["code"] == "unknown_player" and "p9" in player["message"]
+        # `_error` bound this connection to p1 with its hello: acting for p9 is forbidden.
+        assert player["code"] == "forbidden" and "p9" in player["message"]
+        async with stack.client() as fresh:
+            await fresh.send(
+                {"t": "encounter.open", "id": "e1", "npcId": "n-baker", "playerId": "p9"}
+            )
+            unknown = await fresh.recv()
+            assert unknown["code"] == "unknown_player" and "p9" in unknown["message"]
         far = await _error(
             client, {"t": "encounter.open", "id": "e1", "npcId": "n-smith", "playerId": "p1"}
         )
@@ -90,9 +97,9 @@ async def test_a_hello_binds_the_connection_to_its_player(tmp_path: Path) -> Non
         other = {"t": "encounter.open", "id": "e1", "npcId": "n-baker", "playerId": "p1"}
         await client.send(other)
         refused = await client.recv()
-        assert refused["code"] == "unknown_player" and "p2" in refused["message"]
+        assert refused["code"] == "forbidden" and "p2" in refused["message"]
         await client.send({"t": "hello", "playerId": "p1"})
-        assert (await client.recv())["code"] == "unknown_player"
+        assert (await client.recv())["code"] == "forbidden"
 
 
 async def test_limits_get_clear_errors(tmp_path: Path) -> None:

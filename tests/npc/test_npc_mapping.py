@@ -7,6 +7,7 @@ import json
 from itertools import pairwise
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tinygame import GAME
@@ -79,17 +80,22 @@ async def test_a_line_not_streamed_is_sent_whole_when_the_call_completes() -> No
     assert recorder.options == [(SpokenOption("1", "Yes"), SpokenOption("2", "No"))]
 
 
-async def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes() -> None:
+async def test_a_failed_speech_closes_its_line_without_options_and_errors_map_to_codes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     recorder = Recorder()
     recorder.log(ev.STEP_START, turn=1, step=1)
     recorder.delta('{"line": "Half a', name="talk")
     recorder.log(ev.LLM_RETRY, attempt=1, after_output=True)
     recorder.log(ev.TURN_END, turn=1, reason="error", error="HTTP 503", kind="ServerError")
     assert [f["t"] for f in recorder.frames] == ["say.delta", "say.end", "error", "encounter.idle"]
+    # The player sees that there is no answer; the cause is for the operator's log.
     assert (
         recorder.frames[2]["code"] == "llm_unavailable"
-        and "HTTP 503" in recorder.frames[2]["message"]
+        and "HTTP 503" not in recorder.frames[2]["message"]
+        and "try again" in recorder.frames[2]["message"]
     )
+    assert "HTTP 503" in caplog.text
     limit = Recorder()
     limit.log(ev.TURN_END, turn=1, reason="error", error="too many steps", kind="limit")
     internal = Recorder()

@@ -20,7 +20,7 @@ from starharness.npc.server import is_loopback
 from starharness.runtime.kernel import Context
 
 TOKEN_ENV = "STAR_HARNESS_TEST_NPC_TOKEN"
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-of-20ch"
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_loopback_hosts() -> None:
 
 async def test_a_non_loopback_host_needs_a_token(tmp_path: Path) -> None:
     settings = ServerSettings(host="0.0.0.0", port=0, world=tmp_path / "w.db")
-    with pytest.raises(ExposureError, match="--auth-token-env"):
+    with pytest.raises(ExposureError, match="--player-secret-env"):
         await start_server(_unused_ctx(), GAME, settings)
 
 

@@ -41,15 +41,15 @@ async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: Worl
 async def test_buying_from_the_player_pays_them(world: World) -> None:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 4)
-    result = await Bench(world).call("buy_goods", good_id="parts", qty=3, unit_price=1_400)
+    result = await Bench(world).call("buy_goods", good_id="parts", qty=3, unit_price=1_250)
     assert result["ok"] is True
     after = ledger(world)
-    assert after.credits[PLAYER_ID] == 12_000 + 4_200
+    assert after.credits[PLAYER_ID] == 12_000 + 3_750
     assert after.cargo[PLAYER_ID] == {"parts": 1}
     assert after.cargo[SMUGGLER]["parts"] == 3
     with world.snapshot() as reader:
         memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
-    assert (memory.kind, memory.action, memory.qty, memory.price) == ("trade", "sold", 3, 4_200)
+    assert (memory.kind, memory.action, memory.qty, memory.price) == ("trade", "sold", 3, 3_750)
 
 
 async def test_a_fault_in_mid_trade_rolls_back_every_write(world_path: Path) -> None:

@@ -43,7 +43,7 @@ async def test_attitude_refusal_names_the_score_and_the_threshold(world: World) 
     assert result["facts"] == {"attitude": 0, "needed": 20}
 
 
-@pytest.mark.parametrize("unit_price", [337, 563, 1])
+@pytest.mark.parametrize("unit_price", [404, 563, 1])
 async def test_price_band_refusal_names_the_band(world: World, unit_price: int) -> None:
     result = await _refused(
         Bench(world),
@@ -53,11 +53,24 @@ async def test_price_band_refusal_names_the_band(world: World, unit_price: int) 
         qty=1,
         unit_price=unit_price,
     )
-    assert "between 338 and 562" in str(result["hint"])
-    assert result["facts"] == {"going": 450, "low": 338, "high": 562, "asked": unit_price}
+    # An NPC sells from 90% to 125% of the going price (450).
+    assert "between 405 and 562" in str(result["hint"])
+    assert result["facts"] == {"going": 450, "low": 405, "high": 562, "asked": unit_price}
 
 
-@pytest.mark.parametrize("unit_price", [338, 562])
+@pytest.mark.parametrize("unit_price", [1_124, 1_276])
+async def test_an_npc_buys_only_below_what_it_sells_at(world: World, unit_price: int) -> None:
+    with world.transaction() as tx:
+        tx.add_cargo(PLAYER_ID, "parts", 3)
+    result = await _refused(
+        Bench(world), "buy_goods", "price_out_of_band", good_id="parts", qty=1,
+        unit_price=unit_price,
+    )  # fmt: skip
+    # The going price of drive parts is 1,500: the NPC pays from 75% to 85% of it.
+    assert result["facts"] == {"going": 1_500, "low": 1_125, "high": 1_275, "asked": unit_price}
+
+
+@pytest.mark.parametrize("unit_price", [405, 562])
 async def test_the_band_edges_are_allowed(world: World, unit_price: int) -> None:
     result = await Bench(world).call("sell_goods", good_id="fuel", qty=1, unit_price=unit_price)
     assert result["ok"] is True, result
@@ -69,14 +82,14 @@ async def test_the_npc_cannot_pay_for_what_it_buys(world: World) -> None:
         tx.add_cargo(PLAYER_ID, "spice", 10)
     bench = Bench(world, npc_id=BROKER)
     result = await _refused(
-        bench, "buy_goods", "insufficient_funds", good_id="spice", qty=10, unit_price=2_000
+        bench, "buy_goods", "insufficient_funds", good_id="spice", qty=10, unit_price=1_700
     )
-    assert result["hint"] == "you have 15,000, the deal is 20,000; at 2,000 a unit that pays for 7"
+    assert result["hint"] == "you have 15,000, the deal is 17,000; at 1,700 a unit that pays for 8"
 
 
 async def test_the_player_cannot_sell_what_they_do_not_hold(world: World) -> None:
     result = await _refused(
-        Bench(world), "buy_goods", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_500
+        Bench(world), "buy_goods", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_275
     )
     assert result["hint"] == "they hold no drive parts; they have nothing of it to sell"
 

@@ -8,7 +8,7 @@ import pytest
 from voyage_action_support import action_tools
 from voyage_brain_support import ARRIVAL, Conversation, only_call, option_ids, speech
 
-from starharness.mockllm import ChatRequest, Success
+from starharness.mockllm import ChatRequest, Success, ToolCalls
 from starharness.voyage.actions import MOODS, SPEECH
 from starharness.voyage.brain import KNOWN_TOOLS, respond
 from starharness.voyage.content import DOCK_MASTER_PERSONA
@@ -74,12 +74,20 @@ def test_picking_an_option_carries_it_out_through_the_tool() -> None:
         ),
         ("buy 2 spice", ("sell_goods", {"good_id": "spice", "qty": 2, "unit_price": 2900})),
         ("10 fuel at 420 each", ("sell_goods", {"good_id": "fuel", "qty": 10, "unit_price": 420})),
-        ("sell 2 drive parts", ("buy_goods", {"good_id": "parts", "qty": 2, "unit_price": 1350})),
-        ("buy:medgel:2:1000", ("sell_goods", {"good_id": "medgel", "qty": 2, "unit_price": 1000})),
+        # The trader pays 85% of the going price (1,500): below the 90% it sells at, at least.
+        ("sell 2 drive parts", ("buy_goods", {"good_id": "parts", "qty": 2, "unit_price": 1275})),
     ],
 )
 def test_free_text_requests_become_actions(said: str, call: tuple[str, dict[str, object]]) -> None:
     assert only_call(_greeted().player(said).ask()) == call
+
+
+@pytest.mark.parametrize("said", ["buy:medgel:2:1", "buy:fuel:40:1", "sell:parts:1:99999"])
+def test_text_that_looks_like_an_option_id_is_not_a_deal(said: str) -> None:
+    step = _greeted().player(said).ask()
+    assert isinstance(step, ToolCalls), step
+    deals = [json.loads(c.arguments) for c in step.calls if c.name in ("sell_goods", "buy_goods")]
+    assert all(deal["unit_price"] not in (1, 99999) for deal in deals), deals
 
 
 def test_the_brain_speaks_about_a_done_deal_after_warming_to_a_fair_payer() -> None:
@@ -230,8 +238,14 @@ def test_jobs_are_offered_then_taken_through_the_tool() -> None:
     step = _greeted().player("got any work?").ask()
     assert "bring 10 medical gel" in speech(step)["line"]
     assert option_ids(step)[0] == "job:quest-medgel"
-    talk = _greeted().player("job:quest-medgel")
+    label = speech(step)["options"][0]["label"]
+    talk = _greeted().player("got any work?")
+    talk.spoke(speech(step)["line"], [("job:quest-medgel", label)])
+    talk.player(label)  # what the framework sends for {"optionId": "job:quest-medgel"}
     assert only_call(talk.ask()) == ("offer_quest", {"quest_id": "quest-medgel"})
+    # Typed as free text, an option id is not a pick.
+    typed = _greeted().player("job:quest-medgel").ask()
+    assert isinstance(typed, ToolCalls) and typed.calls[0].name != "offer_quest"
 
 
 def test_the_dock_master_sells_passage() -> None:
@@ -312,7 +326,9 @@ def test_asking_about_one_good_prices_just_that_good() -> None:
 
 
 def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> None:
-    talk = _greeted().player("buy:fuel:5:100")
+    talk = _greeted().player("anything cheap?")
+    talk.spoke("Try this.", [("buy:fuel:5:100", "Buy 5 fuel cells (500)")])
+    talk.player("Buy 5 fuel cells (500)")
     assert only_call(talk.ask()) == ("sell_goods", {"good_id": "fuel", "qty": 5, "unit_price": 100})
     talk.follow(
         talk.ask(),

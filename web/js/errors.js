@@ -13,6 +13,7 @@ const FRIENDLY = Object.freeze({
     "No answer: the character's mind (the language model) could not be reached. Try again in a moment.",
   unauthorized:
     "This server needs an access token. Open the page with ?token=… added to the address.",
+  forbidden: "This connection cannot do that: it plays another captain, or the clock is the game's.",
   limit: "That was too much at once. Slow down or say something shorter.",
   internal: "Something went wrong inside the game server. Walk away and try again.",
 });

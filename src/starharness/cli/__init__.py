@@ -28,6 +28,7 @@ from . import (
     serve,
     talk,
     web,
+    token,
 )
 from ._errors import USAGE_EXIT, user_message
 
@@ -59,6 +60,7 @@ for _command in (
     web,
     schema_cmd,
     new_game,
+    token,
 ):
     _command.register(app)
 

@@ -38,6 +38,8 @@ class GameFlags:
     auth_token_env: str | None
     allow_origin: Sequence[str]
     ready_file: Path | None
+    player_secret_env: str | None = None
+    public_names: Sequence[str] = ()
 
 
 def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> ResolvedProfile:
@@ -63,6 +65,10 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
             server[key] = value
     if flags.allow_origin:
         server["allow_origin"] = list(flags.allow_origin)
+    if flags.player_secret_env is not None:
+        server["identity"] = {"secret_env": flags.player_secret_env}
+    if flags.public_names:
+        server["public_names"] = list(flags.public_names)
     if web_root is not None:
         server["web_root"] = str(web_root)
     if server:

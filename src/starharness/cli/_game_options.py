@@ -12,7 +12,7 @@ from ._llm_options import BaseUrl, Model, PatchFiles, Provider
 
 Host = Annotated[
     str | None,
-    typer.Option(help="Address to bind (default 127.0.0.1; others need --auth-token-env)."),
+    typer.Option(help="Address to bind (default 127.0.0.1; others need --player-secret-env)."),
 ]
 Port = Annotated[int | None, typer.Option(help="Port (default 3099; 0 picks a free one).")]
 GameSpec = Annotated[
@@ -33,6 +33,21 @@ AllowOrigin = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-origin", help="Another browser origin allowed to connect.", metavar="URL"
+    ),
+]
+PlayerSecretEnv = Annotated[
+    str | None,
+    typer.Option(
+        help="Variable holding the secret player tokens are signed with (see `token mint`).",
+        metavar="NAME",
+    ),
+]
+PublicName = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--public-name",
+        help="A host name clients reach the server by, besides loopback names.",
+        metavar="HOST",
     ),
 ]
 ReadyFile = Annotated[
@@ -57,6 +72,8 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         auth_token_env: AuthTokenEnv = None,
         allow_origin: AllowOrigin = None,
         ready_file: ReadyFile = None,
+        player_secret_env: PlayerSecretEnv = None,
+        public_name: PublicName = None,
     ) -> None:
         import time
 
@@ -68,6 +85,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         flags = GameFlags(
             host, port, game, world, provider, model, base_url, offline,
             patch or (), auth_token_env, allow_origin or (), ready_file,
+            player_secret_env, public_name or (),
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

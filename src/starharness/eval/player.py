@@ -111,6 +111,7 @@ _NO_TURN = frozenset(
         "bad_option",
         "busy",
         "encounter_exists",
+        "forbidden",
         "npc_unavailable",
         "unauthorized",
         "unknown_encounter",

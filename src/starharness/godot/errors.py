@@ -37,9 +37,19 @@ class HandshakeFailure(StrEnum):
     BAD_TOKEN = "bad_token"
     NOT_EDITOR_READY = "not_editor_ready"
     HANDSHAKE_TIMEOUT = "handshake_timeout"
+    HANDSHAKE_TOO_LARGE = "handshake_too_large"
+    TOO_MANY_UNAUTHENTICATED = "too_many_unauthenticated"
 
 
 HANDSHAKE_ADVICE: dict[HandshakeFailure, str] = {
+    HandshakeFailure.HANDSHAKE_TOO_LARGE: (
+        "a connection sent more bytes before its handshake than an editor_ready ever needs: "
+        "something other than the Agent RPC addon connected to the bridge port"
+    ),
+    HandshakeFailure.TOO_MANY_UNAUTHENTICATED: (
+        "too many connections were waiting to hand-shake at once, so a new one was closed: "
+        "some other program is opening connections to the bridge port"
+    ),
     HandshakeFailure.MISSING_TOKEN: (
         "the addon sent no token, so it is older than this bridge: reinstall addons/agent_rpc "
         "from star-harness and restart Godot"

@@ -15,6 +15,8 @@ from starharness.godot.bridge.settings import (
     DEFAULT_BASE_PORT,
     DEFAULT_GRACE_PERIOD_MS,
     DEFAULT_HANDSHAKE_TIMEOUT_MS,
+    DEFAULT_MAX_HANDSHAKE_BYTES,
+    DEFAULT_MAX_UNAUTHENTICATED,
     DEFAULT_PORT_SPAN,
     BridgeSettings,
 )
@@ -57,6 +59,10 @@ class GodotBridgeConfig(BaseModel):
     grace_period_ms: int = Field(default=DEFAULT_GRACE_PERIOD_MS, ge=0)
     """After start, a call with no editor waits this long for the addon to (re)connect."""
     handshake_timeout_ms: int = Field(default=DEFAULT_HANDSHAKE_TIMEOUT_MS, ge=1)
+    max_handshake_bytes: int = Field(default=DEFAULT_MAX_HANDSHAKE_BYTES, ge=1024)
+    """Bytes a connection may send before its handshake is checked."""
+    max_unauthenticated: int = Field(default=DEFAULT_MAX_UNAUTHENTICATED, ge=1)
+    """Connections waiting to hand-shake at once; a further one is closed."""
 
     @field_validator("enabled_tools")
     @classmethod
@@ -76,6 +82,8 @@ class GodotBridgeConfig(BaseModel):
             time_scale=self.time_scale,
             grace_period_ms=self.grace_period_ms,
             handshake_timeout_ms=self.handshake_timeout_ms,
+            max_handshake_bytes=self.max_handshake_bytes,
+            max_unauthenticated=self.max_unauthenticated,
         )
 
 

@@ -108,6 +108,18 @@ def check_owner_only(path: Path) -> None:
         )
 
 
+def create_owner_only(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists (a new database file: SQLite gives
+    its -wal and -shm files the database's mode, so they are owner-only too)."""
+    if os.name == "nt" or str(path) in ("", ":memory:"):
+        return
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(descriptor)
+
+
 def read_env_file(path: Path) -> dict[str, str]:
     """Parse a dotenv file: `NAME=value` lines, `export` prefix, quotes and `#` comments."""
     try:

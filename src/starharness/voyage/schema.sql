@@ -45,7 +45,9 @@ CREATE TABLE attitudes (
 
 -- What an NPC remembers about someone. text is the NPC's own words; the structured fields let
 -- the scene fold old memories into totals. price is the total number of credits that changed
--- hands (for a trade: qty units for price credits). ref names a quest or intel item.
+-- hands (for a trade: qty units for price credits). ref names a quest or intel item. weight is
+-- how many memories the row stands for: old ones of a pair are folded into one row per kind,
+-- action and good (their qty and price summed), so a pair keeps a bounded number of rows.
 CREATE TABLE memories (
     id          INTEGER PRIMARY KEY,
     npc_id      TEXT NOT NULL REFERENCES actors (id),
@@ -57,7 +59,8 @@ CREATE TABLE memories (
     good_id     TEXT REFERENCES goods (id),
     qty         INTEGER CHECK (qty IS NULL OR qty >= 0),
     price       INTEGER CHECK (price IS NULL OR price >= 0),
-    ref         TEXT
+    ref         TEXT,
+    weight      INTEGER NOT NULL DEFAULT 1 CHECK (weight >= 1)
 ) STRICT;
 CREATE INDEX memories_by_npc_about ON memories (npc_id, about_id, id);
 

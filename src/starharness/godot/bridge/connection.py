@@ -38,6 +38,8 @@ class ConnectionRules:
     token: str
     handshake_timeout_s: float
     max_line_bytes: int
+    max_handshake_bytes: int = 64 * 1024
+    max_unauthenticated: int = 16
 
 
 class _Refused(Exception):
@@ -65,12 +67,17 @@ class EditorConnection(asyncio.Protocol):
         self._handshake: asyncio.Task[None] | None = None
         self._held: list[Line] = []
         self._paired = False
+        self._unpaired_bytes = 0
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Register the connection and start the handshake clock."""
         self._transport = cast(asyncio.Transport, transport)
+        waiting = self._registry.unauthenticated()
         self._client = self._registry.open(self._transport)
+        if waiting >= self._rules.max_unauthenticated:
+            self._refuse(HandshakeFailure.TOO_MANY_UNAUTHENTICATED)
+            return
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(
             self._rules.handshake_timeout_s, self._refuse, HandshakeFailure.HANDSHAKE_TIMEOUT
@@ -78,6 +85,15 @@ class EditorConnection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         """Handle complete lines: the handshake first, then answers and events."""
+        if self._transport is None or self._transport.is_closing():
+            return
+        if not self._paired:
+            # Before the token is checked nothing is trusted: hold no more than a handshake.
+            self._unpaired_bytes += len(data)
+            if self._unpaired_bytes > self._rules.max_handshake_bytes:
+                self._held.clear()
+                self._refuse(HandshakeFailure.HANDSHAKE_TOO_LARGE)
+                return
         lines = self._splitter.feed(data)
         if self._paired:
             self._dispatch(lines)

@@ -73,6 +73,10 @@ class ClientRegistry:
         self._clients[client.id] = client
         return client
 
+    def unauthenticated(self) -> int:
+        """Connections still waiting to hand-shake."""
+        return sum(1 for client in self._clients.values() if not client.authenticated)
+
     def authenticate(self, client: EditorClient, ready: EditorReady, key: str) -> None:
         """Make the client a call target and maybe the active one."""
         client.authenticated = True

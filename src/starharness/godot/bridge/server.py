@@ -132,6 +132,8 @@ class GodotBridge:
             token=token,
             handshake_timeout_s=settings.seconds(settings.handshake_timeout_ms),
             max_line_bytes=settings.max_line_bytes,
+            max_handshake_bytes=settings.max_handshake_bytes,
+            max_unauthenticated=settings.max_unauthenticated,
         )
         server, port = await listen_first_free(lambda: self._accept(rules), settings.host, ports)
         endpoint = build_endpoint(settings.host, port, token, os.getpid())

@@ -13,6 +13,8 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_BASE_PORT: Final = 8765
 DEFAULT_PORT_SPAN: Final = 10
 DEFAULT_HANDSHAKE_TIMEOUT_MS: Final = 10_000
+DEFAULT_MAX_HANDSHAKE_BYTES: Final = 64 * 1024
+DEFAULT_MAX_UNAUTHENTICATED: Final = 16
 # After start, a call with no editor waits this long for the addon's next reconnect attempt.
 DEFAULT_GRACE_PERIOD_MS: Final = 8_000
 DEFAULT_PROBE_TIMEOUT_S: Final = 0.5
@@ -33,6 +35,10 @@ class BridgeSettings:
     grace_period_ms: int = DEFAULT_GRACE_PERIOD_MS
     probe_timeout_s: float = DEFAULT_PROBE_TIMEOUT_S
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_handshake_bytes: int = DEFAULT_MAX_HANDSHAKE_BYTES
+    """Bytes a connection may send before its handshake is checked (an editor_ready is small)."""
+    max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED
+    """Connections that have not yet handed over a valid token; more are closed at once."""
 
     def __post_init__(self) -> None:
         if self.host not in ("127.0.0.1", "localhost"):

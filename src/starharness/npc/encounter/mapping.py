@@ -56,7 +56,9 @@ def _error_message(code: ErrorCode, turn_end: Mapping[str, Any]) -> str:
         return f"the turn was stopped: {turn_end.get('error', 'a bound was hit')}"
     if code is ErrorCode.INTERNAL:
         return "the turn failed inside the harness; see the server log"
-    return f"the model could not answer: {turn_end.get('error', 'unknown error')}"
+    # The cause names the provider's URL or its key's variable: it is for the operator (the
+    # server log and `star-harness inspect`), never for the player.
+    return "no answer comes right now; try again in a moment"
 
 
 class FrameMapper:
@@ -73,6 +75,8 @@ class FrameMapper:
         "_max_options",
         "_names",
         "_on_options",
+        "_plain",
+        "_plain_sent",
         "_protocol",
         "_send",
         "_speech_name",
@@ -106,6 +110,10 @@ class FrameMapper:
         # Per step, after the message: call id -> stream; call id -> completed speech.
         self._calls: dict[str, LineStream] = {}
         self._finals: dict[str, FinalSpeech] = {}
+        # Plain text (a model that answers without the speech tool), streamed as it comes: what
+        # this attempt wrote (left-stripped), and how much of it has been sent this step.
+        self._plain = ""
+        self._plain_sent = 0
 
     # -- session events ----------------------------------------------------------------------
 
@@ -114,9 +122,14 @@ class FrameMapper:
         kind = event.type
         if kind == ev.ASSISTANT_CHUNK:
             chunk = event.data["chunk"]
-            if chunk["type"] == "tool-call-delta":
+            chunk_type = chunk["type"]
+            if chunk_type == "tool-call-delta":
                 self._tool_delta(chunk)
+            elif chunk_type == "text-delta" and not self._indices:
+                self._plain_delta(chunk["text"])
         elif kind == ev.STEP_START:
+            self._plain = ""
+            self._plain_sent = 0
             self._names.clear()
             self._streams.clear()
             self._indices.clear()
@@ -154,8 +167,18 @@ class FrameMapper:
         if text:
             self._delta(text)
 
+    def _plain_delta(self, text: str) -> None:
+        plain = self._plain + text if self._plain else text.lstrip()
+        self._plain = plain
+        # Trailing spaces wait for more words: a line never ends in what it did not say.
+        ready = len(plain.rstrip())
+        if ready > self._plain_sent:
+            self._delta(plain[self._plain_sent : ready])
+            self._plain_sent = ready
+
     def _retried(self) -> None:
         # The next attempt streams every call again; what was sent stays sent.
+        self._plain = ""
         for stream in self._streams.values():
             stream.restart()
         self._names.clear()
@@ -165,6 +188,10 @@ class FrameMapper:
         if data.get("interrupted"):
             return
         calls: tuple[Mapping[str, Any], ...] = data.get("tool_calls", ())
+        if calls and self._plain_sent:
+            # Words streamed before the model turned to a tool form a line of their own.
+            self._end_line(self._style.default_mood)
+            self._options(())
         if calls:
             # The message lists calls in index order, as the loop assembled them.
             for index, call in zip(sorted(self._indices), calls, strict=False):
@@ -172,10 +199,13 @@ class FrameMapper:
                 if stream is not None:
                     self._calls[call["id"]] = stream
             return
-        text: str = data.get("text", "")
-        if text.strip():
+        text = str(data.get("text", "")).strip()
+        sent = self._plain_sent
+        if text or sent:
             # A model that answered in plain text instead of speaking is still heard.
-            self._delta(text.strip())
+            rest = text[sent:] if text.startswith(self._plain[:sent]) else ""
+            if rest:
+                self._delta(rest)
             self._end_line(self._style.default_mood)
             self._options(())
 
@@ -217,9 +247,8 @@ class FrameMapper:
         if data.get("reason") == "error":
             code = error_code_for(data)
             message = _error_message(code, data)
-            if code is ErrorCode.LLM_UNAVAILABLE:
-                # The player sees a sentence; whoever runs the server needs the cause.
-                _log.warning("encounter %s: %s", self._id, message)
+            _log.warning("encounter %s: the turn ended with %s: %s", self._id, code,
+                         data.get("error", "no cause recorded"))  # fmt: skip
             self._emit(self._protocol.error(id=self._id, code=code, message=message))
         self._emit(self._protocol.encounter_idle(id=self._id))
 

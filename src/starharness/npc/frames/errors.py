@@ -18,6 +18,7 @@ class ErrorCode(StrEnum):
     NPC_UNAVAILABLE = "npc_unavailable"
     LLM_UNAVAILABLE = "llm_unavailable"
     UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
     LIMIT = "limit"
     INTERNAL = "internal"
 
@@ -34,13 +35,15 @@ _MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.BAD_OPTION: "The `optionId` does not match an item of the last `options` frame.",
     ErrorCode.UNKNOWN_ENCOUNTER: "No open encounter has this id on this connection.",
     ErrorCode.ENCOUNTER_EXISTS: "An encounter with this id is already open on this connection.",
-    ErrorCode.BUSY: "The encounter is still running a turn; the say was dropped.",
+    ErrorCode.BUSY: "The encounter is still running a turn (the say was dropped), or the server "
+    "is at capacity (the open was refused).",
     ErrorCode.UNKNOWN_NPC: "The game has no NPC with this id.",
-    ErrorCode.UNKNOWN_PLAYER: "The game has no player with this id, or the connection is bound "
-    "to another player.",
+    ErrorCode.UNKNOWN_PLAYER: "The game has no player with this id.",
     ErrorCode.NPC_UNAVAILABLE: "The NPC exists but cannot talk now (for example it is not alive).",
     ErrorCode.LLM_UNAVAILABLE: "The model could not be reached after retries; the turn ended.",
     ErrorCode.UNAUTHORIZED: "The request lacks the token or origin this server requires.",
+    ErrorCode.FORBIDDEN: "The connection's credential does not allow this: acting for another "
+    "player than the one it is bound to, or advancing the world clock.",
     ErrorCode.LIMIT: "A configured limit was exceeded (frame size, rate, text length, "
     "encounters, turn steps or time).",
     ErrorCode.INTERNAL: "An unexpected fault in the harness; the connection lives on.",

@@ -16,6 +16,12 @@ class Hello(Frame):
 
     t: Literal["hello"] = "hello"
     player_id: NonEmpty = Field(description="The player this connection acts for from now on.")
+    token: NonEmpty | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="The player token the game's backend issued (servers with player tokens).",
+    )
 
 
 class EncounterOpen(Frame):

@@ -7,17 +7,22 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
+from ..frames import ErrorCode
+from .hosts import HostGuard
 from .hub import NpcServer
 from .metrics import CONTENT_TYPE
-from .security import presented_token, token_matches
 
 FRAME_PATH = "/gh"
 
 
-def build_app(server: NpcServer) -> Starlette:
-    """The ASGI app serving `server`; without a web root `GET /` is 404 (headless)."""
+def build_app(server: NpcServer) -> ASGIApp:
+    """The ASGI app serving `server`; without a web root `GET /` is 404 (headless).
+
+    Every route sits behind the Host allow-list (loopback names plus `public_names`).
+    """
 
     async def frames(websocket: WebSocket) -> None:
         await server.connect(websocket)
@@ -33,8 +38,7 @@ def build_app(server: NpcServer) -> Starlette:
         )
 
     async def metrics(request: Request) -> Response:
-        presented = presented_token(request.headers, request.query_params)
-        if not token_matches(server.token, presented):
+        if not server.may_read_metrics(request.headers, request.query_params):
             return PlainTextResponse("unauthorized: the auth token is missing or wrong", 401)
         return Response(server.metrics.render(), media_type=CONTENT_TYPE)
 
@@ -46,4 +50,8 @@ def build_app(server: NpcServer) -> Starlette:
     web_root = server.settings.web_root
     if web_root is not None:
         routes.append(Mount("/", StaticFiles(directory=web_root, html=True), name="web"))
-    return Starlette(routes=routes)
+
+    def refused() -> None:
+        server.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
+
+    return HostGuard(Starlette(routes=routes), server.names, refused)

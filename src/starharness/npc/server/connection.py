@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -22,6 +23,8 @@ from ..frames import (
     encode,
     parse_up_frame,
 )
+from ..identity import SCOPE_TICK
+from .access import Access
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
 
@@ -36,15 +39,17 @@ POLICY_VIOLATION = 1008
 class Connection:
     """Frames are handled one at a time, in arrival order; turns run in the agents' tasks."""
 
-    def __init__(self, server: NpcServer, websocket: WebSocket) -> None:
+    def __init__(self, server: NpcServer, websocket: WebSocket, access: Access) -> None:
         self.server = server
         self.websocket = websocket
-        self.player_id: str | None = None
-        """Set by `hello`: the connection then acts only for this player."""
+        self.access = access
+        self.attached = False
+        """Counted among its player's connections (for HUD frames) since `hello`."""
         self.encounters: dict[str, Encounter] = {}
         limits = server.settings.limits
         self._limits = limits
         self._says = TokenBucket(limits.says_per_second, limits.say_burst)
+        self._opens = TokenBucket(limits.opens_per_second, limits.open_burst)
         self._stop = asyncio.Event()
         self.dropped: str | None = None
         self.outbox = Outbox(
@@ -54,6 +59,11 @@ class Connection:
             on_stall=self._stalled,
             on_error=self._send_failed,
         )
+
+    @property
+    def player_id(self) -> str | None:
+        """The player this connection is bound to (by its token or `hello`), if any."""
+        return self.access.player_id
 
     # -- output ------------------------------------------------------------------------------
 
@@ -141,15 +151,15 @@ class Connection:
     # -- frames ------------------------------------------------------------------------------
 
     async def _hello(self, frame: Hello) -> None:
+        access = self.access
         player = frame.player_id
-        if self.player_id is not None and self.player_id != player:
-            raise FrameError(
-                ErrorCode.UNKNOWN_PLAYER,
-                f"this connection is bound to player {self.player_id!r}; reconnect to switch",
-            )
+        if frame.token is not None and access.credentials.players is not None:
+            access.bind_token(frame.token, player)
+        access.check_acts_for(player, time.time())
         welcome = await self.server.welcome(player)
-        if self.player_id is None:
-            self.player_id = player
+        access.bind(player)
+        if not self.attached:
+            self.attached = True
             self.server.attach(self, player)
         self.send(welcome)
 
@@ -158,16 +168,17 @@ class Connection:
             raise FrameError(
                 ErrorCode.ENCOUNTER_EXISTS, f"encounter {frame.id!r} is already open", frame.id
             )
-        if self.player_id is not None and frame.player_id != self.player_id:
-            raise FrameError(
-                ErrorCode.UNKNOWN_PLAYER,
-                f"this connection acts for player {self.player_id!r}, not {frame.player_id!r}",
-                frame.id,
-            )
+        self.access.check_acts_for(frame.player_id, time.time(), frame.id)
         if len(self.encounters) >= self._limits.max_encounters:
             raise FrameError(
                 ErrorCode.LIMIT,
                 f"at most {self._limits.max_encounters} encounters may be open per connection",
+                frame.id,
+            )
+        if not self._opens.take():
+            raise FrameError(
+                ErrorCode.LIMIT,
+                f"too many opens: at most {self._limits.opens_per_second:g} per second",
                 frame.id,
             )
         encounter = await self.server.open_encounter(self, frame)
@@ -196,10 +207,10 @@ class Connection:
         await encounter.close()
 
     async def _tick(self, frame: WorldTick) -> None:
-        # With a token configured no connection exists without it, so ticks are covered too.
-        if frame.days > self._limits.max_tick_days:
+        if not (self.server.players_may_tick or self.access.has_scope(SCOPE_TICK)):
             raise FrameError(
-                ErrorCode.LIMIT, f"at most {self._limits.max_tick_days} days per world.tick"
+                ErrorCode.FORBIDDEN,
+                "the world clock belongs to the game: players may not send world.tick here",
             )
         await self.server.tick(frame.days)
 

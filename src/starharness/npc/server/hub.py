@@ -10,17 +10,20 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from ...runtime.credentials import Secret
 from ...runtime.kernel import Context
 from ...runtime.loop import AgentOptions
 from ..encounter import Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
+from ..identity import SCOPE_METRICS
 from ..world import World
 from ..world_calls import call_world
+from .access import admit
+from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection
 from .metrics import ServerMetrics
-from .security import origin_allowed, presented_token, token_matches
+from .rate import TokenBucket
+from .security import Credentials, allowed_names, origin_allowed
 from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
 
@@ -37,14 +40,15 @@ class NpcServer:
         world: World,
         settings: ServerSettings,
         *,
-        token: Secret | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self._ctx = ctx
         self._kit = GameKit.of(game)
         self._world = world
         self._inline = game.world_calls_inline
         self.settings = settings
-        self.token = token
+        self.credentials = credentials or Credentials(None, None)
+        self.names = allowed_names(settings)
         self.metrics = ServerMetrics()
         turn = settings.turn
         self._agent_options = replace(
@@ -55,6 +59,10 @@ class NpcServer:
         self._owners: dict[Encounter, Connection] = {}
         self._pending: set[asyncio.Task[str | None]] = set()
         self.transcripts = TranscriptKeeper(ctx.sessions, settings.transcripts.keep)
+        self._opens = TokenBucket(
+            settings.limits.server_opens_per_second, settings.limits.server_open_burst
+        )
+        self.clock = WorldClock(self, settings.ticks, settings.limits.max_tick_days)
 
     # -- what encounters see -----------------------------------------------------------------
 
@@ -151,15 +159,35 @@ class NpcServer:
             del self._players[player_id]
 
     async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
+        limits = self.settings.limits
+        if len(self._owners) >= limits.max_server_encounters:
+            raise FrameError(
+                ErrorCode.BUSY,
+                f"the server is full ({limits.max_server_encounters} open encounters); "
+                "try again shortly",
+                frame.id,
+            )
+        if not self._opens.take():
+            raise FrameError(
+                ErrorCode.BUSY,
+                "too many encounters are opening at once; try again shortly",
+                frame.id,
+            )
         encounter = await Encounter.open(self, frame, connection.send)
         self._owners[encounter] = connection
         self.metrics.open_encounters.inc()
         self.attach(connection, frame.player_id)
         return encounter
 
+    @property
+    def players_may_tick(self) -> bool:
+        """Whether player connections may send `world.tick` (single-player by default)."""
+        allowed = self.settings.ticks.players
+        return self.credentials.players is None if allowed is None else allowed
+
     async def tick(self, days: int) -> None:
-        """Advance the world and broadcast what happened, then refresh every HUD."""
-        events = await call_world(self._inline, self._world.tick, days)
+        """Advance the world (bounded, in steps off the event loop) and broadcast the news."""
+        events = await self.clock.advance(days)
         frames = [
             encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
             for e in events
@@ -170,25 +198,33 @@ class NpcServer:
         for player_id in list(self._players):
             self.push_hud(player_id)
 
+    def may_read_metrics(self, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
+        """The server's token if one is set; else, with player tokens, one with `metrics`."""
+        verdict = admit(self.credentials, headers, query)
+        if isinstance(verdict, str):
+            return False
+        if self.credentials.server_token is not None or self.credentials.players is not None:
+            return verdict.has_scope(SCOPE_METRICS)
+        return True
+
     # -- connections -------------------------------------------------------------------------
 
     async def connect(self, websocket: WebSocket) -> None:
         """Serve one WebSocket from handshake to disconnect."""
         headers = websocket.headers
         if not origin_allowed(
-            headers.get("origin"), headers.get("host"), self.settings.allow_origin
+            headers.get("origin"), headers.get("host"), self.settings.allow_origin, self.names
         ):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
             await _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
             return
-        presented = presented_token(headers, websocket.query_params)
-        if not token_matches(self.token, presented):
-            what = "missing" if presented is None else "wrong"
+        verdict = admit(self.credentials, headers, websocket.query_params)
+        if isinstance(verdict, str):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
-            await _refuse(websocket, f"the auth token is {what}")
+            await _refuse(websocket, verdict)
             return
         await websocket.accept()
-        connection = Connection(self, websocket)
+        connection = Connection(self, websocket, verdict)
         self.connections.add(connection)
         self.metrics.connections.inc()
         try:
@@ -196,11 +232,16 @@ class NpcServer:
         finally:
             self.connections.discard(connection)
             self.metrics.connections.dec()
-            if connection.player_id is not None:
+            if connection.attached and connection.player_id is not None:
                 self._release(connection, connection.player_id)
+
+    def start(self) -> None:
+        """Start the server-side schedule (if configured)."""
+        self.clock.start()
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
+        await self.clock.aclose()
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
         for task in list(self._pending):
             task.cancel()

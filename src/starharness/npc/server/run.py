@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -20,7 +21,7 @@ from ..world import World
 from .app import FRAME_PATH, build_app
 from .coalescing import coalescing_protocol
 from .hub import NpcServer
-from .security import resolve_token
+from .security import resolve_credentials
 from .settings import ServerSettings
 
 _log = logging.getLogger("starharness.npc.server")
@@ -100,17 +101,17 @@ async def start_server(
 ) -> RunningServer:
     """Open the world (unless given), bind, serve, and write the ready file if asked.
 
-    Raises ExposureError for a non-loopback host without a token, OSError when the address
-    cannot be bound, and GameDefinitionError for a game that cannot be served.
+    Raises ExposureError for a non-loopback host without player tokens (or for a weak token),
+    OSError when the address cannot be bound, and GameDefinitionError for an unservable game.
     """
-    token = await resolve_token(settings.host, settings.auth_token_env)
+    credentials = await resolve_credentials(settings)
     if settings.web_root is not None and not settings.web_root.is_dir():
         raise FileNotFoundError(f"web_root {str(settings.web_root)!r} is not a directory")
     owned = world is None
     if world is None:
         world = await asyncio.to_thread(game.open_world, settings.world)
     try:
-        server = NpcServer(ctx, game, world, settings, token=token)
+        server = NpcServer(ctx, game, world, settings, credentials=credentials)
         await server.transcripts.load()
         sock = await _bind(settings.host, settings.port)
         limit = settings.limits.max_frame_bytes
@@ -130,6 +131,7 @@ async def start_server(
         running = RunningServer(server, engine, task, settings.host, port, world if owned else None)
         try:
             await _until_started(engine, task)
+            server.start()
             if settings.ready_file is not None:
                 await _announce(running, settings.ready_file)
                 running.ready_file = settings.ready_file
@@ -196,7 +198,7 @@ async def _announce(running: RunningServer, path: Path) -> None:
     async with httpx.AsyncClient(timeout=2.0) as client:
         for _ in range(_READY_ATTEMPTS):
             try:
-                response = await client.get(running.url + "/healthz")
+                response = await client.get(_probe_url(running) + "/healthz")
                 if response.status_code == 200:
                     break
             except httpx.HTTPError:
@@ -206,6 +208,18 @@ async def _announce(running: RunningServer, path: Path) -> None:
             raise RuntimeError(f"{running.url}/healthz did not answer; no ready file written")
     text = json.dumps({"url": running.url, "ws": running.ws_url, "pid": os.getpid()})
     await asyncio.to_thread(_write_atomically, path, text)
+
+
+def _probe_url(running: RunningServer) -> str:
+    # A wildcard address is not a name clients use (the Host allow-list refuses it).
+    try:
+        wildcard = ipaddress.ip_address(running.host.strip("[]")).is_unspecified
+    except ValueError:
+        wildcard = False
+    if not wildcard:
+        return running.url
+    loopback = "[::1]" if ":" in running.host else "127.0.0.1"
+    return f"http://{loopback}:{running.port}"
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -26,6 +26,14 @@ class LimitsSettings(BaseModel):
     max_text_chars: int = Field(default=2000, ge=1)
     """Longest `encounter.say` text."""
     max_tick_days: int = Field(default=365, ge=1)
+    opens_per_second: float = Field(default=10.0, gt=0)
+    """Sustained `encounter.open` frames per connection; bursts up to `open_burst`."""
+    open_burst: int = Field(default=20, ge=1)
+    max_server_encounters: int = Field(default=4000, ge=1)
+    """Open encounters across all connections; beyond it an open gets `error{busy}`."""
+    server_opens_per_second: float = Field(default=500.0, gt=0)
+    """Opens per second across all connections; bursts up to `server_open_burst`, then `busy`."""
+    server_open_burst: int = Field(default=2500, ge=1)
     send_queue_frames: int = Field(default=1024, ge=1)
     """Frames waiting for a slow reader before it is dropped."""
     send_timeout_s: float = Field(default=10.0, gt=0)
@@ -50,6 +58,42 @@ class TranscriptSettings(BaseModel):
     """0 discards a transcript when its encounter ends; null keeps them all."""
 
 
+class IdentitySettings(BaseModel):
+    """Player tokens (signed JWTs): required to serve on anything but a loopback address."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    secret_env: str | None = None
+    """Variable holding the HS256 secret the game's backend signs player tokens with."""
+    audience: str = Field(default="star-harness", min_length=1)
+    """The `aud` claim tokens for this server carry."""
+    leeway_s: float = Field(default=30.0, ge=0, le=600)
+    """Clock skew tolerated on `exp` and `nbf`."""
+
+    @field_validator("secret_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        return _variable(value)
+
+
+class TickSettings(BaseModel):
+    """Who may advance the world clock, how far, and an optional server-side schedule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    players: bool | None = None
+    """Whether player connections may send `world.tick`. None: only on a local server
+    without player tokens (single-player); a privileged credential may always tick."""
+    max_days_per_minute: int = Field(default=400, ge=1)
+    """Days all ticks together may advance within a minute; beyond it `error{limit}`."""
+    chunk_days: int = Field(default=1, ge=1, le=365)
+    """A tick runs as steps of this many days, each in a worker thread, so the world is
+    free for other players between steps."""
+    every_s: float | None = Field(default=None, gt=0)
+    """Advance the clock by `days` this often (the server's own schedule); None: never."""
+    days: int = Field(default=1, ge=1, le=365)
+
+
 class ServerSettings(BaseModel):
     """Everything about serving a game except which game."""
 
@@ -66,6 +110,9 @@ class ServerSettings(BaseModel):
     """Variable holding the token clients must present; required for a non-loopback host."""
     allow_origin: list[str] = Field(default_factory=list[str])
     """Browser origins allowed besides the server's own (e.g. `http://localhost:5173`)."""
+    public_names: list[str] = Field(default_factory=list[str])
+    """Host names (or addresses) clients may reach the server by, besides loopback names;
+    any other `Host` header is refused on every route (DNS rebinding)."""
     ready_file: Path | None = None
     """Written with `{url, pid}` once `/healthz` answers."""
     frame_batch_ms: float = Field(default=1.0, ge=0, le=50)
@@ -74,15 +121,26 @@ class ServerSettings(BaseModel):
     hide_harness_identity: bool = True
     """Leave the runtime's "you are an AI agent" section out of NPC prompts."""
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    identity: IdentitySettings = Field(default_factory=IdentitySettings)
+    ticks: TickSettings = Field(default_factory=TickSettings)
     turn: TurnSettings = Field(default_factory=TurnSettings)
     transcripts: TranscriptSettings = Field(default_factory=TranscriptSettings)
 
     @field_validator("auth_token_env")
     @classmethod
     def _variable_name(cls, value: str | None) -> str | None:
-        if value is not None and not _VARIABLE.fullmatch(value):
-            raise ValueError("must be the NAME of an environment variable, not a token")
-        return value
+        return _variable(value)
+
+    @field_validator("public_names")
+    @classmethod
+    def _names(cls, values: list[str]) -> list[str]:
+        cleaned: list[str] = []
+        for value in values:
+            name = value.strip().strip("[]").rstrip(".").lower()
+            if not re.fullmatch(r"[a-z0-9._:-]+", name):
+                raise ValueError(f"{value!r} is not a host name or address (no scheme or port)")
+            cleaned.append(name)
+        return cleaned
 
     @field_validator("allow_origin")
     @classmethod
@@ -94,3 +152,9 @@ class ServerSettings(BaseModel):
                 raise ValueError(f"{value!r} is not an origin like http://host:port")
             cleaned.append(origin)
         return cleaned
+
+
+def _variable(value: str | None) -> str | None:
+    if value is not None and not _VARIABLE.fullmatch(value):
+        raise ValueError("must be the NAME of an environment variable, not a token")
+    return value

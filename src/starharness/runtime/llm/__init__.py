@@ -1,5 +1,6 @@
 """LLM providers behind one streaming interface: profiles, the chat-completions client, retry."""
 
+from .admission import AdmissionQueue
 from .errors import (
     AuthError,
     ContextOverflowError,
@@ -57,6 +58,7 @@ __all__ = [
     "OPENAI_COMPATIBLE",
     "PROFILES",
     "SESSION_HEADER",
+    "AdmissionQueue",
     "AssistantMessage",
     "AuthError",
     "ContextOverflowError",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, f
 
 from ..credentials import aget_secret
 from ..kernel import LLM, Context, Plugin
+from .admission import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from .errors import MissingCredentialError, ProviderConfigError
 from .profiles import PROFILES, get_profile
 from .provider import OpenAICompatibleProvider, Timeouts
@@ -25,8 +26,9 @@ class TimeoutsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     connect_s: PositiveFloat | None = 10.0
-    first_byte_s: PositiveFloat | None = 180.0
-    idle_s: PositiveFloat | None = 90.0
+    first_byte_s: PositiveFloat | None = 30.0
+    """Well inside an NPC turn's 120 s, so a stalled request is retried within the turn."""
+    idle_s: PositiveFloat | None = 30.0
     write_s: PositiveFloat | None = 60.0
 
     def build(self) -> Timeouts:
@@ -78,6 +80,8 @@ class LlmConfig(BaseModel):
     timeouts: TimeoutsConfig = Field(default_factory=TimeoutsConfig)
     retry: RetryConfig = Field(default_factory=RetryConfig)
     max_tokens: PositiveInt | None = None
+    max_concurrent_requests: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY)
+    """Model requests in flight at once in this process; the rest wait in one FIFO queue."""
 
     @field_validator("provider")
     @classmethod
@@ -155,6 +159,8 @@ class LlmPlugin(Plugin[LlmConfig]):
         if service is None:
             service = LlmService()
             ctx.provide(LLM, service)
+        if config.max_concurrent_requests != service.admission.concurrency:
+            service.admission.resize(config.max_concurrent_requests)
         ctx.scope.add(
             service.register(
                 provider,

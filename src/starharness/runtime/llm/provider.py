@@ -60,9 +60,10 @@ class Timeouts:
     """Seconds allowed for each phase of a request (None: no limit)."""
 
     connect: float | None = 10.0
-    first_byte: float | None = 180.0
-    """From sending the request to the first bytes of the body (keep-alive comments count)."""
-    idle: float | None = 90.0
+    first_byte: float | None = 30.0
+    """From sending the request to the first bytes of the body (keep-alive comments count);
+    well inside a turn's timeout, so a stalled request is retried within the turn."""
+    idle: float | None = 30.0
     """Longest gap between two reads of the body."""
     write: float | None = 60.0
 

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .admission import AdmissionQueue
 from .errors import LlmError
 from .provider import LlmProvider
 from .types import LlmRequest, StreamChunk
@@ -85,20 +86,31 @@ async def stream_with_retry(
     *,
     sleep: Sleep = asyncio.sleep,
     rng: random.Random | None = None,
+    admission: AdmissionQueue | None = None,
 ) -> AsyncIterator[StreamChunk]:
-    """`provider.stream(request)`, retried on retryable errors; the last error is raised."""
+    """`provider.stream(request)`, retried on retryable errors; the last error is raised.
+
+    With `admission`, each attempt waits for its turn in that queue and holds its place until
+    the answer ends (never while backing off).
+    """
     policy = policy or RetryPolicy()
     attempt = 1
     while True:
         emitted = False
         try:
-            chunks = provider.stream(request)
+            if admission is not None:
+                await admission.acquire()
             try:
-                async for chunk in chunks:
-                    emitted = True
-                    yield chunk
+                chunks = provider.stream(request)
+                try:
+                    async for chunk in chunks:
+                        emitted = True
+                        yield chunk
+                finally:
+                    await _close(chunks)
             finally:
-                await _close(chunks)
+                if admission is not None:
+                    admission.release()
             return
         except LlmError as error:
             if (

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from ..kernel import Disposer, once
+from .admission import AdmissionQueue
 from .profiles import UnknownProviderError
 from .provider import LlmProvider
 from .quirks import PlansRequests
@@ -43,11 +44,13 @@ class _Entry:
 class LlmService:
     """Registry of providers by name; `get()` without a name is the default provider."""
 
-    __slots__ = ("_default", "_entries")
+    __slots__ = ("_default", "_entries", "admission")
 
-    def __init__(self) -> None:
+    def __init__(self, admission: AdmissionQueue | None = None) -> None:
         self._entries: dict[str, _Entry] = {}
         self._default: str | None = None
+        self.admission = admission or AdmissionQueue()
+        """Every request of every provider waits its turn here (one queue per process)."""
 
     def register(
         self,
@@ -124,4 +127,6 @@ class LlmService:
         limit = entry.settings.max_tokens
         if request.max_tokens is None and limit is not None:
             request = replace(request, max_tokens=limit)
-        return stream_with_retry(entry.provider, request, entry.settings.retry, on_retry)
+        return stream_with_retry(
+            entry.provider, request, entry.settings.retry, on_retry, admission=self.admission
+        )

@@ -15,7 +15,15 @@ from .guards import (
     same_location,
 )
 from .intel import INTEL_MEMORY, SELL_INTEL, SELL_RUMOUR, IntelArgs
-from .pricing import PRICE_BAND, PriceBand, band_around
+from .pricing import (
+    BUY_CEILING,
+    PRICE_BAND,
+    SELL_FLOOR,
+    PriceBand,
+    band_around,
+    buy_band,
+    sell_band,
+)
 from .quests import (
     COMPLETE,
     COMPLETE_QUEST,
@@ -54,6 +62,7 @@ ACTIONS: Final[tuple[Any, ...]] = (
 __all__ = [
     "ACTIONS",
     "BUY",
+    "BUY_CEILING",
     "BUY_GOODS",
     "CHANGE",
     "CHANGE_ATTITUDE",
@@ -74,6 +83,7 @@ __all__ = [
     "PRICE_BAND",
     "QUEST_MEMORY",
     "SELL",
+    "SELL_FLOOR",
     "SELL_GOODS",
     "SELL_INTEL",
     "SELL_PASSAGE",
@@ -94,10 +104,12 @@ __all__ = [
     "VoyageGuard",
     "attitude_at_least",
     "band_around",
+    "buy_band",
     "can_afford",
     "going_price_here",
     "has_cargo",
     "has_stock",
     "price_within_band",
     "same_location",
+    "sell_band",
 ]

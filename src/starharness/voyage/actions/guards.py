@@ -154,7 +154,10 @@ def attitude_at_least(
     return guard
 
 
-def price_within_band(going: Callable[[WorldTx, T], int | None]) -> VoyageGuard[T]:
+def price_within_band(
+    going: Callable[[WorldTx, T], int | None],
+    band_of: Callable[[int], PriceBand] = band_around,
+) -> VoyageGuard[T]:
     """The unit price must sit within the band around the going price where the NPC stands."""
 
     def guard(tx: WorldTx, args: T) -> Refusal | None:
@@ -166,7 +169,7 @@ def price_within_band(going: Callable[[WorldTx, T], int | None]) -> VoyageGuard[
                 {"good_id": args.good_id},
                 f"Nobody trades {good_name(tx, args.good_id)} here.",
             )
-        band: PriceBand = band_around(price)
+        band: PriceBand = band_of(price)
         if band.allows(args.unit_price):
             return None
         return Refusal(

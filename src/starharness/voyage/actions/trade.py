@@ -19,12 +19,14 @@ from .guards import (
     price_within_band,
     same_location,
 )
-from .pricing import PRICE_BAND
+from .pricing import BUY_CEILING, PRICE_BAND, SELL_FLOOR, buy_band, sell_band
 
 SELL_GOODS = "sell_goods"
 BUY_GOODS = "buy_goods"
 MAX_UNITS = 1_000
-_BAND = f"{PRICE_BAND:.0%}"
+_OVER = f"{PRICE_BAND:.0%}"
+_SELL_UNDER = f"{1 - SELL_FLOOR:.0%}"
+_BUY_CEILING = f"{BUY_CEILING:.0%}"
 
 
 class TradeArgs(BaseModel):
@@ -121,14 +123,14 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 SELL = define_game_action(
     SELL_GOODS,
     "Sell the player units from your hold at a unit price you choose. Refused if you do not "
-    f"sell it, the price is over {_BAND} off the going price, you hold too few, or they cannot "
-    "pay.",
+    f"sell it, the price is more than {_SELL_UNDER} under or {_OVER} over the going price, you "
+    "hold too few, or they cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
         same_location,
         _sells,
-        price_within_band(going_price_here),
+        price_within_band(going_price_here, sell_band),
         has_stock,
         can_afford(lambda a: a.player_id, _total, unit=lambda a: a.unit_price),
     ],
@@ -140,13 +142,14 @@ SELL = define_game_action(
 BUY = define_game_action(
     BUY_GOODS,
     "Buy units from the player's hold at a unit price you choose. Refused if you do not buy it, "
-    f"the price is over {_BAND} off the going price, they hold too few, or you cannot pay.",
+    f"the price is over {_BUY_CEILING} of the going price (you buy below what you sell at) or "
+    f"more than {_OVER} under it, they hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
         same_location,
         _buys,
-        price_within_band(going_price_here),
+        price_within_band(going_price_here, buy_band),
         has_cargo,
         can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
     ],

@@ -73,7 +73,7 @@ class Intent:
 
 
 def classify(text: str, scene: SceneView | None, last_options: list[Option]) -> Intent:
-    """The player's intent; option labels and ids first, then English."""
+    """The player's intent; the labels of the options just offered first, then English."""
     picked = _picked(text, last_options)
     if picked is not None:
         return picked
@@ -84,9 +84,12 @@ def classify(text: str, scene: SceneView | None, last_options: list[Option]) -> 
 
 
 def _picked(text: str, options: list[Option]) -> Intent | None:
+    # An option reaches the model as its label (what the framework sends for an `optionId`),
+    # so only a label of the options just offered is a pick. Text that merely looks like an
+    # option id ("buy:medgel:2:1") is English, never a deal at a price the NPC did not offer.
     wanted = text.strip().casefold()
-    ids = [o.id for o in options if o.label.strip().casefold() == wanted or o.id == text.strip()]
-    choice = decode(ids[0] if ids else text)
+    ids = [o.id for o in options if o.label.strip().casefold() == wanted]
+    choice = decode(ids[0]) if ids else None
     if choice is None:
         return None
     if choice.verb in ("buy", "sell"):

@@ -14,6 +14,9 @@ from .transcript import Transcript
 ACCEPT_SHARE = 0.9
 """The lowest share of the going price the brain's traders accept without a fight."""
 FIRST_DISCOUNT = 0.95
+BUY_SHARE = 0.85
+"""The most the brain's traders pay, as a share of the going price: the game's traders buy
+below what they sell at (the lowest they sell at is ACCEPT_SHARE), so no round trip pays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,11 @@ class Situation:
 
 def accepted_floor(going: int) -> int:
     return math.ceil(going * ACCEPT_SHARE)
+
+
+def buy_offer(going: int) -> int:
+    """What the brain's traders pay a unit for what they buy."""
+    return max(1, min(math.floor(going * BUY_SHARE), accepted_floor(going) - 1))
 
 
 def first_discount(going: int) -> int:

@@ -15,7 +15,7 @@ from .offers import (
     with_bye,
 )
 from .options import Option, decode
-from .plans import Plan, Say, Situation, accepted_floor, act, first_discount
+from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer, first_discount
 from .scene import Ware
 from .tools import (
     BUY_GOODS,
@@ -224,7 +224,7 @@ def _sell(s: Situation) -> Plan:
             standard_options(scene),
         )
     qty = intent.qty or scene.held(ware.good_id)
-    offer = accepted_floor(ware.price)
+    offer = buy_offer(ware.price)
     if qty <= 0:
         return Say(
             f"I pay {money(offer)} a unit for {ware.name}. Bring some and we'll talk.",
@@ -232,7 +232,7 @@ def _sell(s: Situation) -> Plan:
             standard_options(scene),
         )
     unit = _unit(intent, qty)
-    if unit is None or intent.picked or unit <= ware.price:
+    if unit is None or intent.picked or unit <= offer:
         return act(BUY_GOODS, good_id=ware.good_id, qty=qty, unit_price=unit or offer)
     return Say(
         f"{money(unit)}? Dream on, {s.addr}. "

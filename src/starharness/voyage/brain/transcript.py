@@ -11,9 +11,9 @@ from starharness.mockllm import ChatMessage, ChatRequest
 
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
-from .tools import SPEAK
+from .tools import SELL_GOODS, SPEAK
 
-_BAND = re.compile(r"(\d+)% (?:off|of) the going price")
+_BAND = re.compile(r"(\d+)% (?:off|of|over) the going price")
 DEFAULT_BAND = 0.25
 
 
@@ -123,7 +123,10 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 def _band(request: ChatRequest) -> float:
+    # The selling tool states the band; the buying one has a narrower band of its own.
     for tool in request.tools:
+        if tool.function.name != SELL_GOODS:
+            continue
         found = _BAND.search(tool.function.description or "")
         if found:
             return int(found[1]) / 100

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from starharness.runtime.credentials import create_owner_only
+
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
 
 APPLICATION_ID = 0x4F4D4547
 """Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump whenever schema.sql changes; older and newer files are refused with a clear error."""
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 
@@ -35,6 +37,7 @@ def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlit
     """A connection in autocommit mode (we issue BEGIN ourselves), WAL, foreign keys on."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        create_owner_only(path)  # the world holds every player's state: not for other users
         # The World serialises use of its connection with a lock, so any thread may hold it.
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s

@@ -45,7 +45,8 @@ def summarise_memories(
 ) -> str:
     """Render memories (oldest first) as text within the budget when at all possible.
 
-    goods maps good ids to display names. The result always states how many memories there are.
+    goods maps good ids to display names. The result always states how many memories there are
+    (a folded row counts as the `weight` memories it stands for).
     """
     budget = budget or MemoryBudget()
     if not memories:
@@ -73,7 +74,7 @@ def _styles(budget: MemoryBudget, total: int) -> list[_Style]:
 def _render(memories: Sequence[Memory], goods: Mapping[str, str], style: _Style) -> str:
     older = memories[: len(memories) - style.verbatim]
     recent = memories[len(memories) - style.verbatim :]
-    lines = [f"{len(memories)} memories since day {memories[0].day}."]
+    lines = [f"{_count(memories)} memories since day {memories[0].day}."]
     if older:
         lines.append("Earlier: " + _fold(older, goods, style))
     trades = [memory for memory in memories if memory.kind == TRADE]
@@ -102,7 +103,7 @@ def _fold_trades(trades: Sequence[Memory], goods: Mapping[str, str], style: _Sty
     for trade in trades:
         key = (trade.action or "traded", trade.good_id or "goods")
         totals = groups.setdefault(key, _Totals())
-        totals.count += 1
+        totals.count += trade.weight
         totals.qty += trade.qty or 0
         totals.price += trade.price or 0
     ranked = sorted(groups.items(), key=lambda item: (-item[1].price, item[0]))
@@ -118,13 +119,13 @@ def _fold_trades(trades: Sequence[Memory], goods: Mapping[str, str], style: _Sty
         lines.append(f"{len(rest)} more kinds of deal ({deals} deals, {credits:,} in total)")
     first = trades[0]
     return (
-        f"{len(trades)} deals ({', '.join(lines)}); "
+        f"{_count(trades)} deals ({', '.join(lines)}); "
         f"first deal day {first.day}: {_deal(first, goods)}"
     )
 
 
 def _fold_kind(kind: str, memories: Sequence[Memory], style: _Style) -> str:
-    text = f"{len(memories)} {kind} memories"
+    text = f"{_count(memories)} {kind} memories"
     paid = sum(memory.price or 0 for memory in memories)
     if paid:
         text += f" ({paid:,} credits)"
@@ -132,6 +133,10 @@ def _fold_kind(kind: str, memories: Sequence[Memory], style: _Style) -> str:
         first = memories[0]
         text += f', first day {first.day}: "{_clip(first.text, 50)}"'
     return text
+
+
+def _count(memories: Sequence[Memory]) -> int:
+    return sum(memory.weight for memory in memories)
 
 
 def _deal(trade: Memory, goods: Mapping[str, str]) -> str:

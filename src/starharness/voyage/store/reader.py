@@ -238,8 +238,8 @@ class WorldReader:
     def memories(self, npc_id: str, about_id: str) -> list[Memory]:
         """Everything the NPC remembers about someone, oldest first."""
         rows = self._rows(
-            "SELECT id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref "
-            "FROM memories WHERE npc_id = ? AND about_id = ? ORDER BY id",
+            "SELECT id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref, "
+            "weight FROM memories WHERE npc_id = ? AND about_id = ? ORDER BY id",
             (npc_id, about_id),
         )
         return [_memory(row) for row in rows]
@@ -249,7 +249,8 @@ class WorldReader:
     ) -> int:
         """How many memories match, e.g. whether a piece of intel was already sold."""
         row = self._row(
-            "SELECT count(*) FROM memories WHERE npc_id = :npc AND about_id = :about "
+            "SELECT coalesce(sum(weight), 0) FROM memories "
+            "WHERE npc_id = :npc AND about_id = :about "
             "AND (:kind IS NULL OR kind = :kind) AND (:ref IS NULL OR ref = :ref)",
             {"npc": npc_id, "about": about_id, "kind": kind, "ref": ref},
         )
@@ -379,4 +380,5 @@ def _memory(row: _Row) -> Memory:
         qty=_optional_int(row[8]),
         price=_optional_int(row[9]),
         ref=_optional_str(row[10]),
+        weight=int(row[11]),
     )

@@ -107,6 +107,8 @@ class Memory:
     qty: int | None = None
     price: int | None = None
     ref: str | None = None
+    weight: int = 1
+    """How many memories this row stands for (old ones are folded together)."""
 
 
 @dataclass(frozen=True, slots=True)

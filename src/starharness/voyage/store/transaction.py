@@ -13,6 +13,7 @@ from .errors import (
     InsufficientStockError,
     UnknownEntityError,
 )
+from .folding import fold_old_memories
 from .reader import WorldReader
 from .rows import QUEST_STATUSES, MarketQuote, Memory, Quest
 
@@ -160,6 +161,7 @@ class WorldTx(WorldReader):
             (npc_id, about_id, day, kind, text, action, good_id, qty, price, ref),
         )
         memory_id = int(self._rows("SELECT last_insert_rowid()")[0][0])
+        fold_old_memories(self._conn, npc_id, about_id)
         return Memory(
             memory_id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref
         )

@@ -20,6 +20,7 @@ ERROR_WORDS: Mapping[ErrorCode, str] = {
     ErrorCode.NPC_UNAVAILABLE: "they do not respond",
     ErrorCode.LLM_UNAVAILABLE: "no answer: the model could not be reached, try again later",
     ErrorCode.UNAUTHORIZED: "the harness wants a token or an allowed origin",
+    ErrorCode.FORBIDDEN: "this connection may not do that (another player, or the world clock)",
     ErrorCode.LIMIT: "too much at once: the harness hit one of its limits",
     ErrorCode.INTERNAL: "the harness had an internal fault",
 }

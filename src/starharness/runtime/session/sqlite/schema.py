@@ -6,6 +6,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from ...credentials import create_owner_only
 from ..errors import StoreError, StoreFormatError
 
 _log = logging.getLogger("starharness.runtime.session")
@@ -45,8 +46,9 @@ _TABLES = (
 def open_database(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
     """Open (creating if new) a session store file; refuses foreign or other-version files."""
     try:
+        create_owner_only(path)  # transcripts hold what players said: not for other users
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"cannot open the session store {path}: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")

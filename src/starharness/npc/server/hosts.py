@@ -1,0 +1,59 @@
+"""An ASGI guard refusing any request or WebSocket whose `Host` is not one of the server's names.
+
+It stands in front of every route (`/gh`, `/healthz`, `/metrics`, `/` and static files), so a
+page whose name was rebound to this machine's address reaches nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .security import host_allowed
+
+_log = logging.getLogger("starharness.npc.server")
+_REFUSED = b"forbidden: this server does not answer to that host name\n"
+
+
+class HostGuard:
+    """Passes a request on only when its `Host` header names this server."""
+
+    def __init__(
+        self, app: ASGIApp, names: Collection[str], on_refused: Callable[[], None]
+    ) -> None:
+        self._app = app
+        self._names = names
+        self._on_refused = on_refused
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self._app(scope, receive, send)
+            return
+        host: str | None = None
+        for key, value in scope.get("headers", ()):
+            if key == b"host":
+                host = value.decode("latin-1")
+                break
+        if host_allowed(host, self._names):
+            await self._app(scope, receive, send)
+            return
+        self._on_refused()
+        _log.warning("refused a %s for host %.100r", scope["type"], host)
+        if scope["type"] == "websocket":
+            # Closing before accepting makes the server answer the handshake with 403.
+            await receive()
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(_REFUSED)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": _REFUSED})

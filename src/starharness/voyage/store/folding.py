@@ -1,0 +1,54 @@
+"""Keeping a pair's memories bounded: old rows fold into one weighted row per kind of memory.
+
+The summariser only ever needs totals of old memories (how many, units and credits per kind of
+deal) and the very first one; the newest are quoted. So once an NPC has more than `KEEP` rows
+about someone, the oldest beyond that (never the first, never one that names a quest or intel
+item) merge into the second-oldest row of their (kind, action, good): its weight, qty and price
+become the group's sums; the oldest of each stays as it was, so "the first deal" is still true.
+A scene then reads at most a few dozen rows, at 10 memories or 100,000.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+KEEP = 8
+"""Rows a pair keeps before folding (the newest are never folded)."""
+SLACK = 8
+"""Fold only once this many more have come, so folding runs once per SLACK memories."""
+
+
+def fold_old_memories(conn: sqlite3.Connection, npc_id: str, about_id: str) -> None:
+    """Fold the pair's oldest foldable rows when it holds more than KEEP + SLACK; inside a tx."""
+    count = int(
+        conn.execute(
+            "SELECT count(*) FROM memories WHERE npc_id = ? AND about_id = ?", (npc_id, about_id)
+        ).fetchone()[0]
+    )
+    if count <= KEEP + SLACK:
+        return
+    rows = conn.execute(
+        "SELECT id, kind, action, good_id, ref FROM memories "
+        "WHERE npc_id = ? AND about_id = ? ORDER BY id LIMIT ?",
+        (npc_id, about_id, count - KEEP + 1),
+    ).fetchall()
+    # The first memory stays as it is (the scene names the first deal); rows with a ref are
+    # what quests and intel sales look up.
+    candidates = [row for row in rows[1:] if row[4] is None]
+    groups: dict[tuple[str, str | None, str | None], list[int]] = {}
+    for memory_id, kind, action, good_id, _ref in candidates:
+        groups.setdefault((kind, action, good_id), []).append(int(memory_id))
+    for group in groups.values():
+        ids = group[1:]
+        if len(ids) < 2:
+            continue
+        keeper, others = ids[0], ids[1:]
+        marks = ",".join("?" * len(ids))
+        total = conn.execute(
+            f"SELECT sum(weight), sum(qty), sum(price) FROM memories WHERE id IN ({marks})", ids
+        ).fetchone()
+        conn.execute(
+            "UPDATE memories SET weight = ?, qty = ?, price = ? WHERE id = ?",
+            (int(total[0]), total[1], total[2], keeper),
+        )
+        conn.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(others))})", others)
