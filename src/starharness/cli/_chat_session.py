@@ -14,7 +14,7 @@ from starharness.runtime.session import event_types as ev
 from ._terminal_lines import LineSource
 
 PROMPT: Final = "> "
-APPROVAL_PROMPT: Final = "Allow it? [y] once, [a] always (this session), [n] no: "
+APPROVAL_PROMPT: Final = "Allow it once? [y] yes, [n] no, [c] cancel: "
 HELP: Final = (
     "Type a message and press Enter. Commands: /status shows the session (and the Godot "
     "bridge in Godot mode), /help this text, /quit exits. Ctrl-C cancels the running turn; "
@@ -26,11 +26,11 @@ _SHORT_ARGUMENTS = 400
 _ANSWERS: Final = {
     "y": Decision.ALLOWED_ONCE,
     "yes": Decision.ALLOWED_ONCE,
-    "a": Decision.ALLOWED_ALWAYS,
-    "always": Decision.ALLOWED_ALWAYS,
     "n": Decision.REJECTED,
     "no": Decision.REJECTED,
     "": Decision.REJECTED,
+    "c": Decision.CANCELLED,
+    "cancel": Decision.CANCELLED,
 }
 
 StatusLines = Callable[["ChatSession"], Sequence[str]]
@@ -165,11 +165,11 @@ class ChatSession:
         while True:
             answer = await self._read(APPROVAL_PROMPT)
             if answer is None:
-                return Decision.REJECTED
+                return Decision.CANCELLED
             decision = _ANSWERS.get(answer.strip().lower())
             if decision is not None:
                 return decision
-            self._line("Please answer y, a or n.")
+            self._line("Please answer y, n or c.")
 
     # -- commands ----------------------------------------------------------------------------
 

@@ -85,7 +85,7 @@ def _interactive_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
     rows = _rows_of(resolved, ApprovalsPlugin)
     if not rows:
         return []
-    merge: dict[str, Any] = {"mode": "interactive", "allow": None}
+    merge: dict[str, Any] = {"policy": "ask", "mode": None, "allow": None}
     return [
         Patch.of(f"{command} (asks at the terminal)", [{"id": r, "merge": merge} for r in rows])
     ]

@@ -1,0 +1,220 @@
+"""Self-confining launcher: apply Landlock and a socket filter to this process, then exec.
+
+Run as `python -I -S landlock_exec.py POLICY_JSON -- ARGV...`. It imports only the standard
+library so it starts fast and needs no installed package. The rules survive `execve`, so the
+command and everything it starts stay confined. Exit status 125 with a `sandbox setup failed:`
+line means the command never ran.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import signal
+import struct
+import sys
+from collections.abc import Sequence
+
+SETUP_FAILED_STATUS = 125
+SETUP_FAILED_PREFIX = "sandbox setup failed: "
+
+_SYS_CREATE_RULESET = 444
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+
+# Filesystem rights by the ABI version that introduced them.
+FS_EXECUTE = 1 << 0
+FS_WRITE_FILE = 1 << 1
+FS_READ_FILE = 1 << 2
+FS_READ_DIR = 1 << 3
+FS_REMOVE_DIR = 1 << 4
+FS_REMOVE_FILE = 1 << 5
+FS_MAKE_CHAR = 1 << 6
+FS_MAKE_DIR = 1 << 7
+FS_MAKE_REG = 1 << 8
+FS_MAKE_SOCK = 1 << 9
+FS_MAKE_FIFO = 1 << 10
+FS_MAKE_BLOCK = 1 << 11
+FS_MAKE_SYM = 1 << 12
+FS_REFER = 1 << 13  # ABI 2: links and renames across folders
+FS_TRUNCATE = 1 << 14  # ABI 3
+FS_IOCTL_DEV = 1 << 15  # ABI 5
+NET_BIND_TCP = 1 << 0  # ABI 4
+NET_CONNECT_TCP = 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+READ_ACCESS = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+FILE_ONLY_ACCESS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+# (audit arch, socket syscall number) per machine; io_uring_setup is 425 on both.
+_ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+_SYS_IO_URING_SETUP = 425
+_AF_UNIX = 1
+_EPERM = 1
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.prctl.restype = ctypes.c_int
+
+
+class SetupError(Exception):
+    """Confinement could not be applied; the command must not run."""
+
+
+def _errno_text(what: str) -> SetupError:
+    err = ctypes.get_errno()
+    return SetupError(f"{what}: {os.strerror(err)} (errno {err})")
+
+
+def abi_version() -> int:
+    """The kernel's Landlock ABI version; 0 when Landlock is missing or disabled."""
+    result = _libc.syscall(
+        _SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)
+    )
+    return int(result) if result > 0 else 0
+
+
+def fs_access_for(abi: int) -> int:
+    """Every filesystem right the kernel of `abi` can handle."""
+    access = (1 << 13) - 1
+    if abi >= 2:
+        access |= FS_REFER
+    if abi >= 3:
+        access |= FS_TRUNCATE
+    if abi >= 5:
+        access |= FS_IOCTL_DEV
+    return access
+
+
+def ruleset_attr(abi: int, *, handle_fs: bool, handle_net: bool) -> bytes:
+    """`struct landlock_ruleset_attr`, as long as this ABI knows it."""
+    fs = fs_access_for(abi) if handle_fs else 0
+    net = NET_BIND_TCP | NET_CONNECT_TCP if handle_net and abi >= 4 else 0
+    if abi >= 6:
+        return struct.pack("=QQQ", fs, net, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL)
+    if abi >= 4:
+        return struct.pack("=QQ", fs, net)
+    return struct.pack("=Q", fs)
+
+
+def _add_path_rule(ruleset: int, path: str, access: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that does not exist grants nothing
+    try:
+        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+            access &= FILE_ONLY_ACCESS
+        if access == 0:
+            return
+        # struct landlock_path_beneath_attr is packed: u64 allowed_access, s32 parent_fd.
+        attr = ctypes.create_string_buffer(struct.pack("=Qi", access, fd))
+        if _libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, attr, 0) != 0:
+            raise _errno_text(f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+def seccomp_program(machine: str) -> bytes:
+    """A BPF filter refusing socket() for every family but AF_UNIX, and io_uring_setup."""
+    if machine not in _ARCHES:
+        raise SetupError(f"no socket filter for the machine {machine!r}")
+    arch, socket_nr = _ARCHES[machine]
+    deny = 0x00050000 | _EPERM  # SECCOMP_RET_ERRNO
+    allow = 0x7FFF0000
+    kill = 0x80000000
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    program = [
+        (ld, 0, 0, 4),  # 0: seccomp_data.arch
+        (jeq, 1, 0, arch),  # 1: our arch -> 3
+        (ret, 0, 0, kill),  # 2: another ABI (e.g. 32-bit calls) is not allowed at all
+        (ld, 0, 0, 0),  # 3: seccomp_data.nr
+        (jge, 5, 0, 0x40000000),  # 4: x32 numbers -> 10 (deny)
+        (jeq, 4, 0, _SYS_IO_URING_SETUP),  # 5: -> 10 (deny)
+        (jeq, 0, 2, socket_nr),  # 6: socket -> 7, else -> 9 (allow)
+        (ld, 0, 0, 16),  # 7: low half of args[0], the address family
+        (jeq, 0, 1, _AF_UNIX),  # 8: AF_UNIX -> 9, else -> 10
+        (ret, 0, 0, allow),  # 9
+        (ret, 0, 0, deny),  # 10
+    ]
+    return b"".join(struct.pack("=HBBI", *insn) for insn in program)
+
+
+def _install_seccomp(program: bytes) -> None:
+    count = len(program) // 8
+    filters = ctypes.create_string_buffer(program, len(program))
+    fprog = struct.pack("=HxxxxxxQ", count, ctypes.addressof(filters))
+    prog = ctypes.create_string_buffer(fprog, len(fprog))
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, prog, 0, 0) != 0:
+        raise _errno_text("prctl(PR_SET_SECCOMP)")
+
+
+def confine_self(policy: dict[str, object]) -> None:
+    """Apply `policy` ({read, write, network, full}) to this process; raises SetupError."""
+    abi = abi_version()
+    if abi < 1:
+        raise SetupError("Landlock is not available in this kernel")
+    full = bool(policy.get("full", False))
+    network = bool(policy.get("network", False))
+    if _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise _errno_text("prctl(PR_SET_PDEATHSIG)")
+    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise _errno_text("prctl(PR_SET_NO_NEW_PRIVS)")
+    attr = ruleset_attr(abi, handle_fs=not full, handle_net=not network)
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = _libc.syscall(_SYS_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), 0)
+    if ruleset < 0:
+        raise _errno_text("landlock_create_ruleset")
+    try:
+        if not full:
+            writable = fs_access_for(abi)
+            for path in _strings(policy.get("read")):
+                _add_path_rule(ruleset, path, READ_ACCESS)
+            for path in _strings(policy.get("write")):
+                _add_path_rule(ruleset, path, writable)
+        if _libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0) != 0:
+            raise _errno_text("landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    if not network:
+        _install_seccomp(seccomp_program(platform.machine()))
+
+
+def _strings(value: object) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, str)]  # pyright: ignore[reportUnknownVariableType]
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write(SETUP_FAILED_PREFIX + "usage: landlock_exec.py POLICY -- ARGV...\n")
+        return SETUP_FAILED_STATUS
+    try:
+        policy = json.loads(argv[0])
+        if not isinstance(policy, dict):
+            raise SetupError("the policy is not a JSON object")
+        confine_self(policy)  # pyright: ignore[reportUnknownArgumentType]
+    except (SetupError, ValueError) as error:
+        sys.stderr.write(f"{SETUP_FAILED_PREFIX}{error}\n")
+        return SETUP_FAILED_STATUS
+    try:
+        os.execvp(argv[2], list(argv[2:]))
+    except OSError as error:
+        sys.stderr.write(f"{argv[2]}: {error.strerror}\n")
+        return 127
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
