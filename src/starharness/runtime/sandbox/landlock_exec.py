@@ -54,6 +54,11 @@ FILE_ONLY_ACCESS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+_EINVAL = 22
 _SECCOMP_MODE_FILTER = 2
 
 # (audit arch, socket syscall number) per machine; io_uring_setup is 425 on both.
@@ -125,6 +130,27 @@ def _add_path_rule(ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
+def drop_capabilities() -> None:
+    """Give up every capability for good: bounding set, ambient set, and the current sets.
+
+    Without this a command run as root keeps CAP_SYS_PTRACE and CAP_DAC_OVERRIDE, and could
+    read the harness's own /proc/PID/environ (its API keys) in spite of Landlock.
+    """
+    for cap in range(64):
+        if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            err = ctypes.get_errno()
+            if err == _EINVAL:
+                break  # past the last capability this kernel knows
+            if err != _EPERM:
+                raise _errno_text(f"prctl(PR_CAPBSET_DROP, {cap})")
+            # EPERM: no CAP_SETPCAP, i.e. an unprivileged user whose sets are cleared below.
+    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = ctypes.create_string_buffer(struct.pack("=Ii", _CAPABILITY_VERSION_3, 0))
+    data = ctypes.create_string_buffer(bytes(24))  # two zeroed {effective, permitted, inheritable}
+    if _libc.capset(header, data) != 0:
+        raise _errno_text("capset")
+
+
 def seccomp_program(machine: str) -> bytes:
     """A BPF filter refusing socket() for every family but AF_UNIX, and io_uring_setup."""
     if machine not in _ARCHES:
@@ -168,6 +194,7 @@ def confine_self(policy: dict[str, object]) -> None:
     network = bool(policy.get("network", False))
     if _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         raise _errno_text("prctl(PR_SET_PDEATHSIG)")
+    drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise _errno_text("prctl(PR_SET_NO_NEW_PRIVS)")
     attr = ruleset_attr(abi, handle_fs=not full, handle_net=not network)

@@ -48,7 +48,7 @@ SANDBOX_RECORD: Event[SandboxRecord] = Event("sandbox/record")
 
 
 class SandboxService:
-    """`ctx.get(SANDBOX)` hands each agent layer its own AgentSandbox (Bindable)."""
+    """`ctx.get(SANDBOX).for_context(ctx)` is the calling agent's own AgentSandbox."""
 
     def __init__(self, chain: SandboxChain, settings: SandboxSettings, workspace: Path) -> None:
         self.chain = chain
@@ -57,7 +57,8 @@ class SandboxService:
         self._agents: dict[int, AgentSandbox] = {}
         self._global: AgentSandbox | None = None
 
-    def bind(self, ctx: Context) -> AgentSandbox:
+    def for_context(self, ctx: Context) -> AgentSandbox:
+        """The AgentSandbox of the agent layer `ctx` belongs to (the global one outside agents)."""
         layer = ctx.layer
         if layer is None:
             if self._global is None:

@@ -77,7 +77,7 @@ class EscalateParams(_Params):
 
 
 def _sandbox(run: ToolRunContext) -> AgentSandbox:
-    return run.ctx.get(SANDBOX).bind(run.ctx)
+    return run.ctx.get(SANDBOX).for_context(run.ctx)
 
 
 def _failure_code(decision: Decision) -> str:
