@@ -291,9 +291,7 @@ async def test_cancel_while_waiting_for_the_user_cancels_the_call() -> None:
     seen = _report(agent)
     signal = CancelSignal()
     call = ToolCall("c1", "launch", '{"target": "x"}')
-    batch = asyncio.create_task(
-        agent.tools.execute_calls([call], cancel=signal, session_id="s-1")
-    )
+    batch = asyncio.create_task(agent.tools.execute_calls([call], cancel=signal, session_id="s-1"))
     await waiting.wait()
     signal.set()
     [outcome] = await batch

@@ -144,3 +144,36 @@ async def make_rig(
 
         service.attach(ask)
     return rig
+
+
+def processes_with(marker: str) -> list[int]:
+    """PIDs whose command line contains `marker` (sandboxed ones included: /proc sees all)."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def zombie_children() -> list[int]:
+    """Children of this process that ended and were never reaped."""
+    zombies: list[int] = []
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ..."; comm may contain spaces, so split after the last ")".
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if state == "Z" and int(ppid) == me:
+            zombies.append(int(entry.name))
+    return zombies

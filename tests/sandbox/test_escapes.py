@@ -15,6 +15,7 @@ from sandbox_support import PROVIDERS, Machine, make_rig
 from starharness.runtime.sandbox.tools import COMMAND_FAILED
 
 PYTHON = sys.executable
+REAL_PYTHON = os.path.realpath(PYTHON)
 
 
 def _untouched(machine: Machine) -> None:
@@ -22,6 +23,7 @@ def _untouched(machine: Machine) -> None:
         p.name for p in machine.outside.iterdir()
     ) == ["keep.txt", "suid-python"]
     assert (machine.outside / "keep.txt").read_text() == "untouched\n"
+    assert not Path("/etc/pwned").exists()
 
 
 def _escapes(machine: Machine) -> dict[str, str]:
@@ -56,10 +58,11 @@ async def test_escape_attempts_all_fail_with_a_clear_tool_error(
             assert "PRIVATE KEY" not in outcome.content, name
             assert "sk-" not in outcome.content, name
             _untouched(machine)
-        assert not Path("/etc/pwned").exists()
-        assert not (machine.project / "hard").exists() or (
-            machine.project / "hard"
-        ).stat().st_ino != (machine.outside / "keep.txt").stat().st_ino
+        assert (
+            not (machine.project / "hard").exists()
+            or (machine.project / "hard").stat().st_ino
+            != (machine.outside / "keep.txt").stat().st_ino
+        )
     finally:
         await rig.root.dispose()
 
@@ -84,9 +87,9 @@ async def test_a_refusal_tells_the_model_what_the_sandbox_allows(
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_setuid_binary_gains_nothing(machine: Machine, provider: str) -> None:
     suid = machine.outside / "suid-python"
-    shutil.copy(os.path.realpath(PYTHON), suid)
+    shutil.copy(REAL_PYTHON, suid)
     os.chown(suid, 0, 0)
-    os.chmod(suid, 0o4755)
+    suid.chmod(0o4755)
     rig = await make_rig(machine.project, providers=[provider], tier="workspace-write")
     try:
         status = await rig.shell(f"{suid} -I -S -c \"print(open('/proc/self/status').read())\"")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -28,15 +28,15 @@ class ApprovalsConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _legacy_mode(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "mode" in data:
-            values: dict[str, Any] = dict(data)  # pyright: ignore[reportUnknownArgumentType]
-            mode = values.pop("mode")
-            if mode is not None:
-                if mode not in _LEGACY_MODES:
-                    raise ValueError(f"unknown approvals mode {mode!r}; use policy: ask or never")
-                values.setdefault("policy", _LEGACY_MODES[mode])
-            return values
-        return data
+        if not isinstance(data, dict) or "mode" not in data:
+            return data
+        values = cast(dict[str, Any], dict(data))  # pyright: ignore[reportUnknownArgumentType]
+        mode = values.pop("mode")
+        if mode is not None:
+            if mode not in _LEGACY_MODES:
+                raise ValueError(f"unknown approvals mode {mode!r}; use policy: ask or never")
+            values.setdefault("policy", _LEGACY_MODES[mode])
+        return values
 
 
 class ApprovalsPlugin(Plugin[ApprovalsConfig]):

@@ -1,5 +1,6 @@
 """runtime/sandbox: commands run confined (bubblewrap, Landlock, Seatbelt) or not at all."""
 
+from . import landlock_exec
 from .bubblewrap import BubblewrapProvider
 from .chain import Confined, SandboxChain
 from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailable
@@ -51,6 +52,7 @@ __all__ = [
     "check_escalation",
     "confined_env",
     "default_hidden",
+    "landlock_exec",
     "landlock_rules",
     "run_once",
     "sandbox_tools",

@@ -14,9 +14,9 @@ _PROBE_TIMEOUT_S = 10.0
 
 
 class BubblewrapProvider:
-    """Confines with `bwrap`: a read-only view of / with secrets hidden, no capabilities, no network.
+    """Confines with `bwrap`: a read-only / with secrets hidden, no capabilities, no network.
 
-    Every command gets its own PID namespace (killing bwrap kills all it started), a fresh /proc
+    Every command gets its own PID namespace (killing its PID 1 ends all it started), a fresh /proc
     and /dev, a private /tmp, a new session (no terminal injection) and no capabilities, even
     when the harness runs as root.
     """
@@ -77,10 +77,11 @@ class BubblewrapProvider:
 
 # Every namespace bwrap can make (user and cgroup where possible); the network is added back by
 # --share-net only when approved. Capabilities go even for root: with CAP_SYS_ADMIN a command
-# could remount / read-write.
+# could remount / read-write. No --die-with-parent: with it the outer bwrap dies with the
+# harness at once and, in a race inside bwrap, the sandbox's PID 1 sometimes survives it,
+# reparented where nothing can find it; the reaper (reaper.py) kills the whole tree instead.
 _BASE = (
     "--unshare-all",
-    "--die-with-parent",
     "--new-session",
     "--cap-drop",
     "ALL",

@@ -32,6 +32,8 @@ class Job:
     reader: asyncio.Task[None] | None = None
     exit_code: int | None = None
     stopped: bool = False
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when output arrives or the output ends (job_read waits on it)."""
 
     @property
     def running(self) -> bool:
@@ -92,6 +94,8 @@ class JobTable:
         if stream is not None:
             while data := await stream.read(_READ_SIZE):
                 job.unread.feed(data)
+                job.arrived.set()
+        job.arrived.set()
         code = await self._owner.reaped(job.process)
         if not job.stopped:
             job.exit_code = code
@@ -107,10 +111,10 @@ class JobTable:
         """New output since the last read; waits up to `wait_s` for some if there is none yet."""
         job = self.get(job_id)
         if wait_s > 0 and not len(job.unread) and job.reader is not None:
+            job.arrived.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait_s):
-                    while not len(job.unread) and not job.reader.done():
-                        await asyncio.sleep(0.05)
+                    await job.arrived.wait()
         text, dropped = job.unread.take(most)
         return JobRead(job.id, text, dropped, job.status(), len(job.unread))
 

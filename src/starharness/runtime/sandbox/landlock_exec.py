@@ -12,7 +12,7 @@ import ctypes
 import json
 import os
 import platform
-import signal
+import stat
 import struct
 import sys
 from collections.abc import Sequence
@@ -51,7 +51,6 @@ SCOPE_SIGNAL = 1 << 1  # ABI 6
 READ_ACCESS = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
 FILE_ONLY_ACCESS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
 
-_PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _PR_CAPBSET_DROP = 24
@@ -118,7 +117,7 @@ def _add_path_rule(ruleset: int, path: str, access: int) -> None:
     except OSError:
         return  # a path that does not exist grants nothing
     try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
             access &= FILE_ONLY_ACCESS
         if access == 0:
             return
@@ -192,8 +191,6 @@ def confine_self(policy: dict[str, object]) -> None:
         raise SetupError("Landlock is not available in this kernel")
     full = bool(policy.get("full", False))
     network = bool(policy.get("network", False))
-    if _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        raise _errno_text("prctl(PR_SET_PDEATHSIG)")
     drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise _errno_text("prctl(PR_SET_NO_NEW_PRIVS)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any, Literal
@@ -111,7 +112,7 @@ class SandboxPlugin(Plugin[SandboxConfig]):
         if workspace is not None:
             root = workspace.root
         else:
-            root = Path(config.root).expanduser().resolve() if config.root else Path.cwd()
+            root = await asyncio.to_thread(_resolve_root, config.root)
         settings = config.settings()
         service = SandboxService(SandboxChain(config.build_providers()), settings, root)
         if "none" in config.providers:
@@ -125,6 +126,10 @@ class SandboxPlugin(Plugin[SandboxConfig]):
         if config.guidance and prompt is not None:
             text = _guidance(root, settings)
             prompt.section(GUIDANCE_SECTION, TOOL_GUIDANCE_ORDER + 20, lambda _ctx: text)
+
+
+def _resolve_root(root: str | None) -> Path:
+    return Path(root).expanduser().resolve() if root else Path.cwd()
 
 
 def _log_records(agent: Any) -> None:

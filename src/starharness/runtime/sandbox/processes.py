@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .output import HeadTail
+from .reaper import kill_tree
+
+REAPER = Path(__file__).with_name("reaper.py")
+_log = logging.getLogger("starharness.runtime.sandbox")
 
 _READ_SIZE = 65536
 _DRAIN_AFTER_EXIT_S = 1.0
@@ -25,6 +33,49 @@ class CommandResult:
     output: str
     timed_out: bool = False
     output_bytes: int = 0
+
+
+class _Reaper:
+    """One reaper process per harness process (see reaper.py); restarted if it ever dies."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            for _ in range(2):
+                process = self._process
+                if process is None or process.poll() is not None or process.stdin is None:
+                    process = self._process = self._start()
+                if process is None or process.stdin is None:
+                    return
+                try:
+                    os.write(process.stdin.fileno(), line.encode())
+                    return
+                except OSError:
+                    self._process = None
+
+    def _start(self) -> subprocess.Popen[bytes] | None:
+        try:
+            return subprocess.Popen(
+                [sys.executable, "-I", "-S", "-B", str(REAPER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            _log.exception("cannot start the reaper; commands may outlive a killed harness")
+            return None
+
+    def register(self, pid: int) -> None:
+        self._send(f"+{pid}\n")
+
+    def unregister(self, pid: int) -> None:
+        self._send(f"-{pid}\n")
+
+
+_REAPER = _Reaper()
 
 
 class ProcessOwner:
@@ -57,25 +108,32 @@ class ProcessOwner:
         )
         self.spawned += 1
         self._running.add(process)
+        _REAPER.register(process.pid)
         return process
 
     async def kill(self, process: asyncio.subprocess.Process) -> int:
-        """Kill the process group (bwrap's PID namespace dies with it) and reap it."""
+        """Freeze and kill the process, its group and every descendant, then reap it."""
         if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+            kill_tree(process.pid)
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
         code = await process.wait()
-        self._running.discard(process)
+        self._forget(process)
         return code
+
+    def _forget(self, process: asyncio.subprocess.Process) -> None:
+        if process in self._running:
+            self._running.discard(process)
+            _REAPER.unregister(process.pid)
 
     async def reaped(self, process: asyncio.subprocess.Process) -> int:
         """Wait for a process to end by itself, then kill what is left of its group."""
         code = await process.wait()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        self._running.discard(process)
+        self._forget(process)
+        # Once reaped, its PID (= its group's id) may be reused; never signal one of ours.
+        if all(other.pid != process.pid for other in self._running):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
         return code
 
     async def aclose(self) -> None:

@@ -14,7 +14,7 @@ class SandboxProvider(Protocol):
     name: str
 
     def probe(self) -> str | None:
-        """None when the provider works on this machine, else why not (blocking: run in a thread)."""
+        """None when the provider works here, else why not (blocking: call it in a thread)."""
         ...
 
     def confine(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:

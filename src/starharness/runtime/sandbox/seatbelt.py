@@ -57,7 +57,7 @@ def seatbelt_profile(policy: SandboxPolicy) -> tuple[str, dict[str, str]]:
         lines.append("(allow network*)")
     else:
         # Local (AF_UNIX) sockets only: DNS, TCP and UDP are all outside network*.
-        lines.append('(allow network* (local unix) (remote unix))')
+        lines.append("(allow network* (local unix) (remote unix))")
     return "\n".join(lines) + "\n", params
 
 

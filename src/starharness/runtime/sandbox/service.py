@@ -108,7 +108,7 @@ class AgentSandbox:
         ctx.emit(SANDBOX_RECORD, SandboxRecord(self.layer, type_, data))
 
     def needs_approval(self, requested: Tier) -> bool:
-        """True for a one-step widening; raises EscalationRefused for a skip or above the ceiling."""
+        """True for a one-step widening; raises EscalationRefused for a skip or a step too high."""
         return check_escalation(self.tier, requested, self.settings.ceiling)
 
     async def temp_dir(self) -> Path:

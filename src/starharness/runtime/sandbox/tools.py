@@ -111,7 +111,9 @@ async def _network_allowed(run: ToolRunContext, wanted: bool) -> ToolFailure | N
 
 def _refused(sandbox: AgentSandbox, run: ToolRunContext, error: SandboxUnavailable) -> ToolFailure:
     sandbox.record(
-        run.ctx, SANDBOX_REFUSED, {"call_id": run.call_id, "code": error.code, "message": str(error)}
+        run.ctx,
+        SANDBOX_REFUSED,
+        {"call_id": run.call_id, "code": error.code, "message": str(error)},
     )
     return ToolFailure(str(error), SANDBOX_UNAVAILABLE)
 
@@ -150,7 +152,9 @@ def _job_text(read: JobRead) -> str:
     return f"{read.id}: {read.status}\n{note}{read.output}{more}"
 
 
-def sandbox_tools(settings: SandboxSettings, *, approve_commands: bool) -> list[ToolDefinition[Any]]:
+def sandbox_tools(
+    settings: SandboxSettings, *, approve_commands: bool
+) -> list[ToolDefinition[Any]]:
     """The sandbox's tools; `approve_commands` tags shell and job_start for the approval policy."""
     command_tags = (MUTATING, REQUIRES_APPROVAL) if approve_commands else (MUTATING,)
     budget = settings.output_budget
