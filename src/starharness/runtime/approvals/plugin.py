@@ -28,9 +28,12 @@ class ApprovalsConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _legacy_mode(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or "mode" not in data:
+        if not isinstance(data, dict):
             return data
-        values = cast(dict[str, Any], dict(data))  # pyright: ignore[reportUnknownArgumentType]
+        values = cast(dict[str, Any], data)
+        if "mode" not in values:
+            return values
+        values = dict(values)
         mode = values.pop("mode")
         if mode is not None:
             if mode not in _LEGACY_MODES:
