@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
+from starharness.runtime.ask_user import USER_QUESTIONS, Question
 from starharness.runtime.kernel import APPROVALS, Context
 from starharness.runtime.loop import SESSION_EVENT, Agent, AgentOptions, CancelCause, LoggedEvent
 from starharness.runtime.session import event_types as ev
@@ -15,6 +16,7 @@ from ._terminal_lines import LineSource
 
 PROMPT: Final = "> "
 APPROVAL_PROMPT: Final = "Allow it once? [y] yes, [n] no, [c] cancel: "
+ANSWER_PROMPT: Final = "Your answer (empty to skip): "
 HELP: Final = (
     "Type a message and press Enter. Commands: /status shows the session (and the Godot "
     "bridge in Godot mode), /help this text, /quit exits. Ctrl-C cancels the running turn; "
@@ -84,6 +86,8 @@ class ChatSession:
         detach = (
             approvals.attach(self._ask) if isinstance(approvals, InteractiveApprovals) else None
         )
+        questions = self.ctx.maybe(USER_QUESTIONS)
+        stop_answering = questions.attach(self._answer) if questions is not None else None
         handle = await self.ctx.agents.create(
             self.session_id, setup=self._set_up, options=self._options
         )
@@ -107,6 +111,8 @@ class ChatSession:
         finally:
             if detach is not None:
                 detach()
+            if stop_answering is not None:
+                stop_answering()
             self._agent = None
             await handle.dispose()
         return 0
@@ -170,6 +176,11 @@ class ChatSession:
             if decision is not None:
                 return decision
             self._line("Please answer y, n or c.")
+
+    async def _answer(self, question: Question) -> str | None:
+        options = f" (for example: {' / '.join(question.options)})" if question.options else ""
+        self._line(f"[question] {question.text}{options}")
+        return await self._read(ANSWER_PROMPT)
 
     # -- commands ----------------------------------------------------------------------------
 

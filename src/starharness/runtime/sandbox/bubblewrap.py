@@ -95,6 +95,8 @@ def _confined_mounts(policy: SandboxPolicy) -> list[str]:
     mounts += ["--bind", temp, temp]
     bind = "--bind" if policy.tier is Tier.WORKSPACE_WRITE else "--ro-bind"
     mounts += [bind, workspace, workspace]
+    for extra in policy.writable_paths():
+        mounts += ["--bind", str(extra), str(extra)]
     for hidden in policy.hidden_paths():
         if hidden.is_dir():
             mounts += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]

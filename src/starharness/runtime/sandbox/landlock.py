@@ -59,6 +59,8 @@ def landlock_rules(policy: SandboxPolicy) -> dict[str, object]:
     write = [str(policy.temp_dir), *_DEVICES]
     if policy.tier is Tier.WORKSPACE_WRITE:
         write += beneath_except(policy.workspace, hidden)
+        for extra in policy.writable_paths():
+            write += beneath_except(extra, hidden)
     return {
         "read": beneath_except(Path("/"), hidden),
         "write": write,

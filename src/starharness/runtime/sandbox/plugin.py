@@ -58,6 +58,8 @@ class SandboxConfig(BaseModel):
     """More environment variables commands may see (all others are dropped)."""
     hide: list[str] = []
     """More paths commands may not read (below the full tier)."""
+    writable: list[str] = []
+    """More folders writable from workspace-write on (`~` is expanded; missing ones are skipped)."""
     bwrap: str | None = None
     """The bwrap executable; null finds it on PATH."""
     guidance: bool = True
@@ -88,6 +90,7 @@ class SandboxConfig(BaseModel):
             shell=self.shell,
             env=tuple(self.pass_env),
             hidden=(*default_hidden(), Path.cwd() / ".env", *extra),
+            writable=tuple(Path(path).expanduser() for path in self.writable),
         )
 
     def build_providers(self) -> list[SandboxProvider]:

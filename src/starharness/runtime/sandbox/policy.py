@@ -49,6 +49,14 @@ class SandboxPolicy:
     network: bool = False
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
     """Paths no command may read below the full tier; one containing the workspace is kept."""
+    writable: tuple[Path, ...] = ()
+    """More folders writable from workspace-write on (tool caches such as ~/.cache/godot)."""
+
+    def writable_paths(self) -> list[Path]:
+        """The extra writable folders that exist, below workspace-write: none."""
+        if self.tier is Tier.READ_ONLY:
+            return []
+        return [Path(os.path.realpath(p)) for p in self.writable if os.path.isdir(p)]
 
     def hidden_paths(self) -> list[Path]:
         """Hidden paths that exist, except ones the workspace or temp folder lie inside."""

@@ -51,6 +51,8 @@ def seatbelt_profile(policy: SandboxPolicy) -> tuple[str, dict[str, str]]:
         writable = [param("WRITABLE", 0, str(policy.temp_dir))]
         if policy.tier is Tier.WORKSPACE_WRITE:
             writable.append(param("WRITABLE", 1, str(policy.workspace)))
+            for index, extra in enumerate(policy.writable_paths(), start=2):
+                writable.append(param("WRITABLE", index, str(extra)))
         subpaths = " ".join(f"(subpath {name})" for name in writable)
         lines.append(f"(allow file-write* {subpaths})")
     if policy.network:

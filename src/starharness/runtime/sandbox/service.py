@@ -32,6 +32,7 @@ class SandboxSettings:
     shell: str = "/bin/sh"
     env: tuple[str, ...] = ()
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
+    writable: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,7 @@ class AgentSandbox:
             temp_dir=await self.temp_dir(),
             network=network,
             hidden=self.settings.hidden,
+            writable=self.settings.writable,
         )
 
     async def confine(self, command: str, *, network: bool) -> tuple[Confined, SandboxPolicy]:
