@@ -14,6 +14,7 @@ from typing import Any
 
 from starharness import app as composition
 from starharness.runtime.approvals import ApprovalsPlugin
+from starharness.runtime.ask_user import AskUserPlugin
 from starharness.runtime.config import Patch, ResolvedProfile, load_profile
 from starharness.runtime.kernel import LLM
 from starharness.runtime.loop import AgentsPlugin
@@ -92,7 +93,8 @@ def _interactive_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
 
 
 def _tools_only_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
-    loop_rows = _rows_of(resolved, AgentsPlugin)
+    # Over MCP the client is the agent and no one answers ask_user, so that row goes too.
+    loop_rows = [*_rows_of(resolved, AgentsPlugin), *_rows_of(resolved, AskUserPlugin)]
     others = [row for row in resolved.rows if row.id not in loop_rows]
     still_needed = any(LLM in row.plugin_class.inject for row in others)
     llm_rows = [] if still_needed else [r.id for r in others if LLM in r.plugin_class.provides]
