@@ -71,7 +71,9 @@ class Machine:
         for folder in (self.home / ".ssh", self.harness_home, self.project, self.outside):
             folder.mkdir(parents=True)
         (self.home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
-        (self.harness_home / "credentials.env").write_text("DEEPSEEK_API_KEY=sk-secret\n")
+        credentials = self.harness_home / "credentials.env"
+        credentials.write_text("DEEPSEEK_API_KEY=sk-secret\n")
+        credentials.chmod(0o600)
         (self.outside / "keep.txt").write_text("untouched\n")
 
 
