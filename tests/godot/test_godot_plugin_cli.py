@@ -150,7 +150,8 @@ def test_chat_asks_and_mcp_has_no_agent_loop(user_home: Path, project: Path) -> 
     chat = load_for_command("chat", "godot", interactive=True)
     assert chat.row("approvals").config.model_dump() == {"policy": "ask", "allow": []}
     assert chat.row("approvals").patched_by == ("chat (asks at the terminal)",)
-    assert load_for_command("run", "godot").row("approvals").config.model_dump()["policy"] == "never"
+    run = load_for_command("run", "godot")
+    assert run.row("approvals").config.model_dump()["policy"] == "never"
 
     served = load_for_command("mcp", "godot", project=project, tools_only=True)
     ids = [row.id for row in served.rows]

@@ -60,10 +60,9 @@ async def test_shell_and_jobs_refuse_and_start_no_process(
 
 async def test_a_launcher_that_cannot_confine_never_runs_the_command(machine: Machine) -> None:
     # The launcher itself refuses when confinement fails after the spawn: exit 125, no exec.
-    policy = '{"read": ["/"], "write": []}'
-    code = landlock_exec.main([policy, "--"])
-    assert code == landlock_exec.SETUP_FAILED_STATUS
-    assert landlock_exec.main(["not json", "--", "true"]) == landlock_exec.SETUP_FAILED_STATUS
+    assert landlock_exec.main(["--read", "/", "--"]) == landlock_exec.SETUP_FAILED_STATUS
+    assert landlock_exec.main(["--bogus", "--", "true"]) == landlock_exec.SETUP_FAILED_STATUS
+    assert landlock_exec.main(["--read", "/", "true"]) == landlock_exec.SETUP_FAILED_STATUS
 
 
 def test_the_none_provider_needs_the_loud_opt_in() -> None:

@@ -82,14 +82,30 @@ async def test_the_chain_takes_the_first_working_provider_and_keeps_the_reasons(
 
 
 def test_landlock_rules_by_tier(tmp_path: Path) -> None:
-    assert landlock_rules(_policy(tmp_path, Tier.FULL)) == {"full": True, "network": False}
+    assert landlock_rules(_policy(tmp_path, Tier.FULL)).to_args() == ["--full"]
     read_only = landlock_rules(_policy(tmp_path, Tier.READ_ONLY, hidden=()))
-    assert read_only["read"] == ["/"]
-    assert str(tmp_path / "ws") not in read_only["write"]  # type: ignore[operator]
-    assert str(tmp_path / "tmp") in read_only["write"]  # type: ignore[operator]
+    assert read_only.read == ["/"]
+    assert str(tmp_path / "ws") not in read_only.write
+    assert str(tmp_path / "tmp") in read_only.write
     write = landlock_rules(_policy(tmp_path, Tier.WORKSPACE_WRITE, hidden=(), network=True))
-    assert str(tmp_path / "ws") in write["write"]  # type: ignore[operator]
-    assert write["network"] is True
+    assert str(tmp_path / "ws") in write.write
+    assert write.network is True
+
+
+@given(
+    st.lists(st.text(min_size=1).filter(lambda t: "\x00" not in t), max_size=4),
+    st.lists(st.text(min_size=1).filter(lambda t: "\x00" not in t), max_size=4),
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.text(min_size=1), min_size=1, max_size=3),
+)
+def test_launcher_arguments_round_trip(
+    read: list[str], write: list[str], network: bool, full: bool, command: list[str]
+) -> None:
+    rules = landlock_exec.Rules(read, write, network, full)
+    parsed, argv = landlock_exec.parse_args([*rules.to_args(), "--", *command])
+    assert parsed == rules
+    assert argv == command
 
 
 def test_beneath_except_covers_everything_but_the_hidden(tmp_path: Path) -> None:

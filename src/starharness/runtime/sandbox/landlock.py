@@ -7,7 +7,6 @@ rules (ABI 4+); every other socket family but AF_UNIX by a seccomp filter.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -42,8 +41,8 @@ class LandlockProvider:
         return None
 
     def confine(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
-        rules = json.dumps(landlock_rules(policy), separators=(",", ":"))
-        return [self._python, "-I", "-S", "-B", str(LAUNCHER), rules, "--", *argv]
+        rules = landlock_rules(policy).to_args()
+        return [self._python, "-I", "-S", "-B", str(LAUNCHER), *rules, "--", *argv]
 
     def describe(self, policy: SandboxPolicy) -> str:
         abi = landlock_exec.abi_version()
@@ -51,21 +50,19 @@ class LandlockProvider:
         return f"landlock (ABI {abi}), {policy.tier}, {network}"
 
 
-def landlock_rules(policy: SandboxPolicy) -> dict[str, object]:
-    """The launcher's policy: readable and writable path lists, network, and whether `full`."""
+def landlock_rules(policy: SandboxPolicy) -> landlock_exec.Rules:
+    """The launcher's rules: readable and writable path lists, network, and whether `full`."""
     if policy.tier is Tier.FULL:
-        return {"full": True, "network": policy.network}
+        return landlock_exec.Rules(full=True, network=policy.network)
     hidden = policy.hidden_paths()
     write = [str(policy.temp_dir), *_DEVICES]
     if policy.tier is Tier.WORKSPACE_WRITE:
         write += beneath_except(policy.workspace, hidden)
         for extra in policy.writable_paths():
             write += beneath_except(extra, hidden)
-    return {
-        "read": beneath_except(Path("/"), hidden),
-        "write": write,
-        "network": policy.network,
-    }
+    return landlock_exec.Rules(
+        read=beneath_except(Path("/"), hidden), write=write, network=policy.network
+    )
 
 
 def beneath_except(root: Path, hidden: Iterable[Path]) -> list[str]:

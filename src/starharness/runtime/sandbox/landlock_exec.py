@@ -1,21 +1,19 @@
 """Self-confining launcher: apply Landlock and a socket filter to this process, then exec.
 
-Run as `python -I -S landlock_exec.py POLICY_JSON -- ARGV...`. It imports only the standard
-library so it starts fast and needs no installed package. The rules survive `execve`, so the
-command and everything it starts stay confined. Exit status 125 with a `sandbox setup failed:`
-line means the command never ran.
+Run as `python -I -S landlock_exec.py [--full] [--network] [--read PATH]... [--write PATH]...
+-- ARGV...`. It imports only the standard library (and not even json or re: each import costs
+start-up time on every command), so it starts fast and needs no installed package. The rules
+survive `execve`, so the command and everything it starts stay confined. Exit status 125 with
+a `sandbox setup failed:` line means the command never ran.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import os
-import platform
 import stat
 import struct
 import sys
-from collections.abc import Sequence
 
 SETUP_FAILED_STATUS = 125
 SETUP_FAILED_PREFIX = "sandbox setup failed: "
@@ -184,13 +182,76 @@ def _install_seccomp(program: bytes) -> None:
         raise _errno_text("prctl(PR_SET_SECCOMP)")
 
 
-def confine_self(policy: dict[str, object]) -> None:
-    """Apply `policy` ({read, write, network, full}) to this process; raises SetupError."""
+class Rules:
+    """What the command may touch: paths to read, paths to write, network, or no file rules.
+
+    A plain class: `dataclasses` would import `inspect` and `re`, 20+ ms on every command.
+    """
+
+    __slots__ = ("full", "network", "read", "write")
+
+    def __init__(
+        self,
+        read: list[str] | tuple[str, ...] = (),
+        write: list[str] | tuple[str, ...] = (),
+        network: bool = False,
+        full: bool = False,
+    ) -> None:
+        self.read = list(read)
+        self.write = list(write)
+        self.network = network
+        self.full = full
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rules):
+            return NotImplemented
+        mine = (self.read, self.write, self.network, self.full)
+        return mine == (other.read, other.write, other.network, other.full)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_args(self) -> list[str]:
+        args = ["--full"] if self.full else []
+        if self.network:
+            args.append("--network")
+        for path in self.read:
+            args += ["--read", path]
+        for path in self.write:
+            args += ["--write", path]
+        return args
+
+
+def parse_args(argv: list[str] | tuple[str, ...]) -> tuple[Rules, list[str]]:
+    """The rules and the command from this launcher's arguments; raises SetupError."""
+    rules = Rules()
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            command = list(argv[index + 1 :])
+            if not command:
+                raise SetupError("no command after --")
+            return rules, command
+        if arg == "--full":
+            rules.full = True
+        elif arg == "--network":
+            rules.network = True
+        elif arg in ("--read", "--write") and index + 1 < len(argv):
+            index += 1
+            (rules.read if arg == "--read" else rules.write).append(argv[index])
+        else:
+            raise SetupError(f"unknown launcher argument {arg!r}")
+        index += 1
+    raise SetupError("usage: landlock_exec.py [--full] [--network] [--read P] [--write P] -- ARGV")
+
+
+def confine_self(rules: Rules) -> None:
+    """Apply `rules` to this process for good; raises SetupError."""
     abi = abi_version()
     if abi < 1:
         raise SetupError("Landlock is not available in this kernel")
-    full = bool(policy.get("full", False))
-    network = bool(policy.get("network", False))
+    full = rules.full
+    network = rules.network
     drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise _errno_text("prctl(PR_SET_NO_NEW_PRIVS)")
@@ -202,40 +263,29 @@ def confine_self(policy: dict[str, object]) -> None:
     try:
         if not full:
             writable = fs_access_for(abi)
-            for path in _strings(policy.get("read")):
+            for path in rules.read:
                 _add_path_rule(ruleset, path, READ_ACCESS)
-            for path in _strings(policy.get("write")):
+            for path in rules.write:
                 _add_path_rule(ruleset, path, writable)
         if _libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0) != 0:
             raise _errno_text("landlock_restrict_self")
     finally:
         os.close(ruleset)
     if not network:
-        _install_seccomp(seccomp_program(platform.machine()))
+        _install_seccomp(seccomp_program(os.uname().machine))
 
 
-def _strings(value: object) -> list[str]:
-    if not isinstance(value, list):
-        return []
-    return [item for item in value if isinstance(item, str)]  # pyright: ignore[reportUnknownVariableType]
-
-
-def main(argv: Sequence[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write(SETUP_FAILED_PREFIX + "usage: landlock_exec.py POLICY -- ARGV...\n")
-        return SETUP_FAILED_STATUS
+def main(argv: list[str] | tuple[str, ...]) -> int:
     try:
-        policy = json.loads(argv[0])
-        if not isinstance(policy, dict):
-            raise SetupError("the policy is not a JSON object")
-        confine_self(policy)  # pyright: ignore[reportUnknownArgumentType]
-    except (SetupError, ValueError) as error:
+        rules, command = parse_args(argv)
+        confine_self(rules)
+    except SetupError as error:
         sys.stderr.write(f"{SETUP_FAILED_PREFIX}{error}\n")
         return SETUP_FAILED_STATUS
     try:
-        os.execvp(argv[2], list(argv[2:]))
+        os.execvp(command[0], command)
     except OSError as error:
-        sys.stderr.write(f"{argv[2]}: {error.strerror}\n")
+        sys.stderr.write(f"{command[0]}: {error.strerror}\n")
         return 127
     return 0  # not reached
 

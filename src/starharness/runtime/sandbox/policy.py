@@ -56,7 +56,7 @@ class SandboxPolicy:
         """The extra writable folders that exist, below workspace-write: none."""
         if self.tier is Tier.READ_ONLY:
             return []
-        return [Path(os.path.realpath(p)) for p in self.writable if os.path.isdir(p)]
+        return [Path(os.path.realpath(p)) for p in self.writable if p.is_dir()]
 
     def hidden_paths(self) -> list[Path]:
         """Hidden paths that exist, except ones the workspace or temp folder lie inside."""
