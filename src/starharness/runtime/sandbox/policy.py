@@ -50,7 +50,7 @@ class SandboxPolicy:
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
     """Paths no command may read below the full tier; one containing the workspace is kept."""
     writable: tuple[Path, ...] = ()
-    """More folders writable from workspace-write on (tool caches such as ~/.cache/godot)."""
+    """More folders writable from workspace-write on (a tool's caches and settings)."""
 
     def writable_paths(self) -> list[Path]:
         """The extra writable folders that exist, below workspace-write: none."""
