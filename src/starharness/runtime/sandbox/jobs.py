@@ -110,7 +110,8 @@ class JobTable:
     async def read(self, job_id: str, *, most: int, wait_s: float = 0.0) -> JobRead:
         """New output since the last read; waits up to `wait_s` for some if there is none yet."""
         job = self.get(job_id)
-        if wait_s > 0 and not len(job.unread) and job.reader is not None:
+        reader = job.reader
+        if wait_s > 0 and not len(job.unread) and reader is not None and not reader.done():
             job.arrived.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait_s):
