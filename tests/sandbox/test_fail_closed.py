@@ -52,6 +52,7 @@ async def test_shell_and_jobs_refuse_and_start_no_process(
             assert "bubblewrap: bwrap not found in /nonexistent/bwrap" in outcome.content
             assert "landlock: Landlock is not enabled in kernel" in outcome.content
         assert no_backend == []
+        assert rig.asked == []  # nobody is asked to approve what cannot run
         assert rig.root.get(SANDBOX).for_context(rig.agent).owner.spawned == 0
         assert not marker.exists()
     finally:

@@ -9,12 +9,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..kernel import PROMPT, TOOLS, Context, Plugin
+from ..kernel import PROMPT, TOOLS, Context, Next, Plugin
+from ..kernel.events import WaterfallListener
 from ..loop.hooks import AGENT_CREATED
 from ..prompt import TOOL_GUIDANCE_ORDER
+from ..tools import TOOL_PRE_EXECUTE, PreExecute, ToolDefinition
 from ..workspace.plugin import WORKSPACE
 from .bubblewrap import BubblewrapProvider
 from .chain import SandboxChain
+from .errors import SandboxUnavailable
 from .keys import SANDBOX
 from .landlock import LandlockProvider
 from .policy import default_hidden
@@ -22,7 +25,7 @@ from .provider import SandboxProvider
 from .seatbelt import SeatbeltProvider
 from .service import SANDBOX_RECORD, SandboxRecord, SandboxService, SandboxSettings
 from .tiers import Tier
-from .tools import sandbox_tools
+from .tools import COMMAND_TOOLS, sandbox_tools
 from .unconfined import UNCONFINED_WARNING, UnconfinedProvider
 
 _log = logging.getLogger("starharness.runtime.sandbox")
@@ -122,13 +125,32 @@ class SandboxPlugin(Plugin[SandboxConfig]):
             _log.warning(UNCONFINED_WARNING)
         ctx.provide(SANDBOX, service)
         ctx.scope.add(service.aclose)
-        for definition in sandbox_tools(settings, approve_commands=config.approve_commands):
+        tools = sandbox_tools(settings, approve_commands=config.approve_commands)
+        for definition in tools:
             ctx.tools.register(definition)
         ctx.on(AGENT_CREATED, _log_records)
+        ctx.on_waterfall(TOOL_PRE_EXECUTE, _skip_pointless_questions(service, tools))
         prompt = ctx.maybe(PROMPT)
         if config.guidance and prompt is not None:
             text = _guidance(root, settings)
             prompt.section(GUIDANCE_SECTION, TOOL_GUIDANCE_ORDER + 20, lambda _ctx: text)
+
+
+def _skip_pointless_questions(
+    service: SandboxService, tools: list[ToolDefinition[Any]]
+) -> WaterfallListener[PreExecute]:
+    """Without a working provider, a command is refused anyway: do not ask a person first."""
+    commands = {tool for tool in tools if tool.name in COMMAND_TOOLS}
+
+    async def check(call: PreExecute, next_: Next[PreExecute]) -> PreExecute | None:
+        if call.verdict == "ask" and call.tool in commands:
+            try:
+                await service.chain.provider()
+            except SandboxUnavailable:
+                return call.allow()  # the tool answers SANDBOX_UNAVAILABLE; nothing runs
+        return await next_(call)
+
+    return check
 
 
 def _resolve_root(root: str | None) -> Path:

@@ -23,6 +23,8 @@ COMMAND_FAILED = "command_failed"
 COMMAND_TIMEOUT = "command_timeout"
 ESCALATION_REFUSED = "escalation_refused"
 JOB_ERROR = "job_error"
+COMMAND_TOOLS = frozenset({"shell", "job_start"})
+"""The tools that start processes (and so need a working sandbox provider)."""
 NETWORK = "network"
 """Approval requests for network access are named `<tool>:network`."""
 
