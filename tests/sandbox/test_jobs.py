@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import PROVIDERS, Machine, make_rig, processes_with, zombie_children
 
-from starharness.runtime.sandbox import SANDBOX
+from starharness.runtime.sandbox import SANDBOX, ProcessOwner
 from starharness.runtime.sandbox.tools import COMMAND_TIMEOUT, JOB_ERROR
 
 
@@ -192,3 +192,12 @@ async def test_jobs_die_with_a_killed_harness_process(machine: Machine, provider
         if harness.returncode is None:
             harness.kill()
             await harness.wait()
+
+
+async def test_a_killed_process_reports_sigkill_and_leaves_no_zombie(tmp_path: Path) -> None:
+    owner = ProcessOwner()
+    process = await owner.spawn(["sleep", "100"], {"PATH": "/usr/bin:/bin"}, tmp_path)
+    # asyncio must reap it itself: a second reaper would make it report 255.
+    assert await owner.kill(process) == -signal.SIGKILL
+    assert owner.running == 0
+    assert zombie_children() == []

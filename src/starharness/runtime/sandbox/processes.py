@@ -114,9 +114,9 @@ class ProcessOwner:
     async def kill(self, process: asyncio.subprocess.Process) -> int:
         """Freeze and kill the process, its group and every descendant, then reap it."""
         if process.returncode is None:
+            # Not process.kill(): Popen polls first, reaping the child behind asyncio's back
+            # (which then reports exit status 255 for it).
             kill_tree(process.pid)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
         code = await process.wait()
         self._forget(process)
         return code
