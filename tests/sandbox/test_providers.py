@@ -23,6 +23,7 @@ from starharness.runtime.sandbox import (
     landlock_rules,
     seatbelt_profile,
 )
+from starharness.runtime.sandbox.landlock import split_folders
 
 
 def _policy(tmp_path: Path, tier: Tier, **extra: object) -> SandboxPolicy:
@@ -102,7 +103,7 @@ def test_landlock_rules_by_tier(tmp_path: Path) -> None:
 def test_launcher_arguments_round_trip(
     read: list[str], write: list[str], network: bool, full: bool, command: list[str]
 ) -> None:
-    rules = landlock_exec.Rules(read, write, network, full)
+    rules = landlock_exec.Rules(read, write, network, full, list=write[:1])
     parsed, argv = landlock_exec.parse_args([*rules.to_args(), "--", *command])
     assert parsed == rules
     assert argv == command
@@ -117,6 +118,7 @@ def test_beneath_except_covers_everything_but_the_hidden(tmp_path: Path) -> None
         str(tmp_path / "a" / "y" / "ok"),
         str(tmp_path / "b"),
     ]
+    assert split_folders(tmp_path, hidden) == [tmp_path, tmp_path / "a", tmp_path / "a" / "y"]
     assert beneath_except(tmp_path, []) == [str(tmp_path)]
     assert beneath_except(tmp_path, [tmp_path]) == []
 

@@ -54,15 +54,35 @@ def landlock_rules(policy: SandboxPolicy) -> landlock_exec.Rules:
     """The launcher's rules: readable and writable path lists, network, and whether `full`."""
     if policy.tier is Tier.FULL:
         return landlock_exec.Rules(full=True, network=policy.network)
-    hidden = policy.hidden_paths()
+    # Landlock can only allow: hiding an entry of the project would take away the project
+    # folder itself (files made there later could not be read), so such entries stay visible.
+    hidden = [p for p in policy.hidden_paths() if not p.is_relative_to(policy.workspace)]
     write = [str(policy.temp_dir), *_DEVICES]
     if policy.tier is Tier.WORKSPACE_WRITE:
         write += beneath_except(policy.workspace, hidden)
         for extra in policy.writable_paths():
             write += beneath_except(extra, hidden)
     return landlock_exec.Rules(
-        read=beneath_except(Path("/"), hidden), write=write, network=policy.network
+        read=beneath_except(Path("/"), hidden),
+        write=write,
+        network=policy.network,
+        # `ls /` and `ls ~` still work; names below a hidden folder are listable, never read.
+        list=[str(path) for path in split_folders(Path("/"), hidden)],
     )
+
+
+def split_folders(root: Path, hidden: Iterable[Path]) -> list[Path]:
+    """The folders `beneath_except` replaces by their entries: `root` and hidden paths' parents."""
+    found: set[Path] = set()
+    for path in hidden:
+        if path != root and path.is_relative_to(root):
+            parent = path.parent
+            while parent.is_relative_to(root):
+                found.add(parent)
+                if parent == root:
+                    break
+                parent = parent.parent
+    return sorted(found)
 
 
 def beneath_except(root: Path, hidden: Iterable[Path]) -> list[str]:

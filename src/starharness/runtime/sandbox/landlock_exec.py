@@ -1,10 +1,10 @@
 """Self-confining launcher: apply Landlock and a socket filter to this process, then exec.
 
 Run as `python -I -S landlock_exec.py [--full] [--network] [--read PATH]... [--write PATH]...
--- ARGV...`. It imports only the standard library (and not even json or re: each import costs
-start-up time on every command), so it starts fast and needs no installed package. The rules
-survive `execve`, so the command and everything it starts stay confined. Exit status 125 with
-a `sandbox setup failed:` line means the command never ran.
+[--list PATH]... -- ARGV...`. It imports only the standard library (and not even json or re:
+each import costs start-up time on every command), so it starts fast and needs no installed
+package. The rules survive `execve`, so the command and everything it starts stay confined.
+Exit status 125 with a `sandbox setup failed:` line means the command never ran.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ class Rules:
     A plain class: `dataclasses` would import `inspect` and `re`, 20+ ms on every command.
     """
 
-    __slots__ = ("full", "network", "read", "write")
+    __slots__ = ("full", "list", "network", "read", "write")
 
     def __init__(
         self,
@@ -196,17 +196,22 @@ class Rules:
         write: list[str] | tuple[str, ...] = (),
         network: bool = False,
         full: bool = False,
+        list: list[str] | tuple[str, ...] = (),
     ) -> None:
-        self.read = list(read)
-        self.write = list(write)
+        self.read = [*read]
+        self.write = [*write]
         self.network = network
         self.full = full
+        self.list = [*list]
+        """Folders whose entries may be listed (not read): the parents of hidden paths."""
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.read, self.write, self.network, self.full, self.list)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rules):
             return NotImplemented
-        mine = (self.read, self.write, self.network, self.full)
-        return mine == (other.read, other.write, other.network, other.full)
+        return self._key() == other._key()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -218,7 +223,12 @@ class Rules:
             args += ["--read", path]
         for path in self.write:
             args += ["--write", path]
+        for path in self.list:
+            args += ["--list", path]
         return args
+
+
+_LISTS = {"--read": "read", "--write": "write", "--list": "list"}
 
 
 def parse_args(argv: list[str] | tuple[str, ...]) -> tuple[Rules, list[str]]:
@@ -236,13 +246,13 @@ def parse_args(argv: list[str] | tuple[str, ...]) -> tuple[Rules, list[str]]:
             rules.full = True
         elif arg == "--network":
             rules.network = True
-        elif arg in ("--read", "--write") and index + 1 < len(argv):
+        elif arg in _LISTS and index + 1 < len(argv):
             index += 1
-            (rules.read if arg == "--read" else rules.write).append(argv[index])
+            getattr(rules, _LISTS[arg]).append(argv[index])
         else:
             raise SetupError(f"unknown launcher argument {arg!r}")
         index += 1
-    raise SetupError("usage: landlock_exec.py [--full] [--network] [--read P] [--write P] -- ARGV")
+    raise SetupError("usage: landlock_exec.py [--full] [--network] [--read P]... -- ARGV")
 
 
 def confine_self(rules: Rules) -> None:
@@ -267,6 +277,8 @@ def confine_self(rules: Rules) -> None:
                 _add_path_rule(ruleset, path, READ_ACCESS)
             for path in rules.write:
                 _add_path_rule(ruleset, path, writable)
+            for path in rules.list:
+                _add_path_rule(ruleset, path, FS_READ_DIR)
         if _libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0) != 0:
             raise _errno_text("landlock_restrict_self")
     finally:
