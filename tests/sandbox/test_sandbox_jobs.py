@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import textwrap
@@ -157,16 +158,26 @@ _HARNESS = textwrap.dedent(
     sys.path.insert(0, {support!r})
     from sandbox_support import make_rig
     from pathlib import Path
+    from starharness.runtime.sandbox import SANDBOX
 
     async def main():
         rig = await make_rig(Path({project!r}), providers=[{provider!r}])
         await rig.call("job_start", command="sleep {marker}")
-        print("started", flush=True)
+        sandbox = rig.root.get(SANDBOX).for_context(rig.agent)
+        print(await sandbox.temp_dir(), flush=True)
         await asyncio.sleep(3600)
 
     asyncio.run(main())
     """
 )
+
+
+async def _removed(folder: Path) -> bool:
+    for _ in range(200):
+        if not os.path.lexists(folder):  # noqa: ASYNC240 - a cheap stat in a test
+            return True
+        await asyncio.sleep(0.05)
+    return False
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -183,11 +194,13 @@ async def test_jobs_die_with_a_killed_harness_process(machine: Machine, provider
     )
     try:
         assert harness.stdout is not None
-        assert (await harness.stdout.readline()).strip() == b"started"
+        temp = Path((await harness.stdout.readline()).decode().strip())
+        assert temp.name.startswith("star-harness-sandbox-")
         assert await _wait_for(marker)
         harness.send_signal(signal.SIGKILL)  # no cleanup code of the harness runs
         await harness.wait()
         assert await _gone(marker)
+        assert await _removed(temp)
     finally:
         if harness.returncode is None:
             harness.kill()

@@ -74,8 +74,26 @@ class _Reaper:
     def unregister(self, pid: int) -> None:
         self._send(f"-{pid}\n")
 
+    def register_folder(self, path: Path) -> None:
+        self._send(f"+{path}\n")
+
+    def unregister_folder(self, path: Path) -> None:
+        self._send(f"-{path}\n")
+
 
 _REAPER = _Reaper()
+
+
+def remove_with_harness(path: Path) -> None:
+    """Have the reaper delete `path` (absolute, no newline) if the harness dies first."""
+    if "\n" not in str(path):
+        _REAPER.register_folder(path)
+
+
+def forget_folder(path: Path) -> None:
+    """The harness removed `path` itself."""
+    if "\n" not in str(path):
+        _REAPER.unregister_folder(path)
 
 
 class ProcessOwner:

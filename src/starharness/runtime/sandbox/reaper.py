@@ -1,9 +1,10 @@
 """The reaper: a helper process that kills every registered command tree when the harness dies.
 
 Run as `python -I -S reaper.py` with a pipe on stdin. The harness writes `+PID` when it spawns
-a command and `-PID` when it has reaped it. When stdin ends (the harness exited or was killed,
-even by SIGKILL), every registered PID is killed with all its descendants, then the reaper
-exits. Standard library only, so it starts fast and needs no installed package.
+a command and `-PID` when it has reaped it, `+/PATH` and `-/PATH` for private temp folders.
+When stdin ends (the harness exited or was killed, even by SIGKILL), every registered PID is
+killed with all its descendants, every registered folder is removed, then the reaper exits.
+Standard library only, so it starts fast and needs no installed package.
 """
 
 from __future__ import annotations
@@ -71,15 +72,25 @@ def main() -> int:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
     registered: set[int] = set()
+    folders: set[bytes] = set()
     for line in sys.stdin.buffer:
-        text = line.strip()
+        text = line.rstrip(b"\n")
+        sign, rest = text[:1], text[1:]
+        if rest.startswith(b"/"):
+            (folders.add if sign == b"+" else folders.discard)(rest)
+            continue
         with contextlib.suppress(ValueError):
-            if text.startswith(b"+"):
-                registered.add(int(text[1:]))
-            elif text.startswith(b"-"):
-                registered.discard(int(text[1:]))
+            if sign == b"+":
+                registered.add(int(rest))
+            elif sign == b"-":
+                registered.discard(int(rest))
     for pid in registered:
         kill_tree(pid)
+    if folders:
+        import shutil  # only now: start-up stays light
+
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 

@@ -14,7 +14,7 @@ from ..kernel import Context, Event
 from .chain import Confined, SandboxChain
 from .jobs import Job, JobTable
 from .policy import SandboxPolicy, confined_env, default_hidden
-from .processes import CommandResult, ProcessOwner, run_once
+from .processes import CommandResult, ProcessOwner, forget_folder, remove_with_harness, run_once
 from .tiers import Tier, check_escalation
 
 
@@ -118,6 +118,7 @@ class AgentSandbox:
                 self._temp = Path(
                     await asyncio.to_thread(tempfile.mkdtemp, prefix="star-harness-sandbox-")
                 )
+                remove_with_harness(self._temp)
             return self._temp
 
     async def policy(self, *, network: bool) -> SandboxPolicy:
@@ -170,3 +171,4 @@ class AgentSandbox:
         temp, self._temp = self._temp, None
         if temp is not None:
             await asyncio.to_thread(shutil.rmtree, temp, True)
+            forget_folder(temp)
