@@ -223,8 +223,9 @@ async def test_godot_mode_asks_before_writes_and_editor_changes(
         "n",
         "try again",
         "maybe",
-        "a",
+        "y",
         "and once more",
+        "y",
         "write a note",
         "y",
         "which Godot?",
@@ -246,15 +247,15 @@ async def test_godot_mode_asks_before_writes_and_editor_changes(
     text = out.getvalue()
     assert requests == ["open_scene", "open_scene", "get_editor_info"]
     assert (project / "notes" / "todo.txt").read_text(encoding="utf-8") == "fix the jump\n"
-    assert text.count("[approval] godot_open_scene") == 2  # "always" covered the third call
+    assert text.count("[approval] godot_open_scene") == 3  # an approval covers one call
     assert text.count("[approval] write_file") == 1
     assert "[approval] godot_editor_info" not in text
     assert "-> error: Error: the user rejected this call to godot_open_scene" in text
-    assert "Please answer y, a or n." in text
+    assert "Please answer y, n or c." in text
     assert '-> ok: { "opened": "res://main.tscn" }' in text
     assert "Godot bridge: 127.0.0.1:" in text
     assert f"project {project}" in text  # the paired editor, in /status
-    assert "tools (35):" in text  # 27 godot, 4 file tools, delegate, goals and read_spilled
+    assert "tools (41):" in text  # 27 godot, 4 file, delegate, goals, read_spilled, sandbox
 
 
 async def test_ctrl_c_during_an_approval_question_cancels_the_turn(
@@ -267,7 +268,7 @@ async def test_ctrl_c_during_an_approval_question_cancels_the_turn(
         session = ChatSession(runtime.ctx, lines, out, echo_input=True)
         chat = asyncio.create_task(session.run())
         try:
-            await until(lambda: out.getvalue().endswith("[n] no: "))
+            await until(lambda: out.getvalue().endswith("[c] cancel: "))
             session.interrupt()
             await until(lambda: "[turn aborted" in out.getvalue())
             lines.feed("n", "/quit")  # the "n" is read by the prompt, not a stale question
@@ -276,6 +277,30 @@ async def test_ctrl_c_during_an_approval_question_cancels_the_turn(
             chat.cancel()
         assert fake.requests == []
     assert "> n\n" in out.getvalue()
+
+
+async def test_godot_mode_runs_an_approved_command_and_asks_the_user(
+    home: Path, tmp_path: Path, project: Path, mock: MockLlmServer
+) -> None:
+    mock.script_next(
+        [
+            call("ask_user", {"question": "Which level?", "options": ["one", "two"]}),
+            call("shell", {"command": "echo level > chosen.txt && cat chosen.txt"}),
+            say("Done."),
+        ]
+    )
+    lines = QueuedLines("set up the level", "two", "y", "/quit")
+    out = io.StringIO()
+    async with godot_chat(home, tmp_path, project, mock) as (runtime, _fake):
+        session = ChatSession(runtime.ctx, lines, out, echo_input=True)
+        assert await session.run() == 0
+    text = out.getvalue()
+    assert "[question] Which level? (for example: one / two)" in text
+    assert "-> ok: The user answered: two" in text
+    assert "[approval] shell" in text
+    if "SANDBOX_UNAVAILABLE" not in text:  # a machine without bubblewrap or Landlock
+        assert (project / "chosen.txt").read_text() == "level\n"
+    assert "Done." in text
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -81,9 +81,9 @@ def test_allow_flags_patch_the_approvals_row(home: Path) -> None:
     approvals = composition.load("task", allow=["write_file", "shell", "write_file"]).row(
         "approvals"
     )
-    assert approvals.config.model_dump() == {"mode": "allow-list", "allow": ["write_file", "shell"]}
+    assert approvals.config.model_dump() == {"policy": "never", "allow": ["write_file", "shell"]}
     untouched = composition.load("task").row("approvals").config.model_dump()
-    assert untouched == {"mode": "deny", "allow": []}
+    assert untouched == {"policy": "never", "allow": []}
 
 
 def test_bad_arguments(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,7 +70,7 @@ def allow_patch(tools: Sequence[str], row_id: str = APPROVALS_ROW) -> Patch | No
     """The `--allow TOOL` flags: approval asks for these tools are allowed, others refused."""
     if not tools:
         return None
-    merge = {"mode": "allow-list", "allow": list(dict.fromkeys(tools))}
+    merge = {"policy": "never", "mode": None, "allow": list(dict.fromkeys(tools))}
     return Patch.of("--allow", [{"id": row_id, "merge": merge}])
 
 

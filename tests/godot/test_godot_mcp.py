@@ -130,9 +130,14 @@ async def test_mcp_lists_only_enabled_tools_and_calls_the_editor(
         assert sorted(tools) == [
             "godot_editor_info",
             "godot_open_scene",
+            "job_read",
+            "job_start",
+            "job_stop",
             "list_files",
             "read_file",
+            "sandbox_escalate",
             "search_files",
+            "shell",
             "write_file",
         ]
         opener = tool_spec("godot_open_scene")
@@ -175,7 +180,7 @@ async def test_mcp_lists_only_enabled_tools_and_calls_the_editor(
             await fake.close()
     log = errors.read_text(encoding="utf-8")
     assert "Godot bridge listening on 127.0.0.1:" in log
-    assert "serving 6 tools of profile 'godot'" in log
+    assert "serving 11 tools of profile 'godot'" in log
 
 
 async def test_allow_lets_a_mutating_tool_through_the_same_gates(

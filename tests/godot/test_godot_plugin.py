@@ -44,7 +44,7 @@ from starharness.runtime.tools import (
 )
 from starharness.runtime.workspace import WorkspaceConfig, WorkspacePlugin
 
-ALLOW_OPEN = ApprovalsConfig(mode="allow-list", allow=["godot_open_scene"])
+ALLOW_OPEN = ApprovalsConfig(policy="never", allow=["godot_open_scene"])
 
 
 MakeRuntime = Callable[..., Awaitable[Context]]
@@ -134,7 +134,7 @@ async def test_a_disabled_tool_is_neither_registered_nor_dispatchable(
 ) -> None:
     ctx = await make_runtime(
         enabled_tools=["godot_editor_info"],
-        approvals=ApprovalsConfig(mode="allow-list", allow=["godot_reload_scene"]),
+        approvals=ApprovalsConfig(policy="never", allow=["godot_reload_scene"]),
     )
     try:
         bridge = ctx.get(GODOT_BRIDGE)

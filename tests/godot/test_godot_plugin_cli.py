@@ -139,7 +139,7 @@ def test_project_patches_the_workspace_row(user_home: Path, project: Path) -> No
     assert workspace.config.model_dump()["root"] == str(project.resolve())
     assert workspace.patched_by == ("run --project",)
     assert resolved.row("approvals").config.model_dump() == {
-        "mode": "allow-list",
+        "policy": "never",
         "allow": ["write_file", "godot_stop_scene"],
     }
     assert resolved.row("godot").config.model_dump()["workspace"] is None  # follows the row
@@ -148,9 +148,10 @@ def test_project_patches_the_workspace_row(user_home: Path, project: Path) -> No
 
 def test_chat_asks_and_mcp_has_no_agent_loop(user_home: Path, project: Path) -> None:
     chat = load_for_command("chat", "godot", interactive=True)
-    assert chat.row("approvals").config.model_dump() == {"mode": "interactive", "allow": []}
+    assert chat.row("approvals").config.model_dump() == {"policy": "ask", "allow": []}
     assert chat.row("approvals").patched_by == ("chat (asks at the terminal)",)
-    assert load_for_command("run", "godot").row("approvals").config.model_dump()["mode"] == "deny"
+    run = load_for_command("run", "godot")
+    assert run.row("approvals").config.model_dump()["policy"] == "never"
 
     served = load_for_command("mcp", "godot", project=project, tools_only=True)
     ids = [row.id for row in served.rows]

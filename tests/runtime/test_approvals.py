@@ -83,17 +83,12 @@ def _report(agent: Context) -> list[str]:
 
 
 def test_decisions_are_a_closed_set() -> None:
-    assert {d.value for d in Decision} == {
-        "allowed_once",
-        "allowed_always",
-        "rejected",
-        "unavailable",
-    }
-    assert [d for d in Decision if d.allowed] == [Decision.ALLOWED_ONCE, Decision.ALLOWED_ALWAYS]
+    assert {d.value for d in Decision} == {"allowed_once", "rejected", "cancelled", "unavailable"}
+    assert [d for d in Decision if d.allowed] == [Decision.ALLOWED_ONCE]
 
 
 async def test_allow_list_runs_listed_tools_and_reports_the_decision() -> None:
-    agent = await _agent(ApprovalsConfig(mode="allow-list", allow=["launch"]))
+    agent = await _agent(ApprovalsConfig(policy="never", allow=["launch"]))
     seen = _report(agent)
     outcome = await _launch(agent)
     assert outcome.content == "launched probe"
@@ -102,20 +97,20 @@ async def test_allow_list_runs_listed_tools_and_reports_the_decision() -> None:
 
 
 async def test_unlisted_tools_are_refused_with_how_to_allow_them() -> None:
-    agent = await _agent(ApprovalsConfig(mode="allow-list", allow=["other"]))
+    agent = await _agent(ApprovalsConfig(policy="never", allow=["other"]))
     seen = _report(agent)
     outcome = await _launch(agent)
     assert outcome.content == (
-        "Error: launch needs approval, which cannot be asked for in this run; "
-        "start the run with --allow launch to allow it"
+        "Error: launch needs approval, which is never asked for in this run (approval policy "
+        "`never`); start the run with --allow launch to allow it"
     )
     assert outcome.error_code == FailureCode.APPROVAL_UNAVAILABLE
     assert ran == []
     assert seen == ["asked launch c1 s-1", "decided launch unavailable"]
 
 
-async def test_deny_mode_refuses_every_ask_but_not_other_tools() -> None:
-    agent = await _agent(ApprovalsConfig(mode="deny"))
+async def test_never_refuses_every_ask_but_not_other_tools() -> None:
+    agent = await _agent(ApprovalsConfig(policy="never"))
     assert (await _launch(agent)).error_code == FailureCode.APPROVAL_UNAVAILABLE
     [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.content == "waved"
@@ -130,7 +125,7 @@ async def test_without_an_approval_service_asks_are_unavailable() -> None:
 
 
 async def test_interactive_user_can_allow_once_or_reject() -> None:
-    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    agent = await _agent(ApprovalsConfig(policy="ask"))
     service = agent.get(APPROVALS)
     assert isinstance(service, InteractiveApprovals)
     answers = [Decision.ALLOWED_ONCE, Decision.REJECTED]
@@ -149,25 +144,46 @@ async def test_interactive_user_can_allow_once_or_reject() -> None:
     assert ran == ["a"]
 
 
-async def test_allowed_always_is_remembered_per_session_and_tool() -> None:
-    service = InteractiveApprovals()
+async def test_an_approval_covers_one_call_so_the_next_call_asks_again() -> None:
+    agent = await _agent(ApprovalsConfig(policy="ask"))
+    service = agent.get(APPROVALS)
+    assert isinstance(service, InteractiveApprovals)
     asked: list[str] = []
 
     async def ask(request: ApprovalRequest) -> Decision:
-        asked.append(request.session_id)
-        return Decision.ALLOWED_ALWAYS
+        asked.append(request.arguments)
+        return Decision.ALLOWED_ONCE
 
     service.attach(ask)
-    first = ApprovalRequest(tool="launch", call_id="1", arguments="{}", session_id="s-1")
-    again = ApprovalRequest(tool="launch", call_id="2", arguments="{}", session_id="s-1")
-    elsewhere = ApprovalRequest(tool="launch", call_id="3", arguments="{}", session_id="s-2")
-    assert await service.decide(first) is Decision.ALLOWED_ALWAYS
-    assert await service.decide(again) is Decision.ALLOWED_ALWAYS
-    assert await service.decide(elsewhere) is Decision.ALLOWED_ALWAYS
-    assert asked == ["s-1", "s-2"]
-    service.forget("s-1")
-    await service.decide(again)
-    assert asked == ["s-1", "s-2", "s-1"]
+    await _launch(agent, "a")
+    await _launch(agent, "a")
+    assert asked == ['{"target": "a"}', '{"target": "a"}']
+    assert ran == ["a", "a"]
+
+
+async def test_a_dismissed_question_is_cancelled_and_the_call_does_not_run() -> None:
+    agent = await _agent(ApprovalsConfig(policy="ask"))
+    service = agent.get(APPROVALS)
+    assert isinstance(service, InteractiveApprovals)
+    seen = _report(agent)
+
+    async def dismiss(request: ApprovalRequest) -> Decision:
+        return Decision.CANCELLED
+
+    service.attach(dismiss)
+    outcome = await _launch(agent)
+    assert outcome.error_code == FailureCode.CANCELLED
+    assert outcome.content == "Error: the approval of this call to launch was cancelled"
+    assert seen == ["asked launch c1 s-1", "decided launch cancelled"]
+    assert ran == []
+
+
+async def test_never_refuses_the_same_way_every_time_without_asking_anyone() -> None:
+    agent = await _agent(ApprovalsConfig(policy="never"))
+    outcomes = [await _launch(agent) for _ in range(3)]
+    assert {o.content for o in outcomes} == {outcomes[0].content}
+    assert {o.error_code for o in outcomes} == {FailureCode.APPROVAL_UNAVAILABLE}
+    assert ran == []
 
 
 async def test_interactive_asks_one_question_at_a_time() -> None:
@@ -211,7 +227,7 @@ async def test_interactive_without_a_prompt_is_unavailable_and_detach_works() ->
 
 
 async def test_a_failing_prompt_is_unavailable_not_a_crash() -> None:
-    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    agent = await _agent(ApprovalsConfig(policy="ask"))
     service = agent.get(APPROVALS)
     assert isinstance(service, InteractiveApprovals)
 
@@ -227,7 +243,7 @@ async def test_a_failing_prompt_is_unavailable_not_a_crash() -> None:
 
 
 async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow() -> None:
-    agent = await _agent(ApprovalsConfig(mode="deny"))
+    agent = await _agent(ApprovalsConfig(policy="never"))
     requests: list[ApprovalRequest] = []
     agent.on(APPROVAL_ASKED, requests.append)
 
@@ -239,8 +255,8 @@ async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow(
     dispose = agent.on_waterfall(TOOL_PRE_EXECUTE, cautious)
     [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.content == (
-        "Error: wave needs approval (waving is risky today), which cannot be asked for in this "
-        "run; start the run with --allow wave to allow it"
+        "Error: wave needs approval (waving is risky today), which is never asked for in this "
+        "run (approval policy `never`); start the run with --allow wave to allow it"
     )
     assert requests[0].reason == "waving is risky today"
     dispose()
@@ -253,7 +269,7 @@ async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow(
 
 
 async def test_tools_config_ask_lists_names_and_tags() -> None:
-    agent = await _agent(ApprovalsConfig(mode="deny"), ask=["wave"])
+    agent = await _agent(ApprovalsConfig(policy="never"), ask=["wave"])
     [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.error_code == FailureCode.APPROVAL_UNAVAILABLE
     # The default tag rule was replaced, so launch runs without asking.
@@ -261,7 +277,7 @@ async def test_tools_config_ask_lists_names_and_tags() -> None:
 
 
 async def test_cancel_while_waiting_for_the_user_cancels_the_call() -> None:
-    agent = await _agent(ApprovalsConfig(mode="interactive"))
+    agent = await _agent(ApprovalsConfig(policy="ask"))
     service = agent.get(APPROVALS)
     assert isinstance(service, InteractiveApprovals)
     waiting = asyncio.Event()
@@ -272,21 +288,28 @@ async def test_cancel_while_waiting_for_the_user_cancels_the_call() -> None:
         return Decision.ALLOWED_ONCE
 
     service.attach(slow_user)
+    seen = _report(agent)
     signal = CancelSignal()
     call = ToolCall("c1", "launch", '{"target": "x"}')
-    batch = asyncio.create_task(agent.tools.execute_calls([call], cancel=signal))
+    batch = asyncio.create_task(agent.tools.execute_calls([call], cancel=signal, session_id="s-1"))
     await waiting.wait()
     signal.set()
     [outcome] = await batch
     assert outcome.error_code == FailureCode.CANCELLED
+    assert seen == ["asked launch c1 s-1", "decided launch cancelled"]
     assert ran == []
 
 
-def test_config_refuses_an_allow_list_outside_allow_list_mode() -> None:
-    with pytest.raises(ValueError, match="allow is only used with mode 'allow-list'"):
-        ApprovalsConfig(mode="deny", allow=["launch"])
-    with pytest.raises(ValueError, match="mode"):
+def test_config_policies_and_the_old_mode_key() -> None:
+    assert ApprovalsConfig().policy == "never"
+    assert ApprovalsConfig.model_validate({"mode": "interactive"}).policy == "ask"
+    assert ApprovalsConfig.model_validate({"mode": "deny"}).policy == "never"
+    legacy = ApprovalsConfig.model_validate({"mode": "allow-list", "allow": ["launch"]})
+    assert (legacy.policy, legacy.allow) == ("never", ["launch"])
+    with pytest.raises(ValueError, match="unknown approvals mode 'sometimes'"):
         ApprovalsConfig.model_validate({"mode": "sometimes"})
+    with pytest.raises(ValueError, match="policy"):
+        ApprovalsConfig.model_validate({"policy": "always"})
 
 
 async def test_non_interactive_hint_is_configurable() -> None:

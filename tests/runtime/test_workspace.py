@@ -32,7 +32,7 @@ from starharness.runtime.workspace import (
     WorkspacePlugin,
 )
 
-ALLOW_WRITE = ApprovalsConfig(mode="allow-list", allow=["write_file"])
+ALLOW_WRITE = ApprovalsConfig(policy="never", allow=["write_file"])
 
 
 @pytest.fixture

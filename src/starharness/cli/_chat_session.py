@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
+from starharness.runtime.ask_user import USER_QUESTIONS, Question
 from starharness.runtime.context import WorkBook, render_plan
 from starharness.runtime.context.events import (
     COMPACTION_END,
@@ -22,7 +23,8 @@ from starharness.runtime.session import event_types as ev
 from ._terminal_lines import LineSource
 
 PROMPT: Final = "> "
-APPROVAL_PROMPT: Final = "Allow it? [y] once, [a] always (this session), [n] no: "
+APPROVAL_PROMPT: Final = "Allow it once? [y] yes, [n] no, [c] cancel: "
+ANSWER_PROMPT: Final = "Your answer (empty to skip): "
 HELP: Final = (
     "Type a message and press Enter. Commands: /status shows the session (and the Godot "
     "bridge in Godot mode), /plan the agent's goal and plan, /help this text, /quit exits. "
@@ -34,11 +36,11 @@ _SHORT_ARGUMENTS = 400
 _ANSWERS: Final = {
     "y": Decision.ALLOWED_ONCE,
     "yes": Decision.ALLOWED_ONCE,
-    "a": Decision.ALLOWED_ALWAYS,
-    "always": Decision.ALLOWED_ALWAYS,
     "n": Decision.REJECTED,
     "no": Decision.REJECTED,
     "": Decision.REJECTED,
+    "c": Decision.CANCELLED,
+    "cancel": Decision.CANCELLED,
 }
 
 StatusLines = Callable[["ChatSession"], Sequence[str]]
@@ -92,6 +94,8 @@ class ChatSession:
         detach = (
             approvals.attach(self._ask) if isinstance(approvals, InteractiveApprovals) else None
         )
+        questions = self.ctx.maybe(USER_QUESTIONS)
+        stop_answering = questions.attach(self._answer) if questions is not None else None
         handle = await self.ctx.agents.create(
             self.session_id, setup=self._set_up, options=self._options
         )
@@ -115,6 +119,8 @@ class ChatSession:
         finally:
             if detach is not None:
                 detach()
+            if stop_answering is not None:
+                stop_answering()
             self._agent = None
             await handle.dispose()
         return 0
@@ -184,11 +190,16 @@ class ChatSession:
         while True:
             answer = await self._read(APPROVAL_PROMPT)
             if answer is None:
-                return Decision.REJECTED
+                return Decision.CANCELLED
             decision = _ANSWERS.get(answer.strip().lower())
             if decision is not None:
                 return decision
-            self._line("Please answer y, a or n.")
+            self._line("Please answer y, n or c.")
+
+    async def _answer(self, question: Question) -> str | None:
+        options = f" (for example: {' / '.join(question.options)})" if question.options else ""
+        self._line(f"[question] {question.text}{options}")
+        return await self._read(ANSWER_PROMPT)
 
     # -- commands ----------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from starharness import app as composition
 from starharness.runtime.approvals import ApprovalsPlugin
+from starharness.runtime.ask_user import AskUserPlugin
 from starharness.runtime.config import Patch, ResolvedProfile, load_profile
 from starharness.runtime.kernel import LLM
 from starharness.runtime.loop import AgentsPlugin
@@ -85,14 +86,15 @@ def _interactive_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
     rows = _rows_of(resolved, ApprovalsPlugin)
     if not rows:
         return []
-    merge: dict[str, Any] = {"mode": "interactive", "allow": None}
+    merge: dict[str, Any] = {"policy": "ask", "mode": None, "allow": None}
     return [
         Patch.of(f"{command} (asks at the terminal)", [{"id": r, "merge": merge} for r in rows])
     ]
 
 
 def _tools_only_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
-    loop_rows = _rows_of(resolved, AgentsPlugin)
+    # Over MCP the client is the agent and no one answers ask_user, so that row goes too.
+    loop_rows = [*_rows_of(resolved, AgentsPlugin), *_rows_of(resolved, AskUserPlugin)]
     # Rows that serve only agents (context management: docs/context.md) go with the loop.
     loop_rows += [r.id for r in resolved.rows if getattr(r.plugin_class, "needs_agent_loop", False)]
     others = [row for row in resolved.rows if row.id not in loop_rows]

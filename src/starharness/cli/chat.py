@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         "chat",
         help=(
             "Talk to an agent in the terminal: answers stream as they arrive, tool calls show "
-            "as they run, approvals are asked (y once, a always, n no). Ctrl-C cancels the "
+            "as they run, approvals are asked (y once, n no, c cancel). Ctrl-C cancels the "
             "turn; Ctrl-D or /quit exits. `--profile godot` is Godot mode."
         ),
     )(chat)

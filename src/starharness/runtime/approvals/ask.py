@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from ..kernel import APPROVALS, Context
@@ -13,7 +14,8 @@ _log = logging.getLogger("starharness.runtime.approvals")
 async def request_approval(ctx: Context, request: ApprovalRequest) -> ApprovalDecided:
     """Emit APPROVAL_ASKED, let `ctx.approvals` decide, emit APPROVAL_DECIDED and return it.
 
-    Without an approval service, or when it fails, the answer is `unavailable`.
+    Without an approval service, or when it fails, the answer is `unavailable`. When the
+    waiting call is cancelled, `cancelled` is reported and the cancellation goes on.
     """
     ctx.emit(APPROVAL_ASKED, request)
     service = ctx.maybe(APPROVALS)
@@ -27,6 +29,10 @@ async def request_approval(ctx: Context, request: ApprovalRequest) -> ApprovalDe
         try:
             decision = await service.decide(request)
             message = "" if decision.allowed else service.explain(request, decision)
+        except asyncio.CancelledError:
+            message = f"the approval of this call to {request.tool} was cancelled"
+            ctx.emit(APPROVAL_DECIDED, ApprovalDecided(request, Decision.CANCELLED, message))
+            raise
         except Exception as error:
             _log.exception("approval service failed for %s", request.tool)
             decision = Decision.UNAVAILABLE

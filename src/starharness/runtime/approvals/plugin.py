@@ -1,8 +1,8 @@
-"""ApprovalsPlugin: provides `ctx.approvals` in the mode its config names."""
+"""ApprovalsPlugin: provides `ctx.approvals` under the policy its config names."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -10,20 +10,36 @@ from ..kernel import APPROVALS, Context, Plugin
 from .services import InteractiveApprovals, NonInteractiveApprovals
 from .types import ApprovalService
 
+_LEGACY_MODES = {"interactive": "ask", "deny": "never", "allow-list": "never"}
+
 
 class ApprovalsConfig(BaseModel):
-    """`interactive` asks a person; `deny` refuses every ask; `allow-list` allows `allow` only."""
+    """`ask` asks a person (the default of `chat`); `never` asks no one (run, mcp, CI).
+
+    Tools in `allow` are allowed without asking under either policy (`--allow TOOL`).
+    The old `mode` key (interactive / deny / allow-list) is still read.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["interactive", "deny", "allow-list"] = "deny"
+    policy: Literal["ask", "never"] = "never"
     allow: list[str] = []
 
-    @model_validator(mode="after")
-    def _allow_needs_allow_list(self) -> ApprovalsConfig:
-        if self.allow and self.mode != "allow-list":
-            raise ValueError(f"allow is only used with mode 'allow-list', not {self.mode!r}")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_mode(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        values = cast(dict[str, Any], data)
+        if "mode" not in values:
+            return values
+        values = dict(values)
+        mode = values.pop("mode")
+        if mode is not None:
+            if mode not in _LEGACY_MODES:
+                raise ValueError(f"unknown approvals mode {mode!r}; use policy: ask or never")
+            values.setdefault("policy", _LEGACY_MODES[mode])
+        return values
 
 
 class ApprovalsPlugin(Plugin[ApprovalsConfig]):
@@ -37,6 +53,6 @@ class ApprovalsPlugin(Plugin[ApprovalsConfig]):
 
 
 def build_approvals(config: ApprovalsConfig) -> ApprovalService:
-    if config.mode == "interactive":
-        return InteractiveApprovals()
+    if config.policy == "ask":
+        return InteractiveApprovals(allow=config.allow)
     return NonInteractiveApprovals(config.allow)

@@ -1,4 +1,4 @@
-"""The two approval services: ask a person, or follow an `--allow TOOL` list."""
+"""The two approval policies: `ask` a person, or `never` ask (an `--allow TOOL` list aside)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..kernel import Disposer, once
 from .types import ApprovalRequest, Decision
 
 AskUser = Callable[[ApprovalRequest], Awaitable[Decision]]
-"""Shows a request to a person and returns their decision."""
+"""Shows a request to a person and returns their decision (CANCELLED when they dismiss it)."""
 
 
 def _reason(request: ApprovalRequest) -> str:
@@ -17,15 +17,15 @@ def _reason(request: ApprovalRequest) -> str:
 
 
 class InteractiveApprovals:
-    """Asks a person through a callback, one question at a time.
+    """The `ask` policy: asks a person through an attached callback, one question at a time.
 
-    `allowed_always` is remembered per session and tool, so the same tool is not asked again.
-    With no callback attached, the answer is `unavailable`.
+    A front end (the terminal of `chat`, a web UI) calls `attach(ask)` when it starts and the
+    returned disposer when it stops. With no callback attached the answer is `unavailable`.
     """
 
-    def __init__(self, ask: AskUser | None = None) -> None:
+    def __init__(self, ask: AskUser | None = None, allow: Iterable[str] = ()) -> None:
         self._ask = ask
-        self._always: dict[str, set[str]] = {}
+        self.allow = frozenset(allow)
         self._lock = asyncio.Lock()
 
     def attach(self, ask: AskUser) -> Disposer:
@@ -38,37 +38,29 @@ class InteractiveApprovals:
 
         return once(detach)
 
-    def _remembered(self, request: ApprovalRequest) -> bool:
-        allowed = self._always.get(request.session_id)
-        return allowed is not None and request.tool in allowed
+    @property
+    def attached(self) -> bool:
+        return self._ask is not None
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        if self._remembered(request):
-            return Decision.ALLOWED_ALWAYS
+        if request.tool in self.allow:
+            return Decision.ALLOWED_ONCE
         async with self._lock:
-            # An answer given while this request waited may have been "always".
-            if self._remembered(request):
-                return Decision.ALLOWED_ALWAYS
             ask = self._ask
             if ask is None:
                 return Decision.UNAVAILABLE
-            decision = await ask(request)
-        if decision is Decision.ALLOWED_ALWAYS:
-            self._always.setdefault(request.session_id, set()).add(request.tool)
-        return decision
-
-    def forget(self, session_id: str) -> None:
-        """Drop what a session was allowed always (when it ends)."""
-        self._always.pop(session_id, None)
+            return await ask(request)
 
     def explain(self, request: ApprovalRequest, decision: Decision) -> str:
         if decision is Decision.REJECTED:
             return f"the user rejected this call to {request.tool}"
+        if decision is Decision.CANCELLED:
+            return f"the approval of this call to {request.tool} was cancelled"
         return f"{request.tool} needs approval{_reason(request)}, and no one is here to give it"
 
 
 class NonInteractiveApprovals:
-    """For runs without a person: tools on the allow list run, everything else is unavailable."""
+    """The `never` policy: no one is asked; tools on the allow list run, the rest are refused."""
 
     def __init__(
         self,
@@ -85,6 +77,6 @@ class NonInteractiveApprovals:
     def explain(self, request: ApprovalRequest, decision: Decision) -> str:
         hint = self._hint.format(tool=request.tool)
         return (
-            f"{request.tool} needs approval{_reason(request)}, which cannot be asked for in "
-            f"this run; {hint}"
+            f"{request.tool} needs approval{_reason(request)}, which is never asked for in "
+            f"this run (approval policy `never`); {hint}"
         )

@@ -10,19 +10,24 @@ from ..kernel import Event
 
 
 class Decision(StrEnum):
-    """Every possible answer to an approval request; there are no others."""
+    """Every possible answer to an approval request; there are no others (seed 001's closed set).
+
+    An approval covers one call only: nothing is remembered, so the next call asks again.
+    """
 
     ALLOWED_ONCE = "allowed_once"
-    ALLOWED_ALWAYS = "allowed_always"
-    """Allowed, and the same tool is allowed for the rest of the session without asking."""
+    """A person (or the run's `--allow` list) allowed this one call."""
     REJECTED = "rejected"
     """Someone was asked and said no."""
+    CANCELLED = "cancelled"
+    """The question was withdrawn before an answer: the person dismissed it, or the call or
+    turn was cancelled while it waited."""
     UNAVAILABLE = "unavailable"
-    """No one can be asked here (a non-interactive run, or no prompt attached)."""
+    """No one can be asked: the `never` policy (run, mcp, CI), or no prompt is attached."""
 
     @property
     def allowed(self) -> bool:
-        return self is Decision.ALLOWED_ONCE or self is Decision.ALLOWED_ALWAYS
+        return self is Decision.ALLOWED_ONCE
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,12 +220,14 @@ async def _approve(
     decided = await request_approval(run.ctx, request)
     if decided.decision.allowed:
         return None
-    code = (
-        FailureCode.REJECTED
-        if decided.decision is Decision.REJECTED
-        else FailureCode.APPROVAL_UNAVAILABLE
-    )
-    return ToolFailure(decided.message, code)
+    return ToolFailure(decided.message, _REFUSAL_CODES[decided.decision])
+
+
+_REFUSAL_CODES = {
+    Decision.REJECTED: FailureCode.REJECTED,
+    Decision.CANCELLED: FailureCode.CANCELLED,
+    Decision.UNAVAILABLE: FailureCode.APPROVAL_UNAVAILABLE,
+}
 
 
 async def _execute(

@@ -1,0 +1,105 @@
+"""bubblewrap (Debian's `bubblewrap`): mount, PID and network namespaces around each command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+from .policy import SandboxPolicy
+from .tiers import Tier
+
+_PROBE_TIMEOUT_S = 10.0
+
+
+class BubblewrapProvider:
+    """Confines with `bwrap`: a read-only / with secrets hidden, no capabilities, no network.
+
+    Every command gets its own PID namespace (killing its PID 1 ends all it started), a fresh /proc
+    and /dev, a private /tmp, a new session (no terminal injection) and no capabilities, even
+    when the harness runs as root.
+    """
+
+    name = "bubblewrap"
+
+    def __init__(self, executable: str | None = None) -> None:
+        self._configured = executable
+
+    def executable(self) -> str | None:
+        if self._configured is not None:
+            return self._configured if os.access(self._configured, os.X_OK) else None
+        return shutil.which("bwrap")
+
+    def probe(self) -> str | None:
+        bwrap = self.executable()
+        if bwrap is None:
+            where = self._configured or "PATH"
+            return f"bwrap not found in {where} (install Debian's bubblewrap package)"
+        try:
+            done = subprocess.run(
+                [bwrap, *_BASE, "--ro-bind", "/", "/", "--", "true"],
+                capture_output=True,
+                timeout=_PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"{bwrap} could not run: {error}"
+        if done.returncode != 0:
+            text = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
+            return f"{bwrap} cannot create namespaces here: {text}"
+        return None
+
+    def confine(self, argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+        bwrap = self.executable()
+        if bwrap is None:
+            raise RuntimeError("bwrap is no longer installed")
+        args = [bwrap, *_BASE]
+        if policy.network:
+            args.append("--share-net")
+        if policy.tier is Tier.FULL:
+            args += ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
+        else:
+            args += _confined_mounts(policy)
+        args += ["--chdir", str(policy.workspace), "--", *argv]
+        return args
+
+    def describe(self, policy: SandboxPolicy) -> str:
+        if policy.tier is Tier.FULL:
+            files = "all files writable"
+        elif policy.tier is Tier.WORKSPACE_WRITE:
+            files = f"writable: {policy.workspace} and the temp folder; the rest read-only"
+        else:
+            files = "read-only except the temp folder"
+        network = "network on" if policy.network else "no network"
+        return f"bubblewrap, {policy.tier}: {files}, {network}"
+
+
+# Every namespace bwrap can make (user and cgroup where possible); the network is added back by
+# --share-net only when approved. Capabilities go even for root: with CAP_SYS_ADMIN a command
+# could remount / read-write. No --die-with-parent: with it the outer bwrap dies with the
+# harness at once and, in a race inside bwrap, the sandbox's PID 1 sometimes survives it,
+# reparented where nothing can find it; the reaper (reaper.py) kills the whole tree instead.
+_BASE = (
+    "--unshare-all",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+)
+
+
+def _confined_mounts(policy: SandboxPolicy) -> list[str]:
+    temp = str(policy.temp_dir)
+    workspace = str(policy.workspace)
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    mounts += ["--bind", temp, temp]
+    bind = "--bind" if policy.tier is Tier.WORKSPACE_WRITE else "--ro-bind"
+    mounts += [bind, workspace, workspace]
+    for extra in policy.writable_paths():
+        mounts += ["--bind", str(extra), str(extra)]
+    for hidden in policy.hidden_paths():
+        if hidden.is_dir():
+            mounts += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]
+        else:
+            mounts += ["--ro-bind", "/dev/null", str(hidden)]
+    return mounts

@@ -1,0 +1,91 @@
+"""What one confined command may touch: tier, project folder, private temp folder, network."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..paths import star_harness_home
+from .tiers import Tier
+
+SECRET_HOME_ENTRIES = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+)
+"""Entries of the home folder hidden from confined commands (keys and tokens live there)."""
+
+PASSED_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL")
+"""Environment variables a confined command inherits; every other one (API keys!) is dropped."""
+
+
+def default_hidden(home: Path | None = None, harness_home: Path | None = None) -> tuple[Path, ...]:
+    """The secret locations of this user: home entries and the harness's own home."""
+    base = home if home is not None else Path.home()
+    own = harness_home if harness_home is not None else star_harness_home()
+    return (*(base / entry for entry in SECRET_HOME_ENTRIES), own)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPolicy:
+    """The rules for one command; providers turn it into a confined argv."""
+
+    tier: Tier
+    workspace: Path
+    """The project folder (absolute, resolved): readable, and writable from workspace-write."""
+    temp_dir: Path
+    """A private folder that is always writable (TMPDIR points at it)."""
+    network: bool = False
+    hidden: tuple[Path, ...] = field(default_factory=default_hidden)
+    """Paths no command may read below the full tier; one containing the workspace is kept."""
+    writable: tuple[Path, ...] = ()
+    """More folders writable from workspace-write on (a tool's caches and settings)."""
+
+    def writable_paths(self) -> list[Path]:
+        """The extra writable folders that exist, below workspace-write: none."""
+        if self.tier is Tier.READ_ONLY:
+            return []
+        return [Path(os.path.realpath(p)) for p in self.writable if p.is_dir()]
+
+    def hidden_paths(self) -> list[Path]:
+        """Hidden paths that exist, except ones the workspace or temp folder lie inside."""
+        kept: list[Path] = []
+        for path in self.hidden:
+            if not os.path.lexists(path):
+                continue
+            resolved = Path(os.path.realpath(path))
+            if _inside(self.workspace, resolved) or _inside(self.temp_dir, resolved):
+                continue
+            kept.append(resolved)
+        return kept
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
+
+
+def confined_env(
+    policy: SandboxPolicy,
+    source: Mapping[str, str] | None = None,
+    passed: Iterable[str] = (),
+) -> dict[str, str]:
+    """The environment of a confined command: a short allow-list, and TMPDIR at the temp folder."""
+    env = source if source is not None else os.environ
+    names = {*PASSED_ENV, *passed}
+    result = {name: env[name] for name in names if name in env}
+    result.update((name, value) for name, value in env.items() if name.startswith("LC_"))
+    result.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    for name in ("TMPDIR", "TMP", "TEMP"):
+        result[name] = str(policy.temp_dir)
+    return result

@@ -1,0 +1,174 @@
+"""SANDBOX: one chain of providers for the process, and per agent a tier, a temp folder and jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..kernel import Context, Event
+from .chain import Confined, SandboxChain
+from .jobs import Job, JobTable
+from .policy import SandboxPolicy, confined_env, default_hidden
+from .processes import CommandResult, ProcessOwner, forget_folder, remove_with_harness, run_once
+from .tiers import Tier, check_escalation
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """The plugin's config, as plain values."""
+
+    tier: Tier = Tier.READ_ONLY
+    ceiling: Tier = Tier.FULL
+    timeout_s: float = 120.0
+    max_timeout_s: float = 600.0
+    output_budget: int = 30_000
+    job_buffer: int = 1024 * 1024
+    max_jobs: int = 8
+    shell: str = "/bin/sh"
+    env: tuple[str, ...] = ()
+    hidden: tuple[Path, ...] = field(default_factory=default_hidden)
+    writable: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxRecord:
+    """A session event the sandbox wants in the calling agent's log (see keys.py for types)."""
+
+    layer: Context | None
+    type: str
+    data: dict[str, Any]
+
+
+SANDBOX_RECORD: Event[SandboxRecord] = Event("sandbox/record")
+"""Emitted on the calling agent's context; the plugin logs it to that agent's session."""
+
+
+class SandboxService:
+    """`ctx.get(SANDBOX).for_context(ctx)` is the calling agent's own AgentSandbox."""
+
+    def __init__(self, chain: SandboxChain, settings: SandboxSettings, workspace: Path) -> None:
+        self.chain = chain
+        self.settings = settings
+        self.workspace = workspace
+        self._agents: dict[int, AgentSandbox] = {}
+        self._global: AgentSandbox | None = None
+
+    def for_context(self, ctx: Context) -> AgentSandbox:
+        """The AgentSandbox of the agent layer `ctx` belongs to (the global one outside agents)."""
+        layer = ctx.layer
+        if layer is None:
+            if self._global is None:
+                self._global = AgentSandbox(self, None)
+            return self._global
+        found = self._agents.get(id(layer))
+        if found is None:
+            found = self._agents[id(layer)] = AgentSandbox(self, layer)
+            key = id(layer)
+
+            async def forget() -> None:
+                gone = self._agents.pop(key, None)
+                if gone is not None:
+                    await gone.aclose()
+
+            layer.scope.add(forget)
+        return found
+
+    async def aclose(self) -> None:
+        for agent in list(self._agents.values()):
+            await agent.aclose()
+        self._agents.clear()
+        if self._global is not None:
+            await self._global.aclose()
+
+
+class AgentSandbox:
+    """One agent's view: its tier, its private temp folder, its processes and jobs."""
+
+    def __init__(self, service: SandboxService, layer: Context | None) -> None:
+        self.service = service
+        self.layer = layer
+        settings = service.settings
+        self.tier = settings.tier
+        self.owner = ProcessOwner()
+        self.jobs = JobTable(
+            self.owner, max_jobs=settings.max_jobs, buffer_bytes=settings.job_buffer
+        )
+        self._temp: Path | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def settings(self) -> SandboxSettings:
+        return self.service.settings
+
+    def record(self, ctx: Context, type_: str, data: dict[str, Any]) -> None:
+        ctx.emit(SANDBOX_RECORD, SandboxRecord(self.layer, type_, data))
+
+    def needs_approval(self, requested: Tier) -> bool:
+        """True for a one-step widening; raises EscalationRefused for a skip or a step too high."""
+        return check_escalation(self.tier, requested, self.settings.ceiling)
+
+    async def temp_dir(self) -> Path:
+        async with self._lock:
+            if self._temp is None:
+                self._temp = Path(
+                    await asyncio.to_thread(tempfile.mkdtemp, prefix="star-harness-sandbox-")
+                )
+                remove_with_harness(self._temp)
+            return self._temp
+
+    async def policy(self, *, network: bool) -> SandboxPolicy:
+        return SandboxPolicy(
+            tier=self.tier,
+            workspace=self.service.workspace,
+            temp_dir=await self.temp_dir(),
+            network=network,
+            hidden=self.settings.hidden,
+            writable=self.settings.writable,
+        )
+
+    async def confine(self, command: str, *, network: bool) -> tuple[Confined, SandboxPolicy]:
+        """Wrap `command` for the current tier; raises SandboxUnavailable (nothing is spawned)."""
+        policy = await self.policy(network=network)
+        argv: Sequence[str] = (self.settings.shell, "-c", command)
+        return await self.service.chain.confine(argv, policy), policy
+
+    def env(self, policy: SandboxPolicy) -> dict[str, str]:
+        return confined_env(policy, passed=self.settings.env)
+
+    async def run(
+        self, command: str, *, network: bool = False, timeout_s: float | None = None
+    ) -> tuple[CommandResult, Confined]:
+        confined, policy = await self.confine(command, network=network)
+        result = await run_once(
+            self.owner,
+            confined.argv,
+            self.env(policy),
+            self.service.workspace,
+            timeout_s=timeout_s or self.settings.timeout_s,
+            budget=self.settings.output_budget,
+        )
+        return result, confined
+
+    async def start_job(self, command: str, *, network: bool = False) -> tuple[Job, Confined]:
+        confined, policy = await self.confine(command, network=network)
+        job = await self.jobs.start(
+            confined.argv,
+            self.env(policy),
+            self.service.workspace,
+            command=command,
+            provider=confined.provider,
+        )
+        return job, confined
+
+    async def aclose(self) -> None:
+        await self.jobs.aclose()
+        await self.owner.aclose()
+        temp, self._temp = self._temp, None
+        if temp is not None:
+            await asyncio.to_thread(shutil.rmtree, temp, True)
+            forget_folder(temp)
