@@ -54,7 +54,7 @@ async def test_a_token_is_required_when_one_is_configured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock: MockLlmServer
 ) -> None:
     monkeypatch.setenv("STAR_HARNESS_HOME", str(tmp_path))
-    monkeypatch.setenv("WEB_TOKEN", "s3cret+token/=")
+    monkeypatch.setenv("WEB_TOKEN", "s3cret+token/=-sixteen")
     settings = WebSettings(port=0, auth_token_env="WEB_TOKEN")
     rows = mock_rows(mock.base_url, None)
     async with web_stack("task", rows, tmp_path, settings=settings) as stack:
@@ -62,14 +62,14 @@ async def test_a_token_is_required_when_one_is_configured(
         with pytest.raises(InvalidStatus) as refused:
             await Client.connect_websocket(url)
         assert refused.value.response.status_code == 403
-        async with await Client.connect_websocket(url, token="s3cret+token/=") as client:
+        async with await Client.connect_websocket(url, token="s3cret+token/=-sixteen") as client:
             assert client.server is not None and client.server.profile == "task"
         # A browser passes it in the address, percent-encoded as the page's script does.
         async with httpx.AsyncClient(trust_env=False) as http:
             api = f"{stack.url}/api/godot"
             assert (await http.get(api)).status_code == 403
             assert (await http.get(api + "?token=wrong")).status_code == 403
-            assert (await http.get(api + "?token=s3cret%2Btoken%2F%3D")).status_code == 200
+            assert (await http.get(api + "?token=s3cret%2Btoken%2F%3D-sixteen")).status_code == 200
 
 
 async def test_a_question_whose_client_goes_away_cancels_the_turn(
@@ -97,8 +97,10 @@ async def test_a_question_whose_client_goes_away_cancels_the_turn(
         assert stored is not None
         kinds = [e.type for e in stored.events]
         # The question is never answered "allowed": the session is disposed with its socket,
-        # which cancels the turn; the call does not run (its result says aborted).
-        assert "approval/asked" in kinds and "approval/decided" not in kinds
+        # which withdraws the question (cancelled) and the turn; the call does not run.
+        assert "approval/asked" in kinds
+        decided = [e.data["decision"] for e in stored.events if e.type == "approval/decided"]
+        assert decided == ["cancelled"]
         results = [e.data for e in stored.events if e.type == "tool/result"]
         assert [(r["is_error"], r["content"]) for r in results] == [(True, "Error: aborted")]
         ends = [e.data for e in stored.events if e.type == "turn/end"]

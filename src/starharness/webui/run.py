@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import uvicorn
 
-from starharness.npc.server.security import resolve_token
+from starharness.npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
+from starharness.runtime.credentials import Secret, aget_secret
 from starharness.runtime.kernel import Context
 from starharness.runtime.protocol import HostInfo
 
@@ -64,7 +65,7 @@ class RunningWeb:
 
 async def start_web(ctx: Context, info: HostInfo, settings: WebSettings) -> RunningWeb:
     """Bind and serve; ExposureError for a non-loopback host without a token."""
-    token = await resolve_token(settings.host, settings.auth_token_env)
+    token = await _resolve_token(settings.host, settings.auth_token_env)
     sock = _bind(settings.host, settings.port)
     port: int = sock.getsockname()[1]
     access = Access.for_server(
@@ -113,3 +114,23 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
+
+
+async def _resolve_token(host: str, variable: str | None) -> Secret | None:
+    """The token clients must present, or None; refuses a non-loopback host without one."""
+    if variable is None:
+        if not is_loopback(host):
+            raise ExposureError(
+                f"binding {host!r} exposes the server to other machines (remote code "
+                "execution): name the variable holding an auth token with --auth-token-env NAME (or bind 127.0.0.1)"
+            )
+        return None
+    secret = await aget_secret(variable)
+    if secret is None or not secret.reveal().strip():
+        raise ExposureError(f"{variable} is not set: it must hold the web UI's auth token")
+    if len(secret.reveal().strip()) < MIN_TOKEN_CHARS:
+        raise ExposureError(
+            f"{variable} holds a token of {len(secret.reveal().strip())} characters; "
+            f"at least {MIN_TOKEN_CHARS} are required"
+        )
+    return secret

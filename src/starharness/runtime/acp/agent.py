@@ -86,12 +86,10 @@ _STOP_REASONS: dict[str, StopReason] = {
 }
 _OPTIONS = [
     PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-    PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
 _ANSWERS: dict[str, ApprovalAnswer] = {
     "allow_once": "allow_once",
-    "allow_always": "allow_always",
     "reject": "reject",
 }
 

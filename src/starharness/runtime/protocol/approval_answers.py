@@ -10,12 +10,12 @@ from .models import ApprovalAnswer
 
 _DECISIONS: dict[ApprovalAnswer, Decision] = {
     "allow_once": Decision.ALLOWED_ONCE,
-    "allow_always": Decision.ALLOWED_ALWAYS,
     "reject": Decision.REJECTED,
+    "cancel": Decision.CANCELLED,
 }
 
-NO_ANSWER = Decision.REJECTED
-"""What a waiting question is told when its session closes (the turn is being cancelled too)."""
+NO_ANSWER = Decision.CANCELLED
+"""What a waiting question is told when its session closes: withdrawn, never answered."""
 
 
 def decision_for(answer: ApprovalAnswer) -> Decision:

@@ -56,7 +56,7 @@ class InitializeResult(WireModel):
 
 # -- session ---------------------------------------------------------------------------------
 
-ApprovalAnswer = Literal["allow_once", "allow_always", "reject"]
+ApprovalAnswer = Literal["allow_once", "reject", "cancel"]
 """What a client may answer to `approval.asked`."""
 
 

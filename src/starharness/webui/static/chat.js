@@ -196,7 +196,6 @@ export class ChatView {
       el("pre", { class: "args" }, asked.arguments),
       el("div", { class: "actions" },
         el("button", { class: "primary", onclick: answer("allow_once") }, "Allow once"),
-        el("button", { onclick: answer("allow_always") }, "Always (this session)"),
         el("button", { onclick: answer("reject") }, "Reject")));
     this.approvals.set(asked.callId, card);
     this._add(card);
