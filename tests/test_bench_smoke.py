@@ -56,3 +56,15 @@ def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
     # 1 is likely with so few turns; 2 or a crash means the bench is broken.
     assert done.returncode in (0, 1), done.stdout + done.stderr
     return done.stdout
+
+
+LONG_SESSION = BENCH.parent / "long_session.py"
+
+
+@pytest.mark.slow
+def test_long_session_bench_completes_and_prints_its_figures(tmp_path: Path) -> None:
+    out = _run_bench(LONG_SESSION, ["--turns", "40"], tmp_path)
+    assert re.search(r"^40 turns, 80 requests, \d+ results spilled,", out, re.M), out
+    assert "under the window at every turn: yes" in out, out
+    assert re.search(r"^ratio last/first: \d+\.\d\dx \(goal <= 1\.5x\)", out, re.M), out
+    assert re.search(r"^compactions: \d+ \(\d+ summarized\), time per compaction", out, re.M), out

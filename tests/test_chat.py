@@ -254,7 +254,7 @@ async def test_godot_mode_asks_before_writes_and_editor_changes(
     assert '-> ok: { "opened": "res://main.tscn" }' in text
     assert "Godot bridge: 127.0.0.1:" in text
     assert f"project {project}" in text  # the paired editor, in /status
-    assert "tools (31):" in text
+    assert "tools (35):" in text  # 27 godot, 4 file tools, delegate, goals and read_spilled
 
 
 async def test_ctrl_c_during_an_approval_question_cancels_the_turn(
@@ -336,3 +336,57 @@ def test_llm_flags_still_apply(home: Path) -> None:
         "provider": "openai",
         "model": "gpt-x",
     }
+
+
+# -- goals and plans ----------------------------------------------------------------------------
+
+
+async def test_chat_shows_the_plan_the_model_writes(
+    home: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    items = [
+        {"id": "1", "text": "read the scene", "status": "done"},
+        {"id": "2", "text": "fix the script", "status": "in_progress"},
+    ]
+    mock.script_next(
+        [call("todo_write", {"items": items, "expected_revision": 0}), say("Planned.")]
+    )
+    patch = mock_patch(tmp_path, mock.base_url)
+    rows = json.loads(patch.read_text(encoding="utf-8"))
+    rows.append(
+        {"id": "goals", "plugin": "starharness.runtime.context:GoalsPlugin", "before": "agents"}
+    )
+    patch.write_text(json.dumps(rows), encoding="utf-8")
+    resolved = load_for_command("chat", "task", [patch])
+    out = io.StringIO()
+    lines = QueuedLines("plan it", "/plan", "/quit")
+    assert await run_chat(resolved, lines, out, echo_input=True) == 0
+    text = out.getvalue()
+    assert "[plan] Plan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text
+    # /plan prints the plan folded from the session log.
+    assert "> /plan\nPlan (revision 1):\n  [x] 1. read the scene\n  [~] 2. fix the script" in text
+
+
+async def test_chat_says_when_the_context_was_compacted(
+    home: Path, tmp_path: Path, mock: MockLlmServer
+) -> None:
+    mock.script_next(
+        [say("First."), {"behaviour": "context_overflow"}, say("A summary."), say("Second.")]
+    )
+    patch = mock_patch(tmp_path, mock.base_url)
+    rows = json.loads(patch.read_text(encoding="utf-8"))
+    rows.append(
+        {
+            "id": "compaction",
+            "plugin": "starharness.runtime.context:CompactionPlugin",
+            "before": "agents",
+        }
+    )
+    patch.write_text(json.dumps(rows), encoding="utf-8")
+    resolved = load_for_command("chat", "task", [patch])
+    out = io.StringIO()
+    lines = QueuedLines("a long first question " * 10, "and now?", "/quit")
+    assert await run_chat(resolved, lines, out, echo_input=True) == 0
+    text = out.getvalue()
+    assert "[context compacted: summarized, about " in text
+    assert "Second." in text and "[turn error" not in text

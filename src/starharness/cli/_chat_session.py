@@ -7,6 +7,14 @@ from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
+from starharness.runtime.context import WorkBook, render_plan
+from starharness.runtime.context.events import (
+    COMPACTION_END,
+    GOAL_CHANGE,
+    PLAN_CHANGE,
+    SUBAGENT_START,
+)
+from starharness.runtime.context.goals import render_state
 from starharness.runtime.kernel import APPROVALS, Context
 from starharness.runtime.loop import SESSION_EVENT, Agent, AgentOptions, CancelCause, LoggedEvent
 from starharness.runtime.session import event_types as ev
@@ -17,8 +25,8 @@ PROMPT: Final = "> "
 APPROVAL_PROMPT: Final = "Allow it? [y] once, [a] always (this session), [n] no: "
 HELP: Final = (
     "Type a message and press Enter. Commands: /status shows the session (and the Godot "
-    "bridge in Godot mode), /help this text, /quit exits. Ctrl-C cancels the running turn; "
-    "Ctrl-D exits."
+    "bridge in Godot mode), /plan the agent's goal and plan, /help this text, /quit exits. "
+    "Ctrl-C cancels the running turn; Ctrl-D exits."
 )
 _SHORT_RESULT = 200
 _SHORT_ARGUMENTS = 400
@@ -152,6 +160,17 @@ class ChatSession:
             self._line(f"[tool] {data['name']} -> {mark}: {content}")
         elif kind == ev.LLM_RETRY:
             self._line(f"[retry] attempt {data['attempt']}: {data['error']}")
+        elif kind == PLAN_CHANGE:
+            self._line("[plan] " + render_plan(data["items"], data["revision"]))
+        elif kind == GOAL_CHANGE:
+            self._line(f"[goal] {data['goal']} ({data['status']}, revision {data['revision']})")
+        elif kind == COMPACTION_END and data.get("outcome") not in ("nothing", None):
+            self._line(
+                f"[context compacted: {data['outcome']}, about {data['tokens_before']} ->"
+                f" {data.get('tokens_after', '?')} tokens]"
+            )
+        elif kind == SUBAGENT_START:
+            self._line(f"[subagent] {data['child']}: {shorten(data['task'], _SHORT_ARGUMENTS)}")
         elif kind == ev.TURN_END and data["reason"] != "completed":
             error = data.get("error")
             self._line(f"[turn {data['reason']}{': ' + str(error) if error else ''}]")
@@ -180,6 +199,11 @@ class ChatSession:
             return False
         if name == "/help":
             self._line(HELP)
+        elif name == "/plan":
+            agent = self.agent
+            state = WorkBook().state(agent.session) if agent is not None else None
+            shown = render_state(state) if state is not None else None
+            self._line(shown or "no goal or plan yet")
         elif name == "/status":
             self._line(f"session: {self.session_id}")
             for line in self._status(self) if self._status is not None else ():

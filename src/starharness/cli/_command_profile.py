@@ -93,6 +93,8 @@ def _interactive_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
 
 def _tools_only_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
     loop_rows = _rows_of(resolved, AgentsPlugin)
+    # Rows that serve only agents (context management: docs/context.md) go with the loop.
+    loop_rows += [r.id for r in resolved.rows if getattr(r.plugin_class, "needs_agent_loop", False)]
     others = [row for row in resolved.rows if row.id not in loop_rows]
     still_needed = any(LLM in row.plugin_class.inject for row in others)
     llm_rows = [] if still_needed else [r.id for r in others if LLM in r.plugin_class.provides]

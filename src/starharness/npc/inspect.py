@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile, to_wire_messages, to_wire_tools
-from ..runtime.llm.types import Message, ToolSchema
-from ..runtime.session import SessionEvent, SessionStore, StoredSession, event_to_message
+from ..runtime.llm.types import ToolSchema
+from ..runtime.session import Projection, SessionEvent, SessionStore, StoredSession
 from ..runtime.session import event_types as ev
 from .encounter import TRANSCRIPT_KIND
 
@@ -82,7 +82,9 @@ def render_transcript(stored: StoredSession) -> str:
 def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
     header: Mapping[str, Any] | None = None
     shown_header: Mapping[str, Any] | None = None
-    messages: list[Message] = []
+    # The projection, as the runtime builds requests: summaries and rewrites replace spans.
+    projection = Projection()
+    seen: list[SessionEvent] = []
     requests = 0
     for event in events:
         data = event.data
@@ -98,6 +100,7 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
             else:
                 yield "system and tools: as in the previous request"
             system = header.get("system", "") if header is not None else ""
+            messages = projection.feed(seen)
             wire = to_wire_messages(system, messages, profile=_profile(data))
             yield "messages:"
             yield from (_json(message) for message in wire)
@@ -113,9 +116,7 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
         elif kind == ev.TURN_END:
             detail = f" ({data['error']})" if "error" in data else ""
             yield f"=== turn {data.get('turn')} ended: {data.get('reason')}{detail}"
-        message = event_to_message(event)
-        if message is not None:
-            messages.append(message)
+        seen.append(event)
 
 
 def _render_header(header: Mapping[str, Any] | None, profile: ProviderProfile) -> Iterable[str]:

@@ -49,6 +49,9 @@ class ProviderProfile:
     """False: the server refuses a streamed request with tools whose tool choice is "auto" or
     "required". The provider then forces the request's `forcible_tool`, or, when the caller
     allows none, sends that request unstreamed (see `plan_request`)."""
+    context_window: int | None = None
+    """Tokens the model reads at most (prompt plus output); compaction keeps requests under a
+    share of it. None: unknown (only a context-overflow error then triggers compaction)."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -61,6 +64,7 @@ DEEPSEEK = ProviderProfile(
     # Thinking mode refuses a follow-up whose tool-calling assistant turns lack their reasoning.
     reasoning_send_field="reasoning_content",
     cache_read_paths=(("prompt_cache_hit_tokens",),),
+    context_window=1_000_000,
 )
 
 OPENAI = ProviderProfile(
@@ -73,6 +77,7 @@ OPENAI = ProviderProfile(
     cache_key_field="prompt_cache_key",
     # Reasoning models refuse `max_tokens`; every current model accepts this one.
     max_tokens_field="max_completion_tokens",
+    context_window=400_000,
 )
 
 OPENAI_COMPATIBLE = ProviderProfile(

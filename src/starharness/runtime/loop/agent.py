@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..kernel import LLM, TELEMETRY, Context
 from ..llm.types import ToolSchema, UserMessage
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
-from .options import AgentOptions
+from .options import AgentOptions, VerifyMode
+from .view_log import verify_mode
 
 if TYPE_CHECKING:
     from ..llm import LlmService
@@ -60,6 +61,7 @@ class Agent:
         self._llm: LlmService | None = None
         self._telemetry: Telemetry | None = None
         self._telemetry_known = False
+        self.verify_view: VerifyMode = verify_mode(options.verify_view)
 
     @staticmethod
     def _last_turn(session: Session) -> int:

@@ -46,6 +46,17 @@ class TurnStopping:
 
 
 @dataclass(slots=True, frozen=True)
+class CompactRequest:
+    """Before a step (`pressure`) or after the provider refused the request as too long
+    (`overflow`): a compactor may shrink the view; it answers True when it did."""
+
+    agent: Agent
+    turn: int
+    step: int
+    trigger: Literal["pressure", "overflow"]
+
+
+@dataclass(slots=True, frozen=True)
 class StatusChange:
     agent: Agent
     status: AgentStatus
@@ -62,6 +73,8 @@ class LoggedEvent:
 PRE_STEP: Waterfall[StepPlan] = Waterfall("agent/pre-step")
 REQUEST: Waterfall[OutgoingRequest] = Waterfall("agent/request")
 TURN_STOPPING: Hook[TurnStopping, Message] = Hook("agent/turn-stopping")
+COMPACT: Hook[CompactRequest, bool] = Hook("agent/compact")
+"""Asked before every step and once after a context overflow (then the step is retried)."""
 STATUS: Event[StatusChange] = Event("agent/status")
 SESSION_EVENT: Event[LoggedEvent] = Event("agent/session-event")
 AGENT_CREATED: Event[Any] = Event("agent/created")

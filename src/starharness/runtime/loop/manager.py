@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,10 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
 from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
+from ..session import SessionEvent
 from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
-from .options import AgentOptions
+from .options import AgentOptions, VerifyMode
 
 Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
@@ -64,15 +65,18 @@ class AgentManager:
         options: AgentOptions | None = None,
         meta: dict[str, Any] | None = None,
         parent: Context | None = None,
+        seed: Sequence[SessionEvent] = (),
     ) -> AgentHandle:
-        """Create the session and agent; `setup` runs first, and a failing setup rolls back."""
+        """Create the session and agent; `setup` runs first, and a failing setup rolls back.
+
+        `seed` starts the session with another's events (a fork's inherited prefix)."""
         if session_id in self._agents:
             raise AgentExistsError(f"an agent for session {session_id!r} already exists")
         sessions = self._ctx.get(SESSIONS)
         # Setup composes before the session exists, so a failing setup leaves nothing behind.
         layer = await self._set_up(session_id, setup, parent)
         try:
-            session = sessions.create(session_id, meta=meta)
+            session = sessions.create(session_id, meta=meta, seed=seed)
         except BaseException:
             await layer.dispose()
             raise
@@ -175,6 +179,8 @@ class AgentsConfig(BaseModel):
     max_steps: int = Field(default=16, ge=1, le=1000)
     turn_timeout_s: float | None = Field(default=None, gt=0)
     log_chunks: bool = True
+    verify_view: VerifyMode = "projection"
+    """Check each request against the log before it is sent (`rebuild`: from the whole log)."""
 
 
 class AgentsPlugin(Plugin[AgentsConfig]):
@@ -193,6 +199,7 @@ class AgentsPlugin(Plugin[AgentsConfig]):
             max_steps=config.max_steps,
             turn_timeout_s=config.turn_timeout_s,
             log_chunks=config.log_chunks,
+            verify_view=config.verify_view,
         )
         manager = AgentManager(ctx, defaults)
         ctx.provide(AGENTS, manager)

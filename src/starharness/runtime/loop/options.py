@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ..llm.types import ToolChoice
+
+VerifyMode = Literal["off", "projection", "rebuild"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,3 +25,6 @@ class AgentOptions:
     """Wall-clock bound of one turn; hitting it ends the turn with reason `error`."""
     log_chunks: bool = True
     """Keep streamed chunks in the log for replay (never model-visible)."""
+    verify_view: VerifyMode = "projection"
+    """Check each request against the log before sending it: `projection` compares it with the
+    session's projection (cheap), `rebuild` also rebuilds it from the whole log (tests, CI)."""

@@ -13,6 +13,7 @@ from ..session import freeze_data
 from ..telemetry import request_span
 from .hooks import REQUEST, OutgoingRequest
 from .step import StepAccumulator, StepResult, chunk_data, message_data, request_context_data
+from .view_log import log_view_change, verify_request
 
 if TYPE_CHECKING:
     from ..llm import RetryInfo
@@ -90,11 +91,18 @@ async def run_step(
         temperature=opts.temperature,
     )
     if ctx.events.has_listeners(REQUEST):
+        # A copy: a listener changing the list in place must not change the projection.
+        request.messages = list(messages)
         outgoing = await ctx.events.waterfall(REQUEST, OutgoingRequest(agent, turn, step, request))
         if outgoing is None:
             return None
         request = outgoing.request
+        if log_view_change(agent, turn, step, request.messages, REQUEST.name):
+            request.messages = agent.session.messages()
+        else:
+            request.messages = messages
     _log_header_if_changed(agent, request.system, request.tools)
+    verify_request(agent, request, agent.verify_view)
     context = request_context_data(provider.name, request)
     quirk = llm.quirk(request, provider=provider.name)
     if quirk is not None:

@@ -6,13 +6,14 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import LlmError
+from ..llm.errors import ContextOverflowError, LlmError
 from ..llm.types import LlmRequest, UserMessage
 from ..session import event_types as ev
 from ..telemetry import turn_span
-from .hooks import PRE_STEP, TURN_STOPPING, StepPlan, TurnStopping
+from .hooks import COMPACT, PRE_STEP, TURN_STOPPING, CompactRequest, StepPlan, TurnStopping
 from .step_runner import run_step
 from .tool_phase import run_tool_calls
+from .view_log import log_view_change
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -63,6 +64,7 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
 
 async def _steps(agent: Agent, turn: int) -> str:
     step = 0
+    overflowed = False
     while True:
         step += 1
         if step > agent.options.max_steps:
@@ -71,6 +73,8 @@ async def _steps(agent: Agent, turn: int) -> str:
             log_user(agent, agent.steering.popleft())
         if step == 1:
             _snapshot_context(agent)
+        if agent.ctx.events.has_listeners(COMPACT):
+            await agent.ctx.events.bail(COMPACT, CompactRequest(agent, turn, step, "pressure"))
         messages = agent.session.messages()
         if agent.ctx.events.has_listeners(PRE_STEP):
             plan = await agent.ctx.events.waterfall(
@@ -78,8 +82,23 @@ async def _steps(agent: Agent, turn: int) -> str:
             )
             if plan is None:
                 return "aborted"
-            messages = plan.messages
-        outcome = await run_step(agent, turn, step, messages)
+            # What a listener changed goes into the log before it can reach the model.
+            log_view_change(agent, turn, step, plan.messages, PRE_STEP.name)
+            messages = agent.session.messages()
+        try:
+            outcome = await run_step(agent, turn, step, messages)
+        except ContextOverflowError:
+            agent.log(ev.STEP_END, {"turn": turn, "step": step, "error": "context-overflow"})
+            if overflowed or not agent.ctx.events.has_listeners(COMPACT):
+                raise
+            overflowed = True
+            compacted = await agent.ctx.events.bail(
+                COMPACT, CompactRequest(agent, turn, step, "overflow")
+            )
+            if not compacted:
+                raise
+            continue
+        overflowed = False
         if outcome is None:
             return "aborted"
         result, concluded = outcome

@@ -15,18 +15,42 @@ from .errors import (
 from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
-from .projection import Projection, RebuiltRequest, event_to_message, rebuild_requests
+from .projection import (
+    MODEL_VISIBLE,
+    Projection,
+    RebuiltRequest,
+    event_messages,
+    event_to_message,
+    rebuild_requests,
+)
 from .recovery import close_interrupted_turn
 from .service import SessionService
 from .session import EventListener, EventView, Session, epoch_ms
 from .sqlite import SqliteStore
 from .store import SessionInfo, SessionStore, StoredSession
+from .view import (
+    SURFACE,
+    VIEW_REWRITE,
+    MessageData,
+    Surface,
+    SurfaceReplace,
+    UnloggedViewError,
+    ViewError,
+    ViewRewriteData,
+    data_to_message,
+    message_to_data,
+    replace_op,
+)
 
 __all__ = [
+    "MODEL_VISIBLE",
+    "SURFACE",
+    "VIEW_REWRITE",
     "EventListener",
     "EventView",
     "FrozenDict",
     "MemoryStore",
+    "MessageData",
     "Projection",
     "RebuiltRequest",
     "Session",
@@ -48,13 +72,22 @@ __all__ = [
     "StoreFormatError",
     "StoreWriteError",
     "StoredSession",
+    "Surface",
+    "SurfaceReplace",
+    "UnloggedViewError",
+    "ViewError",
+    "ViewRewriteData",
     "close_interrupted_turn",
     "data_to_json",
+    "data_to_message",
     "default_sessions_path",
     "epoch_ms",
+    "event_messages",
     "event_to_message",
     "event_types",
     "freeze_data",
+    "message_to_data",
     "rebuild_requests",
+    "replace_op",
     "thaw",
 ]

@@ -1,7 +1,7 @@
 """Names of the session event types and the shape of their data.
 
-Only user/message, assistant/message and tool/result are model-visible; the rest are kept for
-replay, observers and recovery.
+Only user/message, assistant/message, tool/result and view/rewrite (session/view.py) are
+model-visible; the rest are kept for replay, observers and recovery.
 """
 
 from __future__ import annotations

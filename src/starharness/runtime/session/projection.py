@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -14,28 +15,42 @@ from .event_types import (
     USER_MESSAGE,
 )
 from .events import SessionDataError, SessionEvent
+from .view import APPEND, SURFACE, VIEW_REWRITE, ViewError, check_surface, data_to_message
 
 _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
     USER_MESSAGE: (("content", str),),
     ASSISTANT_MESSAGE: (("text", str),),
     TOOL_RESULT: (("call_id", str), ("content", str)),
+    VIEW_REWRITE: (("messages", tuple),),
 }
 _OPTIONAL: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
     USER_MESSAGE: (("source", str),),
     ASSISTANT_MESSAGE: (("reasoning", (str, type(None))), ("tool_calls", tuple)),
     TOOL_RESULT: (("is_error", bool),),
+    VIEW_REWRITE: (("by", str),),
 }
 _CALL_FIELDS = ("id", "name", "arguments")
+
+SURFACE_DEFAULTS: Mapping[str, str | None] = {
+    USER_MESSAGE: APPEND,
+    ASSISTANT_MESSAGE: APPEND,
+    TOOL_RESULT: APPEND,
+    VIEW_REWRITE: None,
+}
+"""Each model-visible type's effect on the view when its data names none (None: it must)."""
 
 MODEL_VISIBLE = frozenset(_REQUIRED)
 """The event types that become messages (their data is checked when appended)."""
 
 
-def check_model_visible(event_type: str, data: Mapping[str, Any]) -> None:
-    """Refuse frozen data of a model-visible event that could not become a message."""
+def check_model_visible(event_type: str, data: Mapping[str, Any], seq: int | None = None) -> None:
+    """Refuse frozen data of a model-visible event that could not become a message, or that
+    does not declare a valid effect on the view (checked when `seq` is given)."""
     required = _REQUIRED.get(event_type)
     if required is None:
         return
+    if seq is not None:
+        check_surface(event_type, data, seq, SURFACE_DEFAULTS[event_type])
     for name, kind in required:
         if not isinstance(data.get(name), kind):
             raise SessionDataError(
@@ -58,6 +73,11 @@ def check_model_visible(event_type: str, data: Mapping[str, Any]) -> None:
                 raise SessionDataError(
                     f"{event_type} data['tool_calls'][{index}] needs string id, name and arguments"
                 )
+    elif event_type == VIEW_REWRITE:
+        for item in data["messages"]:
+            if not isinstance(item, Mapping):
+                raise SessionDataError(f"{event_type} data['messages'] must hold mappings")
+            data_to_message(item)  # pyright: ignore[reportUnknownArgumentType]
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -67,7 +87,8 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 
 def event_to_message(event: SessionEvent) -> Message | None:
-    """The model-visible message an event stands for, or None for everything else."""
+    """The model-visible message an event stands for, or None for everything else (and for
+    view/rewrite, which may stand for several: see `event_messages`)."""
     kind = event.type
     data = event.data
     if kind == USER_MESSAGE:
@@ -89,13 +110,26 @@ def event_to_message(event: SessionEvent) -> Message | None:
     return None
 
 
-class Projection:
-    """Feeds events into a message list, each event once; the list object is kept and grown."""
+def event_messages(event: SessionEvent) -> tuple[Message, ...]:
+    """Every message a model-visible event stands for (none for other events)."""
+    if event.type == VIEW_REWRITE:
+        items: Sequence[Mapping[str, Any]] = event.data["messages"]
+        return tuple(data_to_message(item) for item in items)
+    message = event_to_message(event)
+    return () if message is None else (message,)
 
-    __slots__ = ("examined", "messages", "position")
+
+class Projection:
+    """Feeds events into a message list, each event once; the list object is kept and changed
+    in place. `keys[i]` is the seq of the event message i came from, or the start of the span
+    its event replaced, so keys stay sorted and a later replace finds its span by bisection.
+    """
+
+    __slots__ = ("examined", "keys", "messages", "position")
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.keys: list[int] = []
         self.position = 0
         """Index of the next event to process."""
         self.examined = 0
@@ -104,17 +138,38 @@ class Projection:
     def feed(self, events: Sequence[SessionEvent]) -> list[Message]:
         """Process the events after the last processed one; returns the (same) message list."""
         messages = self.messages
+        keys = self.keys
         start, end = self.position, len(events)
         visible = MODEL_VISIBLE
         for index in range(start, end):
             event = events[index]
-            if event.type in visible:
-                message = event_to_message(event)
-                if message is not None:
+            if event.type not in visible:
+                continue
+            surface = event.data.get(SURFACE)
+            if surface is None or surface == APPEND:
+                for message in event_messages(event):
                     messages.append(message)
+                    keys.append(event.seq)
+            else:
+                self._replace(event, surface)
         self.examined += end - start
         self.position = end
         return messages
+
+    def _replace(self, event: SessionEvent, surface: Mapping[str, Any]) -> None:
+        first: int = surface["start"]
+        last: int = surface["end"]
+        keys = self.keys
+        low = bisect_left(keys, first)
+        high = bisect_right(keys, last)
+        if low == high:
+            raise ViewError(
+                f"{event.type} #{event.seq} replaces the span [{first}, {last}] of the view,"
+                " which holds no message"
+            )
+        new = event_messages(event)
+        self.messages[low:high] = new
+        keys[low:high] = [first] * len(new)
 
 
 RebuiltRequest = tuple[Mapping[str, Any] | None, list[Message]]
@@ -125,14 +180,13 @@ def rebuild_requests(events: Iterable[SessionEvent]) -> list[RebuiltRequest]:
     in force (None if none was logged yet) and the messages projected from the events before it."""
     requests: list[RebuiltRequest] = []
     header: Mapping[str, Any] | None = None
-    messages: list[Message] = []
+    projection = Projection()
+    pending: list[SessionEvent] = []
     for event in events:
         if event.type == REQUEST_CONTEXT:
-            requests.append((header, list(messages)))
+            projection.feed(pending)
+            requests.append((header, list(projection.messages)))
         elif event.type == REQUEST_HEADER:
             header = event.data
-        else:
-            message = event_to_message(event)
-            if message is not None:
-                messages.append(message)
+        pending.append(event)
     return requests

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -19,6 +19,9 @@ from .store import SessionInfo, SessionStore
 _log = logging.getLogger("starharness.runtime.session")
 
 ServiceListener = Callable[[Session, SessionEvent], None]
+Recovery = Callable[[Session], object]
+"""Brings a resumed session's log back to a consistent state (appends what closes a unit a
+crash cut short); runs before the interrupted turn is closed."""
 
 
 class SessionService:
@@ -46,6 +49,7 @@ class SessionService:
         self._listeners: list[ServiceListener] = []
         # Live sessions forward their events here only while someone listens to the service.
         self._forwarding: dict[str, Disposer] = {}
+        self._recoveries: list[Recovery] = []
 
     def __contains__(self, session_id: object) -> bool:
         return session_id in self._live
@@ -58,13 +62,24 @@ class SessionService:
         """The open session with this id, or None."""
         return self._live.get(session_id)
 
-    def create(self, session_id: str, meta: Mapping[str, Any] | None = None) -> Session:
-        """Start a new, empty session; raises SessionExistsError if the id is taken."""
+    def create(
+        self,
+        session_id: str,
+        meta: Mapping[str, Any] | None = None,
+        *,
+        seed: Sequence[SessionEvent] = (),
+    ) -> Session:
+        """Start a new session, empty or holding `seed` (a fork's inherited prefix, written to
+        the store with it); raises SessionExistsError if the id is taken."""
         _check_id(session_id)
         if session_id in self._live or self.store.exists(session_id):
             raise SessionExistsError(f"session {session_id!r} already exists; resume it instead")
-        session = Session(session_id, meta=meta, clock=self._clock, sink=self._sink(session_id))
+        session = Session(
+            session_id, seed, meta=meta, clock=self._clock, sink=self._sink(session_id)
+        )
         self.store.create(session_id, session.created_at, session.meta)
+        for event in seed:
+            self.store.append(session_id, event)
         self._adopt(session)
         self._apply_retention()
         return session
@@ -98,8 +113,20 @@ class SessionService:
             sink=self._sink(session_id),
         )
         self._adopt(session)
+        for recovery in tuple(self._recoveries):
+            recovery(session)
         close_interrupted_turn(session)
         return session
+
+    def add_recovery(self, recovery: Recovery) -> Disposer:
+        """Run `recovery` on every session resumed from the store from now on."""
+        self._recoveries.append(recovery)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._recoveries.remove(recovery)
+
+        return once(remove)
 
     def close(self, session_id: str) -> None:
         """Forget a session and have its queued events written now (without waiting: await

@@ -141,7 +141,7 @@ class Session:
             raise SessionDataError(f"event type must be a non-empty string, got {type!r}")
         frozen = freeze_event_data(type, data) if data else EMPTY
         if type in MODEL_VISIBLE:
-            check_model_visible(type, frozen)
+            check_model_visible(type, frozen, len(self._events))
         events = self._events
         event = new_event(len(events), self._clock(), type, frozen)
         sink = self._sink
@@ -176,6 +176,13 @@ class Session:
         The same list object is returned every time and grows in place.
         """
         return self._projection.feed(self._events)
+
+    def view_keys(self) -> Sequence[int]:
+        """Each message's key in `messages()` (the seq a replace names it by); brought up to
+        date like `messages()`."""
+        projection = self._projection
+        projection.feed(self._events)
+        return projection.keys
 
     @property
     def projection_examined(self) -> int:

@@ -44,11 +44,13 @@ class _Resolved:
 class _Store:
     """Every layer's tools, shared by all views of one registry."""
 
-    __slots__ = ("global_view", "layers", "settings", "version")
+    __slots__ = ("filters", "global_view", "layers", "settings", "version")
 
     def __init__(self, settings: PipelineSettings) -> None:
         self.settings = settings
         self.layers: dict[Layer, dict[str, ToolDefinition[Any]]] = {}
+        self.filters: dict[Layer, frozenset[str]] = {}
+        """Agent layers narrowed to these names (they and their children see no others)."""
         self.version = 0
         self.global_view = _Resolved()
 
@@ -78,7 +80,8 @@ class _Store:
         """Refresh `into` for `chain` (widest layer first); agents without tools share one view."""
         layers = self.layers
         own = [layers[layer] for layer in chain if layer is not None and layer in layers]
-        if not own:
+        narrow = [self.filters[layer] for layer in chain if layer in self.filters]
+        if not own and not narrow:
             into = self.global_view
         elif into is self.global_view:
             into = _Resolved()
@@ -86,6 +89,8 @@ class _Store:
             merged = dict(layers.get(None, {}))
             for tools in own:
                 merged.update(tools)
+            for names in narrow:
+                merged = {name: tool for name, tool in merged.items() if name in names}
             into.refresh(self.version, merged)
         return into
 
@@ -144,6 +149,24 @@ class ToolRegistry:
         disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
         store.insert(layer, tool)
         return disposer
+
+    def restrict(self, names: Iterable[str]) -> Disposer:
+        """Narrow what this agent layer (and layers made from it) sees to `names`."""
+        ctx = self._ctx
+        layer = ctx.layer if ctx is not None else None
+        if ctx is None or layer is None:
+            raise ValueError("restrict() narrows an agent's tools: call it on an agent context")
+        store = self._store
+        allowed = frozenset(names)
+        store.filters[layer] = allowed
+        store.version += 1
+
+        def remove() -> None:
+            if store.filters.get(layer) is allowed:
+                del store.filters[layer]
+                store.version += 1
+
+        return ctx.scope.add(remove)
 
     # -- what this context sees --------------------------------------------------------------
 

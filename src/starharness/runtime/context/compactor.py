@@ -1,0 +1,277 @@
+"""The compaction unit: compaction/start, prune (no model), summarize (model), compaction/end.
+
+Both strategies change the view only through logged events that replace a span of it, so the
+log stays complete and every request stays rebuildable from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..llm.errors import LlmError
+from ..llm.types import (
+    AssistantMessage,
+    LlmRequest,
+    Message,
+    TextDelta,
+    ToolMessage,
+    UserMessage,
+)
+from ..loop import CompactRequest
+from ..session import SURFACE, VIEW_REWRITE, Projection, SessionEvent, message_to_data, replace_op
+from ..session import event_types as ev
+from .compaction_config import CompactionConfig, Limits
+from .compaction_recovery import summary_message_data
+from .events import (
+    COMPACTION_END,
+    COMPACTION_PRUNE,
+    COMPACTION_START,
+    COMPACTION_SUMMARY,
+    CompactionTrigger,
+)
+from .tokens import estimate_tokens, message_chars, messages_tokens
+
+if TYPE_CHECKING:
+    from ..loop import Agent
+
+SUMMARY_SYSTEM = (
+    "You compact the history of an agent's session. Write a summary that lets the agent carry"
+    " on without the messages it replaces: the user's goals and requests, decisions made, what"
+    " was done and found (files, names, numbers, errors), and what is still open. Be concise"
+    " and factual; do not invent anything."
+)
+_MIN_SPAN = 1
+
+
+class Compactor:
+    """Listens to `agent/compact`; one compaction at a time per agent."""
+
+    def __init__(self, config: CompactionConfig) -> None:
+        self.config = config
+        self._busy: set[str] = set()
+
+    def limits(self, agent: Agent) -> Limits:
+        config = self.config
+        provider = agent.llm.get(agent.options.provider)
+        window = config.context_window
+        profile = getattr(provider, "profile", None)
+        declared: int | None = getattr(profile, "context_window", None)
+        if declared is not None:
+            window = declared
+        threshold, retain = config.threshold_ratio, config.retain_ratio
+        for override in config.providers:
+            if override.provider == provider.name:
+                window = override.context_window or window
+                threshold = override.threshold_ratio or threshold
+                retain = override.retain_ratio or retain
+        return Limits(window, threshold, retain)
+
+    def tokens(self, agent: Agent) -> int:
+        return estimate_tokens(agent.session.header(), agent.session.messages())
+
+    async def on_compact(self, request: CompactRequest) -> bool | None:
+        agent = request.agent
+        if agent.id in self._busy:
+            return None
+        limits = self.limits(agent)
+        tokens = self.tokens(agent)
+        if request.trigger == "pressure":
+            threshold = limits.threshold
+            if not self.config.auto or threshold is None or tokens < threshold:
+                return None
+        self._busy.add(agent.id)
+        try:
+            return await self.compact(agent, request.trigger, tokens, limits) or None
+        finally:
+            self._busy.discard(agent.id)
+
+    async def compact(
+        self, agent: Agent, trigger: CompactionTrigger, tokens: int, limits: Limits
+    ) -> bool:
+        """One compaction; True when the view shrank."""
+        cid = uuid.uuid4().hex[:12]
+        started = time.perf_counter()
+        agent.log(
+            COMPACTION_START,
+            {"id": cid, "trigger": trigger, "tokens_before": tokens, "window": limits.window},
+        )
+        end: dict[str, Any] = {"id": cid, "tokens_before": tokens}
+        try:
+            retain = limits.retain
+            if retain is None:
+                # No declared window: keep the newest quarter of the history itself.
+                retain = messages_tokens(agent.session.messages()) // 4
+            pruned = self._prune(agent, cid, retain)
+            after = self.tokens(agent)
+            threshold = limits.threshold
+            enough = trigger == "pressure" and threshold is not None and after < threshold
+            summarized = False
+            if not enough and self.config.summarize:
+                summarized = await self._summarize(agent, cid, retain)
+            end["outcome"] = "summarized" if summarized else "pruned" if pruned else "nothing"
+            shrank = bool(pruned or summarized)
+        except asyncio.CancelledError:
+            end["outcome"] = "interrupted"
+            raise
+        except LlmError as exc:
+            end["outcome"], end["error"] = "failed", f"{type(exc).__name__}: {exc}"
+            shrank = False
+        finally:
+            end["tokens_after"] = self.tokens(agent)
+            end["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+            agent.log(COMPACTION_END, end)
+        return shrank
+
+    # -- prune ---------------------------------------------------------------------------------
+
+    def _prune(self, agent: Agent, cid: str, retain: int) -> int:
+        settings = self.config.prune
+        messages = list(agent.session.messages())
+        keys = list(agent.session.view_keys())
+        cut = _tail_start(messages, keys, retain)
+        pruned = saved = 0
+        for index in range(cut):
+            message = messages[index]
+            if not isinstance(message, ToolMessage):
+                continue
+            content = message.content
+            if len(content) <= settings.threshold_chars:
+                continue
+            if index + 1 < len(keys) and keys[index + 1] == keys[index]:
+                continue  # part of a multi-message replacement: leave it whole
+            if index > 0 and keys[index - 1] == keys[index]:
+                continue
+            head = content[: settings.head_chars]
+            tail = content[len(content) - settings.tail_chars :] if settings.tail_chars else ""
+            cut_chars = len(content) - len(head) - len(tail)
+            short = f"{head}\n[... {cut_chars} characters pruned by compaction ...]\n{tail}"
+            replacement = ToolMessage(message.call_id, short, message.is_error)
+            agent.log(
+                VIEW_REWRITE,
+                {
+                    SURFACE: replace_op(keys[index], keys[index]),
+                    "messages": [message_to_data(replacement)],
+                    "by": "compaction/prune",
+                    "compaction": cid,
+                },
+            )
+            pruned += 1
+            saved += len(content) - len(short)
+        if pruned:
+            agent.log(COMPACTION_PRUNE, {"id": cid, "pruned": pruned, "chars_saved": saved})
+        return pruned
+
+    # -- summarize -----------------------------------------------------------------------------
+
+    async def _summarize(self, agent: Agent, cid: str, retain: int) -> bool:
+        config = self.config
+        session = agent.session
+        messages = list(session.messages())
+        keys = list(session.view_keys())
+        cut = _tail_start(messages, keys, retain)
+        if cut < _MIN_SPAN:
+            return False
+        span = messages[:cut]
+        provider_name = config.summary_provider or agent.options.provider
+        provider = agent.llm.get(provider_name)
+        model = config.summary_model or (
+            agent.options.model if config.summary_provider is None else None
+        )
+        model = model or provider.default_model
+        request = LlmRequest(
+            model=model,
+            system=SUMMARY_SYSTEM,
+            messages=(UserMessage(transcript(span, config.summary_item_chars)),),
+            session_id=session.id,
+            max_tokens=config.summary_max_tokens,
+        )
+        parts: list[str] = []
+        async for chunk in agent.llm.stream(request, provider=provider.name):
+            if isinstance(chunk, TextDelta):
+                parts.append(chunk.text)
+        text = "".join(parts).strip()
+        if not text:
+            raise LlmError("the summarizer answered with no text")
+        summary = {
+            "id": cid,
+            "text": text,
+            "start": keys[0],
+            "end": keys[cut - 1],
+            "messages": cut,
+            "model": model,
+            # With the span, what rebuilds the summarizer's request from the log.
+            "system": SUMMARY_SYSTEM,
+            "item_chars": config.summary_item_chars,
+        }
+        agent.log(COMPACTION_SUMMARY, summary)
+        agent.log(ev.USER_MESSAGE, summary_message_data(summary))
+        # The dynamic context may have been summarized away: the next turn logs it again.
+        agent.last_context = None
+        return True
+
+
+def _tail_start(messages: Sequence[Message], keys: Sequence[int], retain: int) -> int:
+    """Index of the first message kept as it is: the newest `retain` tokens' worth, moved so
+    that no tool result is cut from its call and no replaced span is split."""
+    budget = retain
+    cut = len(messages)
+    while cut > 0:
+        cost = messages_tokens((messages[cut - 1],))
+        if cost > budget:
+            break
+        budget -= cost
+        cut -= 1
+    while cut < len(messages) and (
+        isinstance(messages[cut], ToolMessage) or (cut > 0 and keys[cut] == keys[cut - 1])
+    ):
+        cut += 1
+    return cut
+
+
+def transcript(messages: Sequence[Message], item_chars: int) -> str:
+    """The span as plain text for the summarizer (each message cut to `item_chars`)."""
+    lines: list[str] = ["Summarize this part of the session:", ""]
+    for message in messages:
+        if isinstance(message, UserMessage):
+            lines.append(f"[{message.source}] {_cut(message.content, item_chars)}")
+        elif isinstance(message, AssistantMessage):
+            if message.text:
+                lines.append(f"[assistant] {_cut(message.text, item_chars)}")
+            for call in message.tool_calls:
+                lines.append(f"[assistant calls {call.name}] {_cut(call.arguments, item_chars)}")
+        else:
+            mark = "tool error" if message.is_error else "tool result"
+            lines.append(f"[{mark}] {_cut(message.content, item_chars)}")
+    return "\n".join(lines)
+
+
+def rebuild_summary_requests(events: Sequence[SessionEvent]) -> list[tuple[str, str]]:
+    """(system, prompt) of every summarizer request a log records, rebuilt from the view as it
+    was when the summary was written."""
+    rebuilt: list[tuple[str, str]] = []
+    projection = Projection()
+    for index, event in enumerate(events):
+        if event.type != COMPACTION_SUMMARY:
+            continue
+        data = event.data
+        projection.feed(events[:index])
+        span = [
+            message
+            for message, key in zip(projection.messages, projection.keys, strict=True)
+            if data["start"] <= key <= data["end"]
+        ]
+        rebuilt.append((data["system"], transcript(span, data["item_chars"])))
+    return rebuilt
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]} [...{len(text) - limit} characters...] {text[-limit // 2 :]}"
+
+
+__all__ = ["Compactor", "message_chars", "rebuild_summary_requests", "transcript"]
