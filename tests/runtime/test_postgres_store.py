@@ -4,6 +4,8 @@ connection, concurrent first opens. The shared contract runs in test_sqlite_stor
 from __future__ import annotations
 
 import asyncio
+import sys
+import textwrap
 
 import pytest
 from pydantic import ValidationError
@@ -25,6 +27,7 @@ from starharness.runtime.session.postgres import (
     PostgresStore,
     PostgresTarget,
 )
+from store_support import CHILD_OPEN, StorePlace
 
 _FOREVER = 3600.0
 
@@ -133,3 +136,58 @@ async def test_the_plugin_provides_sessions_on_postgresql(pg_target: PostgresTar
     stored = await store.load("p")
     await store.aclose()
     assert stored is not None and [e.data["content"] for e in stored.events] == ["kept"]
+
+
+_WORKER = CHILD_OPEN + textwrap.dedent(
+    """
+    import asyncio, sys
+    from starharness.runtime.session import SessionService
+
+    async def main(name: str, args: list[str]) -> None:
+        service = SessionService(await open_from_argv(args, max_write_delay_s=0.001))
+        sessions = [service.create(f"{name}-{n}", meta={"worker": name}) for n in range(5)]
+        for i in range(300):
+            for session in sessions:
+                session.append("x/y", {"i": i, "by": name})
+            if i % 30 == 0:
+                await asyncio.sleep(0)  # let the writer thread take batches as they come
+        await service.aclose()
+        print("done", flush=True)
+
+    asyncio.run(main(sys.argv[1], sys.argv[2:]))
+    """
+)
+
+
+async def test_three_processes_share_one_store(pg_target: PostgresTarget) -> None:
+    place = StorePlace("postgresql", target=pg_target)
+    await (await place.open()).aclose()  # the schema exists before the workers race
+    workers = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-c", _WORKER, name, *place.locator(), stdout=asyncio.subprocess.PIPE
+        )
+        for name in ("w1", "w2", "w3")
+    ]
+    outputs = await asyncio.gather(*(worker.communicate() for worker in workers))
+    assert [worker.returncode for worker in workers] == [0, 0, 0]
+    assert all(out == b"done\n" for out, _ in outputs)
+
+    # Any process reads what every worker wrote: a player's transcript is there wherever
+    # they reconnect.
+    service = SessionService(await place.open())
+    listed = await service.stored()
+    assert sorted(info.id for info in listed) == sorted(
+        f"{w}-{n}" for w in ("w1", "w2", "w3") for n in range(5)
+    )
+    for info in listed:
+        session = await service.resume(info.id)
+        assert [e.seq for e in session.events] == list(range(300))
+        assert {e.data["by"] for e in session.events} == {info.meta["worker"]}
+    await service.aclose()
+    # Batch numbers come from one sequence, so no two processes' transactions share one.
+    shared = pg_execute(
+        pg_target,
+        f"SELECT batch FROM {NAMESPACE}.events GROUP BY batch"
+        " HAVING count(DISTINCT split_part(session_id, '-', 1)) > 1",
+    )
+    assert shared == []
