@@ -16,17 +16,25 @@ from starharness.cli import inspect_cmd
 from starharness.npc import ServerSettings, TranscriptSettings, list_transcripts
 from starharness.runtime.llm import OPENAI_COMPATIBLE, ToolSchema, to_wire_messages, to_wire_tools
 from starharness.runtime.session import SessionsConfig, SqliteStore, rebuild_requests
+from store_support import StorePlace
 
 
 def _sqlite(path: Path) -> SessionsConfig:
     return SessionsConfig(store="sqlite", path=path, max_write_delay_ms=0)
 
 
-async def _talk(tmp_path: Path, store: Path, keep: int | None, encounters: int = 1) -> list[str]:
+async def _talk(
+    tmp_path: Path,
+    store: Path,
+    keep: int | None,
+    encounters: int = 1,
+    sessions: SessionsConfig | None = None,
+) -> list[str]:
     settings = ServerSettings(port=0, transcripts=TranscriptSettings(keep=keep))
     conversations: list[str] = []
+    config = sessions if sessions is not None else _sqlite(store)
     async with (
-        serving(GAME, tmp_path, settings, responder=respond, sessions=_sqlite(store)) as stack,
+        serving(GAME, tmp_path, settings, responder=respond, sessions=config) as stack,
         stack.client() as client,
     ):
         for number in range(encounters):
@@ -62,9 +70,14 @@ async def test_every_request_is_rebuilt_from_the_log_exactly_as_sent(tmp_path: P
         assert to_wire_tools(tools, profile=OPENAI_COMPATIBLE) == body["tools"]
 
 
-async def test_inspect_lists_and_prints_transcripts(tmp_path: Path) -> None:
-    store_path = tmp_path / "sessions.db"
-    (session_id,) = await _talk(tmp_path, store_path, keep=None)
+async def test_inspect_lists_and_prints_transcripts(
+    tmp_path: Path, store_place: StorePlace
+) -> None:
+    store_path = tmp_path / "s.db"
+    (session_id,) = await _talk(
+        tmp_path, store_path, keep=None, sessions=store_place.sessions_config()
+    )
+    where = store_place.cli_args()
     app = typer.Typer()
     inspect_cmd.register(app)
     app.command("unused")(lambda: None)  # keeps `inspect` a subcommand
@@ -74,11 +87,11 @@ async def test_inspect_lists_and_prints_transcripts(tmp_path: Path) -> None:
         # In a thread: the command runs its own event loop.
         return runner.invoke(app, ["inspect", *args])
 
-    listing = await asyncio.to_thread(run, "--sessions", str(store_path))
+    listing = await asyncio.to_thread(run, *where)
     assert listing.exit_code == 0, listing.output
     assert session_id in listing.output and "Bea (n-baker) with p1" in listing.output
 
-    printed = await asyncio.to_thread(run, "e1", "--sessions", str(store_path))
+    printed = await asyncio.to_thread(run, "e1", *where)
     assert printed.exit_code == 0, printed.output
     text = printed.output
     assert text.count("--- request ") == 3
@@ -86,7 +99,7 @@ async def test_inspect_lists_and_prints_transcripts(tmp_path: Path) -> None:
     assert '"role":"user","content":"Hello 0"' in text
     assert "tool sell_bread -> ok" in text and "=== turn 2 ended: completed" in text
 
-    missing = await asyncio.to_thread(run, "nope", "--sessions", str(store_path))
+    missing = await asyncio.to_thread(run, "nope", *where)
     assert missing.exit_code != 0 and "no transcript 'nope'" in str(missing.exception)
     absent = await asyncio.to_thread(run, "--sessions", str(tmp_path / "none.db"))
     assert absent.exit_code != 0 and "no session store" in str(absent.exception)

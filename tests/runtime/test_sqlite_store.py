@@ -1,4 +1,5 @@
-"""SqliteStore: round trip, batched writes, schema identity checks, write isolation."""
+"""Session stores: round trip, batched writes and write isolation on SQLite and PostgreSQL
+(`store_place`); SQLite's own file identity checks and locking."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from starharness.runtime.session import (
 from starharness.runtime.session import event_types as ev
 from starharness.runtime.session.sqlite import SCHEMA_VERSION
 from starharness.runtime.session.sqlite.codec import decode_log, encode_event
+from store_support import StorePlace
 
 _FOREVER = 3600.0
 
@@ -57,15 +59,16 @@ def _fill(session: Session) -> None:
     session.append(ev.TURN_END, {"turn": 1, "reason": "completed"})
 
 
-async def test_round_trip_keeps_every_event_and_the_rebuilt_requests(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    service = SessionService(await SqliteStore.open(path))
+async def test_round_trip_keeps_every_event_and_the_rebuilt_requests(
+    store_place: StorePlace,
+) -> None:
+    service = SessionService(await store_place.open())
     session = service.create("round", meta={"who": "tester"})
     _fill(session)
     requests_before = rebuild_requests(session.events)
     await service.aclose()
 
-    store = await SqliteStore.open(path)
+    store = await store_place.open()
     stored = await store.load("round")
     await store.aclose()
     assert stored is not None and stored.dropped == 0
@@ -76,27 +79,26 @@ async def test_round_trip_keeps_every_event_and_the_rebuilt_requests(tmp_path: P
     assert len(requests_before) == 2
 
 
-async def test_resume_continues_the_sequence(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    service = SessionService(await SqliteStore.open(path))
+async def test_resume_continues_the_sequence(store_place: StorePlace) -> None:
+    service = SessionService(await store_place.open())
     _fill(service.create("a"))
     await service.aclose()
 
-    service = SessionService(await SqliteStore.open(path))
+    service = SessionService(await store_place.open())
     resumed = await service.resume("a")
     assert len(resumed.events) == 10
     assert resumed.append("x/y", {"n": 1}).seq == 10
     await service.aclose()
 
-    store = await SqliteStore.open(path)
+    store = await store_place.open()
     stored = await store.load("a")
     await store.aclose()
     assert stored is not None
     assert [e.seq for e in stored.events] == list(range(11))
 
 
-async def test_many_appends_become_one_transaction(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "s.db", max_write_delay_s=_FOREVER)
+async def test_many_appends_become_one_transaction(store_place: StorePlace) -> None:
+    store = await store_place.open(max_write_delay_s=_FOREVER)
     service = SessionService(store)
     session = service.create("batch")
     for i in range(1000):
@@ -110,8 +112,8 @@ async def test_many_appends_become_one_transaction(tmp_path: Path) -> None:
     await service.aclose()
 
 
-async def test_max_batch_bounds_a_batch(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "s.db", max_write_delay_s=_FOREVER, max_batch=100)
+async def test_max_batch_bounds_a_batch(store_place: StorePlace) -> None:
+    store = await store_place.open(max_write_delay_s=_FOREVER, max_batch=100)
     service = SessionService(store)
     session = service.create("batch")
     for i in range(1000):
@@ -122,8 +124,8 @@ async def test_max_batch_bounds_a_batch(tmp_path: Path) -> None:
     await service.aclose()
 
 
-async def test_batches_are_written_without_flush_after_the_delay(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "s.db", max_write_delay_s=0.01)
+async def test_batches_are_written_without_flush_after_the_delay(store_place: StorePlace) -> None:
+    store = await store_place.open(max_write_delay_s=0.01)
     service = SessionService(store)
     service.create("a").append("x/y", {})
     for _ in range(2000):
@@ -135,9 +137,8 @@ async def test_batches_are_written_without_flush_after_the_delay(tmp_path: Path)
     await service.aclose()
 
 
-async def test_closing_drains_the_queue_and_refuses_later_writes(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    store = await SqliteStore.open(path, max_write_delay_s=_FOREVER)
+async def test_closing_drains_the_queue_and_refuses_later_writes(store_place: StorePlace) -> None:
+    store = await store_place.open(max_write_delay_s=_FOREVER)
     service = SessionService(store)
     session = service.create("a")
     for i in range(10):
@@ -147,7 +148,7 @@ async def test_closing_drains_the_queue_and_refuses_later_writes(tmp_path: Path)
         store.append("a", session.events[0])
     with pytest.raises(StoreClosedError):
         await store.load("a")
-    reopened = await SqliteStore.open(path)
+    reopened = await store_place.open()
     stored = await reopened.load("a")
     await reopened.aclose()
     assert stored is not None and len(stored.events) == 10
@@ -229,10 +230,9 @@ async def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
     await store.aclose()
 
 
-async def test_a_refused_write_does_not_keep_other_sessions_out(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    first = SessionService(await SqliteStore.open(path))
-    second_store = await SqliteStore.open(path, max_write_delay_s=_FOREVER)
+async def test_a_refused_write_does_not_keep_other_sessions_out(store_place: StorePlace) -> None:
+    first = SessionService(await store_place.open())
+    second_store = await store_place.open(max_write_delay_s=_FOREVER)
     second = SessionService(second_store)
     first.create("taken").append("x/y", {"by": "first"})
     await first.flush()
@@ -252,16 +252,14 @@ async def test_a_refused_write_does_not_keep_other_sessions_out(tmp_path: Path) 
     await second.aclose()
 
 
-async def test_retention_in_sqlite_keeps_the_newest(tmp_path: Path) -> None:
+async def test_retention_in_the_store_keeps_the_newest(store_place: StorePlace) -> None:
     now = [0]
 
     def clock() -> int:
         now[0] += 1
         return now[0]
 
-    service = SessionService(
-        await SqliteStore.open(tmp_path / "s.db"), keep_sessions=2, clock=clock
-    )
+    service = SessionService(await store_place.open(), keep_sessions=2, clock=clock)
     for name in ("a", "b", "c"):
         service.create(name).append("x/y", {})
         service.close(name)
@@ -336,8 +334,10 @@ async def test_closing_while_the_file_stays_locked_reports_the_loss(tmp_path: Pa
         blocker.close()
 
 
-async def test_closing_a_session_writes_it_without_waiting_for_the_delay(tmp_path: Path) -> None:
-    store = await SqliteStore.open(tmp_path / "s.db", max_write_delay_s=_FOREVER)
+async def test_closing_a_session_writes_it_without_waiting_for_the_delay(
+    store_place: StorePlace,
+) -> None:
+    store = await store_place.open(max_write_delay_s=_FOREVER)
     service = SessionService(store)
     service.create("a").append("x/y", {})
     assert store.pending == 2

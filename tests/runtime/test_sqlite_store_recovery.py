@@ -1,14 +1,13 @@
-"""Crash recovery of the SQLite store: torn tails are dropped, committed history never is."""
+"""Crash recovery of the session stores (SQLite and PostgreSQL): torn tails are dropped, committed
+history never is."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-import sqlite3
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -16,14 +15,14 @@ from starharness.runtime.llm.types import AssistantMessage, ToolMessage
 from starharness.runtime.session import (
     SessionCorruptError,
     SessionService,
-    SqliteStore,
 )
 from starharness.runtime.session import event_types as ev
+from store_support import CHILD_OPEN, StorePlace
 
 
-async def _two_batches(path: Path) -> None:
+async def _two_batches(place: StorePlace) -> None:
     """Session "t": events 0-4 in one write, 5-7 (an unfinished turn) in a later one."""
-    service = SessionService(await SqliteStore.open(path, max_write_delay_s=3600))
+    service = SessionService(await place.open(max_write_delay_s=3600))
     session = service.create("t")
     session.append(ev.TURN_START, {"turn": 1})
     session.append(ev.USER_MESSAGE, {"content": "one", "source": "user"})
@@ -39,33 +38,18 @@ async def _two_batches(path: Path) -> None:
     await service.aclose()
 
 
-def _sql(path: Path, statement: str, *args: object) -> None:
-    conn = sqlite3.connect(path)
-    conn.execute(statement, args)
-    conn.commit()
-    conn.close()
-
-
-def _stored_seqs(path: Path) -> list[int]:
-    conn = sqlite3.connect(path)
-    seqs = [row[0] for row in conn.execute("SELECT seq FROM events ORDER BY seq")]
-    conn.close()
-    return seqs
-
-
-async def _resume(path: Path) -> tuple[list[str], list[int]]:
-    service = SessionService(await SqliteStore.open(path))
+async def _resume(place: StorePlace) -> tuple[list[str], list[int]]:
+    service = SessionService(await place.open())
     session = await service.resume("t")
     types = [e.type for e in session.events]
     await service.aclose()
-    return types, _stored_seqs(path)
+    return types, place.stored_seqs()
 
 
-async def test_a_damaged_last_row_is_dropped_and_the_turn_closed(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    await _two_batches(path)
-    _sql(path, "UPDATE events SET data = substr(data, 1, length(data) - 2) WHERE seq = 7")
-    types, stored = await _resume(path)
+async def test_a_damaged_last_row_is_dropped_and_the_turn_closed(store_place: StorePlace) -> None:
+    await _two_batches(store_place)
+    store_place.sql("UPDATE {events} SET data = substr(data, 1, length(data) - 2) WHERE seq = 7")
+    types, stored = await _resume(store_place)
     assert types == [
         ev.TURN_START,
         ev.USER_MESSAGE,
@@ -81,11 +65,10 @@ async def test_a_damaged_last_row_is_dropped_and_the_turn_closed(tmp_path: Path)
     assert stored == list(range(9))
 
 
-async def test_a_bit_flip_mid_last_write_drops_from_there_on(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    await _two_batches(path)
-    _sql(path, "UPDATE events SET data = replace(data, 'two', 'tWo') WHERE seq = 5")
-    types, stored = await _resume(path)
+async def test_a_bit_flip_mid_last_write_drops_from_there_on(store_place: StorePlace) -> None:
+    await _two_batches(store_place)
+    store_place.sql("UPDATE {events} SET data = replace(data, 'two', 'tWo') WHERE seq = 5")
+    types, stored = await _resume(store_place)
     assert types == [
         ev.TURN_START,
         ev.USER_MESSAGE,
@@ -97,11 +80,10 @@ async def test_a_bit_flip_mid_last_write_drops_from_there_on(tmp_path: Path) -> 
     assert stored == list(range(6))
 
 
-async def test_a_gap_in_the_last_write_starts_the_torn_tail(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    await _two_batches(path)
-    _sql(path, "DELETE FROM events WHERE seq = 6")
-    types, stored = await _resume(path)
+async def test_a_gap_in_the_last_write_starts_the_torn_tail(store_place: StorePlace) -> None:
+    await _two_batches(store_place)
+    store_place.sql("DELETE FROM {events} WHERE seq = 6")
+    types, stored = await _resume(store_place)
     assert types[:6] == [
         ev.TURN_START,
         ev.USER_MESSAGE,
@@ -114,24 +96,23 @@ async def test_a_gap_in_the_last_write_starts_the_torn_tail(tmp_path: Path) -> N
     assert stored == list(range(7))
 
 
-async def test_damage_in_committed_history_is_refused_untouched(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    await _two_batches(path)
-    _sql(path, 'UPDATE events SET data = \'{"content":"forged"}\' WHERE seq = 1')
-    service = SessionService(await SqliteStore.open(path))
+async def test_damage_in_committed_history_is_refused_untouched(store_place: StorePlace) -> None:
+    await _two_batches(store_place)
+    store_place.sql('UPDATE {events} SET data = \'{{"content":"forged"}}\' WHERE seq = 1')
+    service = SessionService(await store_place.open())
     with pytest.raises(SessionCorruptError, match=r"event 1 fails its checksum.*not a torn tail"):
         await service.resume("t")
     await service.aclose()
-    assert _stored_seqs(path) == list(range(8))
+    assert store_place.stored_seqs() == list(range(8))
 
 
-_CRASHING_WRITER = textwrap.dedent(
+_CRASHING_WRITER = CHILD_OPEN + textwrap.dedent(
     """
     import asyncio, sys
-    from starharness.runtime.session import SessionService, SqliteStore
+    from starharness.runtime.session import SessionService
 
-    async def main(path: str) -> None:
-        service = SessionService(await SqliteStore.open(path, max_write_delay_s=0.002))
+    async def main(args: list[str]) -> None:
+        service = SessionService(await open_from_argv(args, max_write_delay_s=0.002))
         session = service.create("t")
         for turn in (1, 2, 3):
             session.append("turn/start", {"turn": turn})
@@ -161,18 +142,17 @@ _CRASHING_WRITER = textwrap.dedent(
             if n == 2000:
                 print("streaming", flush=True)
 
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1:]))
     """
 )
 
 
-async def test_sigkill_mid_write_loses_only_unwritten_events(tmp_path: Path) -> None:
-    path = tmp_path / "crash.db"
+async def test_sigkill_mid_write_loses_only_unwritten_events(store_place: StorePlace) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
         _CRASHING_WRITER,
-        str(path),
+        *store_place.locator(),
         stdout=asyncio.subprocess.PIPE,
     )
     try:
@@ -188,7 +168,7 @@ async def test_sigkill_mid_write_loses_only_unwritten_events(tmp_path: Path) -> 
         await process.wait()
     assert process.returncode == -signal.SIGKILL
 
-    service = SessionService(await SqliteStore.open(path))
+    service = SessionService(await store_place.open())
     session = await service.resume("t")
     events = session.events
     assert [e.seq for e in events] == list(range(len(events)))

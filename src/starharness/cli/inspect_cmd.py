@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._errors import CliError
+
+if TYPE_CHECKING:
+    from starharness.runtime.session import SessionStore
 
 
 def register(app: typer.Typer) -> None:
@@ -29,30 +33,60 @@ def inspect(
         ),
     ] = None,
     sessions: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--sessions",
-            help="The session store (default: $STAR_HARNESS_HOME/sessions.db).",
-            metavar="FILE",
+            help="The session store: an SQLite file (default: $STAR_HARNESS_HOME/sessions.db) or"
+            " a postgresql://user@host:port/db URL (no password in it: see --password-env).",
+            metavar="FILE|URL",
+        ),
+    ] = None,
+    password_env: Annotated[
+        str | None,
+        typer.Option(
+            "--password-env",
+            help="The environment variable holding the PostgreSQL store's password.",
+            metavar="NAME",
         ),
     ] = None,
 ) -> None:
     import asyncio
 
     from starharness.runtime.session import default_sessions_path
+    from starharness.runtime.session.postgres import PostgresTarget, is_postgres_url
 
-    path = sessions if sessions is not None else default_sessions_path()
-    if not path.is_file():
-        raise CliError(f"inspect: there is no session store at {path}")
-    typer.echo(asyncio.run(_inspect(path, encounter)), nl=False)
+    where: str | PostgresTarget
+    if sessions is not None and is_postgres_url(sessions):
+        try:
+            where = PostgresTarget(sessions, password_env)
+        except ValueError as exc:
+            raise CliError(f"inspect: {exc}") from None
+    else:
+        path = Path(sessions) if sessions is not None else default_sessions_path()
+        if not path.is_file():
+            raise CliError(f"inspect: there is no session store at {path}")
+        where = str(path)
+
+    async def open_store() -> SessionStore:
+        from starharness.runtime.session import SqliteStore
+        from starharness.runtime.session.postgres import PostgresStore
+
+        if isinstance(where, PostgresTarget):
+            return await PostgresStore.open(where)
+        return await SqliteStore.open(where)
+
+    name = where.describe() if isinstance(where, PostgresTarget) else where
+    typer.echo(asyncio.run(_inspect(open_store, name, encounter)), nl=False)
 
 
-async def _inspect(path: Path, key: str | None) -> str:
+async def _inspect(
+    open_store: Callable[[], Awaitable[SessionStore]], path: str, key: str | None
+) -> str:
     from starharness.npc.inspect import find_transcript, list_transcripts, render_transcript
-    from starharness.runtime.session import SqliteStore, StoreError
+    from starharness.runtime.session import StoreError
 
     try:
-        store = await SqliteStore.open(path)
+        store = await open_store()
     except StoreError as exc:
         raise CliError(f"inspect: cannot read {path}: {exc}") from None
     try:

@@ -1,0 +1,80 @@
+"""Where a PostgreSQL store lives: a URL without its password, and the variable that holds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from ...credentials import CredentialError, resolve_secret
+from ..errors import StoreError
+
+_SCHEMES = ("postgresql://", "postgres://")
+_CONNECT_TIMEOUT_S = 10
+
+
+def is_postgres_url(text: str) -> bool:
+    """Whether `text` names a PostgreSQL database (a `postgresql://` or `postgres://` URL)."""
+    return text.startswith(_SCHEMES)
+
+
+@dataclass(frozen=True, slots=True)
+class PostgresTarget:
+    """A database by URL; the password, if any, is read from the variable `password_env` when
+    connecting, so it never sits in config, a command line, a log or a repr."""
+
+    url: str
+    password_env: str | None = None
+
+    def __post_init__(self) -> None:
+        if not is_postgres_url(self.url):
+            raise ValueError(f"a PostgreSQL store needs a postgresql:// URL, got {self.describe()}")
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            raise ValueError(
+                "the PostgreSQL URL does not parse (its text is not repeated here)"
+            ) from None
+        if params.get("password"):
+            raise ValueError(
+                "the PostgreSQL URL carries a password: remove it and name the environment"
+                " variable that holds it instead (password_env)"
+            )
+
+    def describe(self) -> str:
+        """host:port/dbname, for messages (never user or password)."""
+        if not is_postgres_url(self.url):
+            return "a value that is not a postgresql:// URL"
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            return "an unparsable postgresql:// URL"
+        host = params.get("host") or "localhost"
+        port = params.get("port") or "5432"
+        return f"postgresql://{host}:{port}/{params.get('dbname') or ''}"
+
+    def connect(self, *, autocommit: bool = False) -> psycopg.Connection[tuple[Any, ...]]:
+        """A new connection (blocking: call it from a worker thread)."""
+        password: str | None = None
+        if self.password_env is not None:
+            try:
+                password = resolve_secret(self.password_env)
+            except CredentialError as exc:
+                raise StoreError(f"cannot read {self.password_env}: {exc}") from None
+            if password is None:
+                raise StoreError(
+                    f"{self.password_env} is not set: it holds the password of {self.describe()}"
+                )
+        extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
+        if password is not None:
+            extra["password"] = password
+        try:
+            return psycopg.connect(make_conninfo(self.url, **extra), autocommit=autocommit)
+        except psycopg.Error as exc:
+            # libpq's messages name host and user, never the password.
+            raise StoreError(f"cannot connect to {self.describe()}: {exc}".strip()) from None
+
+    def __repr__(self) -> str:
+        return f"PostgresTarget({self.describe()!r}, password_env={self.password_env!r})"

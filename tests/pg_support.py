@@ -1,0 +1,69 @@
+"""PostgreSQL for the tests: `.ci/run` (or `bash .ci/postgres CMD`) starts a throwaway cluster
+and exports STAR_HARNESS_TEST_PG; each test gets a fresh database of its own.
+
+Without the variable these tests skip, except under CI=true, where they fail: CI must run them.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from starharness.runtime.session.postgres import PostgresTarget
+
+URL_VARIABLE = "STAR_HARNESS_TEST_PG"
+PASSWORD_VARIABLE = "STAR_HARNESS_TEST_PG_PASSWORD"
+
+
+def _server_url() -> str:
+    url = os.environ.get(URL_VARIABLE)
+    if url:
+        return url
+    reason = (
+        f"{URL_VARIABLE} is not set: run under .ci/run, or `bash .ci/postgres uv run pytest ...`"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"PostgreSQL tests cannot run in CI: {reason}")
+    pytest.skip(reason)
+
+
+def _admin(url: str) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(
+        make_conninfo(url, password=os.environ.get(PASSWORD_VARIABLE, "")), autocommit=True
+    )
+
+
+def database_url(url: str, dbname: str) -> str:
+    """The server's URL with another database name (no password in it)."""
+    params = conninfo_to_dict(url)
+    host, port, user = params.get("host", ""), params.get("port", ""), params.get("user", "")
+    return f"postgresql://{user}@{host}:{port}/{dbname}"
+
+
+@pytest.fixture
+def pg_target() -> Iterator[PostgresTarget]:
+    """A new, empty database on the test server, dropped after the test."""
+    url = _server_url()
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with _admin(url) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield PostgresTarget(database_url(url, name), password_env=PASSWORD_VARIABLE)
+    finally:
+        with _admin(url) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def pg_execute(target: PostgresTarget, statement: str, *params: object) -> list[tuple[object, ...]]:
+    """Run one statement on the target database directly (for tests that tamper or inspect)."""
+    with target.connect(autocommit=True) as conn:
+        cursor = conn.execute(statement.encode(), params or None)
+        return list(cursor.fetchall()) if cursor.description else []
