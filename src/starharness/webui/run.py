@@ -122,7 +122,8 @@ async def _resolve_token(host: str, variable: str | None) -> Secret | None:
         if not is_loopback(host):
             raise ExposureError(
                 f"binding {host!r} exposes the server to other machines (remote code "
-                "execution): name the variable holding an auth token with --auth-token-env NAME (or bind 127.0.0.1)"
+                "execution): name the variable holding an auth token with --auth-token-env NAME "
+                "(or bind 127.0.0.1)"
             )
         return None
     secret = await aget_secret(variable)
