@@ -10,6 +10,7 @@ from .context import (
 from .effects import Disposer, Scope, ScopeDisposedError, once
 from .events import Event, EventBus, Hook, Next, Waterfall
 from .keys import AGENTS, APPROVALS, LLM, PROMPT, SESSIONS, TELEMETRY, TOOLS
+from .layers import LayeredTable
 from .plugin import NoConfig, Plugin
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Event",
     "EventBus",
     "Hook",
+    "LayeredTable",
     "MissingServiceError",
     "Next",
     "NoConfig",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..kernel import Context, Disposer, once
+from ..kernel import Bindable, Context, Disposer, LayeredTable
 from ..llm.types import ToolCall, ToolSchema
 from .definition import REQUIRES_APPROVAL, ToolDefinition
 from .pipeline import PipelineSettings, RunFactory, run_batch, run_call
@@ -44,53 +44,30 @@ class _Resolved:
 class _Store:
     """Every layer's tools, shared by all views of one registry."""
 
-    __slots__ = ("global_view", "layers", "settings", "version")
+    __slots__ = ("global_view", "settings", "table")
 
     def __init__(self, settings: PipelineSettings) -> None:
         self.settings = settings
-        self.layers: dict[Layer, dict[str, ToolDefinition[Any]]] = {}
-        self.version = 0
+        self.table: LayeredTable[ToolDefinition[Any]] = LayeredTable("tool", ToolConflictError)
         self.global_view = _Resolved()
 
-    def check_free(self, layer: Layer, name: str) -> None:
-        taken = self.layers.get(layer)
-        if taken is not None and name in taken:
-            where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
-            raise ToolConflictError(f"tool {name!r} is already registered in {where}")
-
-    def insert(self, layer: Layer, tool: ToolDefinition[Any]) -> None:
-        self.layers.setdefault(layer, {})[tool.name] = tool
-        self.version += 1
-
-    def remover(self, layer: Layer, tool: ToolDefinition[Any]) -> Disposer:
-        def remove() -> None:
-            tools = self.layers.get(layer)
-            if tools is None or tools.get(tool.name) is not tool:
-                return
-            del tools[tool.name]
-            if not tools:
-                del self.layers[layer]
-            self.version += 1
-
-        return remove
+    @property
+    def version(self) -> int:
+        return self.table.version
 
     def resolve(self, chain: Sequence[Layer], into: _Resolved) -> _Resolved:
         """Refresh `into` for `chain` (widest layer first); agents without tools share one view."""
-        layers = self.layers
-        own = [layers[layer] for layer in chain if layer is not None and layer in layers]
-        if not own:
+        table = self.table
+        if not any(layer is not None and table.has_layer(layer) for layer in chain):
             into = self.global_view
         elif into is self.global_view:
             into = _Resolved()
-        if into.version != self.version:
-            merged = dict(layers.get(None, {}))
-            for tools in own:
-                merged.update(tools)
-            into.refresh(self.version, merged)
+        if into.version != table.version:
+            into.refresh(table.version, table.merged(chain))
         return into
 
 
-class ToolRegistry:
+class ToolRegistry(Bindable["ToolRegistry"]):
     """`ctx.tools`: register tools, list their schemas, and run calls through the pipeline.
 
     Bound to a context, it registers into that context's layer (global for plugins, the
@@ -136,14 +113,7 @@ class ToolRegistry:
 
     def register(self, tool: ToolDefinition[Any]) -> Disposer:
         """Add `tool` to this context's layer until the returned disposer (or the scope) runs."""
-        store = self._store
-        ctx = self._ctx
-        layer = ctx.layer if ctx is not None else None
-        store.check_free(layer, tool.name)
-        remove = store.remover(layer, tool)
-        disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
-        store.insert(layer, tool)
-        return disposer
+        return self._store.table.add(self._ctx, tool.name, tool)
 
     # -- what this context sees --------------------------------------------------------------
 
