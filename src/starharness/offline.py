@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .mockllm import SERVING_KEEP_CONVERSATIONS, MockLlmServer, Responder
 from .npc import load_game
-from .runtime.kernel import LLM, Context, Plugin
-from .runtime.llm import OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
+from .runtime.kernel import Context, Plugin
+from .runtime.llm import LLM, OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
 
 OFFLINE_MODEL = "offline-brain"
 
@@ -31,7 +31,7 @@ class NoOfflineBrainError(RuntimeError):
 
 
 class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
-    """Starts the mock LLM on a loopback port with the game's responder and provides `ctx.llm`."""
+    """Starts the mock LLM on a loopback port with the game's responder and provides `ctx.get(LLM)`."""
 
     Config: ClassVar[type[BaseModel]] = OfflineBrainConfig
     provides = (LLM,)

@@ -9,7 +9,7 @@ import pytest
 from godot_support import ConnectEditor, MakeBridge
 from pydantic import JsonValue
 
-from starharness.godot import METHOD_TOOL, TOOLS, ErrorCode, GodotBridge, GodotError
+from starharness.godot import GODOT_TOOLS, METHOD_TOOL, ErrorCode, GodotBridge, GodotError
 from starharness.godot.testing import CANNED_RESULTS, FakeBehaviour
 
 # Valid parameters for every tool, and the flat wire parameters the editor must receive.
@@ -72,7 +72,7 @@ SAMPLES: dict[str, tuple[dict[str, JsonValue], dict[str, JsonValue]]] = {
 
 
 def test_samples_cover_every_tool() -> None:
-    assert set(SAMPLES) == {spec.name for spec in TOOLS}
+    assert set(SAMPLES) == {spec.name for spec in GODOT_TOOLS}
 
 
 @pytest.mark.parametrize("tool", sorted(SAMPLES))

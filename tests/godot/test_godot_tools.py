@@ -9,9 +9,9 @@ from godot_support import ConnectEditor
 from pydantic import JsonValue
 
 from starharness.godot import (
+    GODOT_TOOLS,
     METHOD_TOOL,
     MUTATING_TOOLS,
-    TOOLS,
     ErrorCode,
     GodotBridge,
     GodotError,
@@ -23,11 +23,13 @@ from starharness.godot.tools import RESULT_CHAR_CAP, render_result
 
 
 def test_the_catalogue_has_27_tools_mapped_to_the_wire() -> None:
-    assert len(TOOLS) == 27
-    assert {(spec.method, spec.name) for spec in TOOLS} == set(METHOD_TOOL.items())
-    assert {spec.name for spec in TOOLS if spec.mutating} == MUTATING_TOOLS
+    assert len(GODOT_TOOLS) == 27
+    assert {(spec.method, spec.name) for spec in GODOT_TOOLS} == set(METHOD_TOOL.items())
+    assert {spec.name for spec in GODOT_TOOLS if spec.mutating} == MUTATING_TOOLS
     assert len(MUTATING_TOOLS) == 9
-    irregular = {spec.method: spec.name for spec in TOOLS if spec.name != f"godot_{spec.method}"}
+    irregular = {
+        spec.method: spec.name for spec in GODOT_TOOLS if spec.name != f"godot_{spec.method}"
+    }
     assert irregular == {
         "get_editor_info": "godot_editor_info",
         "get_open_scenes": "godot_open_scenes",

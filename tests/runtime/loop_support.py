@@ -11,7 +11,7 @@ from typing import Any
 from starharness.app import profile_search_path
 from starharness.runtime.config import Patch, Runtime, load_profile, start
 from starharness.runtime.kernel import Context
-from starharness.runtime.loop import SESSION_EVENT, AgentHandle, LoggedEvent
+from starharness.runtime.loop import AGENTS, SESSION_EVENT, AgentHandle, LoggedEvent
 from starharness.runtime.session import SessionEvent
 
 
@@ -81,5 +81,5 @@ async def create_agent(
         if setup is not None:
             setup(agent_ctx)
 
-    handle = await ctx.agents.create(session_id, setup=_setup)
+    handle = await ctx.get(AGENTS).create(session_id, setup=_setup)
     return handle, recorder

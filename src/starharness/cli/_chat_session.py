@@ -6,9 +6,16 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
-from starharness.runtime.kernel import APPROVALS, Context
-from starharness.runtime.loop import SESSION_EVENT, Agent, AgentOptions, CancelCause, LoggedEvent
+from starharness.runtime.approvals import APPROVALS, ApprovalRequest, Decision, InteractiveApprovals
+from starharness.runtime.kernel import Context
+from starharness.runtime.loop import (
+    AGENTS,
+    SESSION_EVENT,
+    Agent,
+    AgentOptions,
+    CancelCause,
+    LoggedEvent,
+)
 from starharness.runtime.session import event_types as ev
 
 from ._terminal_lines import LineSource
@@ -84,7 +91,7 @@ class ChatSession:
         detach = (
             approvals.attach(self._ask) if isinstance(approvals, InteractiveApprovals) else None
         )
-        handle = await self.ctx.agents.create(
+        handle = await self.ctx.get(AGENTS).create(
             self.session_id, setup=self._set_up, options=self._options
         )
         self._agent = handle.agent

@@ -15,7 +15,7 @@ from typing import Any
 from starharness import app as composition
 from starharness.runtime.approvals import ApprovalsPlugin
 from starharness.runtime.config import Patch, ResolvedProfile, load_profile
-from starharness.runtime.kernel import LLM
+from starharness.runtime.llm import LLM
 from starharness.runtime.loop import AgentsPlugin
 from starharness.runtime.workspace import WorkspacePlugin
 

@@ -116,11 +116,14 @@ def banner_lines(ctx: Context, resolved: ResolvedProfile) -> list[str]:
 
 def status_lines(ctx: Context, resolved: ResolvedProfile, session: ChatSession) -> list[str]:
     """`/status`: profile, model, tools, and the Godot bridge when the profile has one."""
-    tools = ctx.tools.names()
+    from starharness.runtime.llm import LLM
+    from starharness.runtime.tools import TOOLS
+
+    tools = ctx.get(TOOLS).names()
     lines = [f"profile: {resolved.name} ({resolved.source})"]
     agent = session.agent
     if agent is not None:
-        provider = ctx.llm.get(agent.options.provider)
+        provider = ctx.get(LLM).get(agent.options.provider)
         lines.append(f"model: {agent.options.model or provider.default_model} ({provider.name})")
     lines.append(f"tools ({len(tools)}): {', '.join(tools) or 'none'}")
     lines.extend(_bridge_lines(ctx))

@@ -61,6 +61,7 @@ async def serve(resolved: ResolvedProfile) -> None:
 
     from starharness.runtime.config import start
     from starharness.runtime.mcp_server import ServerInfo, serve_stdio, stdout_to_stderr
+    from starharness.runtime.tools import TOOLS
 
     try:
         package_version = version("star-harness")
@@ -73,7 +74,7 @@ async def serve(resolved: ResolvedProfile) -> None:
     with stdout_to_stderr():
         runtime = await start(resolved)
     try:
-        tools = runtime.ctx.tools.names()
+        tools = runtime.ctx.get(TOOLS).names()
         logging.getLogger("starharness.cli.mcp").info(
             "serving %d tools of profile %r over MCP stdio: %s",
             len(tools),

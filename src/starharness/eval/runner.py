@@ -13,8 +13,7 @@ from typing import Any
 from starharness import app as composition
 from starharness.npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
 from starharness.runtime.config import Patch, ResolvedProfile, start
-from starharness.runtime.kernel import SESSIONS
-from starharness.runtime.session import SessionStore
+from starharness.runtime.session import SESSIONS, SessionStore
 
 from .audit import AuditReader
 from .evidence import ModelTurn, PlayerTurn, TurnEvidence

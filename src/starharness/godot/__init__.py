@@ -28,7 +28,13 @@ from starharness.godot.protocol.methods import (
 )
 from starharness.godot.protocol.reply import RpcReply
 from starharness.godot.runtime_tools import GODOT_TAG, bridge_tool
-from starharness.godot.tools import TOOLS, GodotToolSpec, ToolOutcome, enabled_specs, tool_spec
+from starharness.godot.tools import (
+    GODOT_TOOLS,
+    GodotToolSpec,
+    ToolOutcome,
+    enabled_specs,
+    tool_spec,
+)
 
 __all__ = [
     "ALLOWED_METHODS",
@@ -36,9 +42,9 @@ __all__ = [
     "BRIDGE_EVENT",
     "GODOT_BRIDGE",
     "GODOT_TAG",
+    "GODOT_TOOLS",
     "METHOD_TOOL",
     "MUTATING_TOOLS",
-    "TOOLS",
     "TOOL_METHOD",
     "TOOL_NAMES",
     "BridgeEvent",

@@ -19,9 +19,9 @@ from starharness.godot.bridge.settings import (
     BridgeSettings,
 )
 from starharness.godot.runtime_tools import bridge_tool
-from starharness.godot.tools.catalogue import TOOLS, enabled_specs
-from starharness.runtime.kernel import TOOLS as TOOL_REGISTRY
+from starharness.godot.tools.catalogue import GODOT_TOOLS, enabled_specs
 from starharness.runtime.kernel import Context, Event, Plugin, ServiceKey
+from starharness.runtime.tools import TOOLS
 from starharness.runtime.workspace import WORKSPACE
 
 _log = logging.getLogger("starharness.godot")
@@ -62,7 +62,7 @@ class GodotBridgeConfig(BaseModel):
     @classmethod
     def _known_tools(cls, names: list[str]) -> list[str]:
         if ALL_TOOLS in names:
-            return [spec.name for spec in TOOLS]
+            return [spec.name for spec in GODOT_TOOLS]
         checked_tool_names(names)
         return list(dict.fromkeys(names))
 
@@ -83,7 +83,7 @@ class GodotBridgePlugin(Plugin[GodotBridgeConfig]):
     """Provides GODOT_BRIDGE; registers one runtime tool per enabled godot_* tool."""
 
     Config = GodotBridgeConfig
-    inject = (TOOL_REGISTRY,)
+    inject = (TOOLS,)
     provides = (GODOT_BRIDGE,)
 
     async def setup(self, ctx: Context, config: GodotBridgeConfig) -> None:
@@ -105,7 +105,7 @@ class GodotBridgePlugin(Plugin[GodotBridgeConfig]):
         )
         ctx.provide(GODOT_BRIDGE, bridge)
         for spec in enabled_specs(settings.enabled_tools):
-            ctx.tools.register(bridge_tool(bridge, spec))
+            ctx.get(TOOLS).register(bridge_tool(bridge, spec))
 
 
 def _workspace(ctx: Context, config: GodotBridgeConfig) -> Path:

@@ -1,7 +1,7 @@
 """The 27 godot_* tools: catalogue, parameter models, dispatch and outcomes."""
 
 from starharness.godot.tools.catalogue import (
-    TOOLS,
+    GODOT_TOOLS,
     TOOLS_BY_NAME,
     GodotToolSpec,
     enabled_specs,
@@ -14,8 +14,8 @@ from starharness.godot.tools.paths import to_res_path
 from starharness.godot.tools.results import RESULT_CHAR_CAP, render_result
 
 __all__ = [
+    "GODOT_TOOLS",
     "RESULT_CHAR_CAP",
-    "TOOLS",
     "TOOLS_BY_NAME",
     "GodotToolSpec",
     "ToolCaller",

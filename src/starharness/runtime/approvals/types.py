@@ -49,7 +49,7 @@ class ApprovalDecided:
 
 
 class ApprovalService(Protocol):
-    """Decides whether a tool call may run (`ctx.approvals`)."""
+    """Decides whether a tool call may run (`ctx.get(APPROVALS)`)."""
 
     async def decide(self, request: ApprovalRequest) -> Decision: ...
 

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from .effects import Disposer, Scope
 from .events import Event, EventBus, Hook, HookListener, Listener, Waterfall, WaterfallListener
-
-if TYPE_CHECKING:
-    from ..approvals import ApprovalService
-    from ..llm import LlmService
-    from ..loop import AgentManager
-    from ..prompt import PromptService
-    from ..session import SessionService
-    from ..telemetry import Telemetry
-    from ..tools import ToolRegistry
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -24,11 +15,13 @@ V_co = TypeVar("V_co", covariant=True)
 class ServiceKey(Generic[T]):
     """A typed name for a service: `ctx.get(TOOLS)` is a `ToolRegistry`."""
 
-    __slots__ = ("doc", "name")
+    __slots__ = ("doc", "name", "provider")
 
-    def __init__(self, name: str, doc: str = "") -> None:
+    def __init__(self, name: str, doc: str = "", *, provider: str = "") -> None:
         self.name = name
         self.doc = doc
+        # "module:Class" of the plugin that provides it, for "add a row with ..." hints.
+        self.provider = provider
 
     def __repr__(self) -> str:
         return f"ServiceKey({self.name!r})"
@@ -180,47 +173,3 @@ class Context:
 
     def emit(self, event: Event[T], payload: T) -> None:
         self.events.emit(event, payload)
-
-    # -- the runtime's own services, typed --------------------------------------------------
-
-    @property
-    def tools(self) -> ToolRegistry:
-        from .keys import TOOLS
-
-        return self.get(TOOLS)
-
-    @property
-    def sessions(self) -> SessionService:
-        from .keys import SESSIONS
-
-        return self.get(SESSIONS)
-
-    @property
-    def llm(self) -> LlmService:
-        from .keys import LLM
-
-        return self.get(LLM)
-
-    @property
-    def prompt(self) -> PromptService:
-        from .keys import PROMPT
-
-        return self.get(PROMPT)
-
-    @property
-    def agents(self) -> AgentManager:
-        from .keys import AGENTS
-
-        return self.get(AGENTS)
-
-    @property
-    def approvals(self) -> ApprovalService:
-        from .keys import APPROVALS
-
-        return self.get(APPROVALS)
-
-    @property
-    def telemetry(self) -> Telemetry:
-        from .keys import TELEMETRY
-
-        return self.get(TELEMETRY)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 V = TypeVar("V")
 
+
 class LayeredTable(Generic[V]):
     """name -> item per layer; registrations belong to the registering context's scope.
 

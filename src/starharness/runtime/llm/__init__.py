@@ -15,6 +15,7 @@ from .errors import (
     ServerError,
 )
 from .http_errors import parse_retry_after
+from .keys import LLM
 from .plugin import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig, build_provider
 from .profiles import (
     DEEPSEEK,
@@ -53,6 +54,7 @@ from .wire import WireEncoder, dumps_wire, encoder_for, to_wire_messages, to_wir
 __all__ = [
     "DEEPSEEK",
     "LLAMA_CPP",
+    "LLM",
     "OPENAI",
     "OPENAI_COMPATIBLE",
     "PROFILES",

@@ -9,8 +9,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import LLM, TELEMETRY, Context
+from ..kernel import Context
+from ..llm import LLM
 from ..llm.types import ToolSchema, UserMessage
+from ..telemetry import TELEMETRY
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
 from .options import AgentOptions
 

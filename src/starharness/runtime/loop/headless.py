@@ -10,6 +10,7 @@ from ..kernel import Context
 from ..llm.types import UserMessage
 from ..session import event_types as ev
 from .hooks import SESSION_EVENT, LoggedEvent
+from .keys import AGENTS
 from .options import AgentOptions
 
 
@@ -56,7 +57,7 @@ async def run_task(
     def setup(agent_ctx: Context) -> None:
         agent_ctx.on(SESSION_EVENT, observe)
 
-    handle = await ctx.agents.create(sid, setup=setup, options=options)
+    handle = await ctx.get(AGENTS).create(sid, setup=setup, options=options)
     try:
         handle.agent.followup(UserMessage(task))
         await handle.agent.when_idle()

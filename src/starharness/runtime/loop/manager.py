@@ -1,4 +1,4 @@
-"""`ctx.agents`: create, resume, find and dispose agents; the AgentsPlugin provides it."""
+"""`ctx.get(AGENTS)`: create, resume, find and dispose agents; the AgentsPlugin provides it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
-from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
+from ..kernel import Context, Plugin
+from ..llm import LLM
+from ..session import SESSIONS
 from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
+from .keys import AGENTS
 from .options import AgentOptions
 
 Setup = Callable[[Context], Awaitable[object] | object]
@@ -178,7 +181,7 @@ class AgentsConfig(BaseModel):
 
 
 class AgentsPlugin(Plugin[AgentsConfig]):
-    """Provides `ctx.agents`."""
+    """Provides `ctx.get(AGENTS)`."""
 
     Config = AgentsConfig
     inject = (SESSIONS, LLM)

@@ -6,11 +6,12 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import PROMPT, TOOLS
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
+from ..prompt import PROMPT
 from ..session import event_types as ev
 from ..session import freeze_data
 from ..telemetry import request_span
+from ..tools import TOOLS
 from .hooks import REQUEST, OutgoingRequest
 from .step import StepAccumulator, StepResult, chunk_data, message_data, request_context_data
 

@@ -104,7 +104,7 @@ async def _steps(agent: Agent, turn: int) -> str:
 
 def _snapshot_context(agent: Agent) -> None:
     """Append the dynamic context once per turn, only when its text changed since the last one."""
-    from ..kernel import PROMPT
+    from ..prompt import PROMPT
 
     prompt = agent.ctx.maybe(PROMPT)
     if prompt is None:

@@ -1,9 +1,10 @@
-"""`ctx.prompt`: the static system prompt from ordered sections, and dynamic context text."""
+"""`ctx.get(PROMPT)`: the static system prompt from ordered sections, and dynamic context text."""
 
 from __future__ import annotations
 
-from ..kernel import PROMPT, Bindable, Context, Disposer
+from ..kernel import Bindable, Context, Disposer
 from .errors import PromptError
+from .keys import PROMPT
 from .store import Entry, Layer, Plan, PromptStore, SectionText, VariableValue, render_entries
 from .template import Template
 
@@ -11,7 +12,7 @@ _SEPARATOR = "\n\n"
 
 
 class PromptService(Bindable["PromptService"]):
-    """`ctx.prompt`: sections, dynamic contexts and variables, in layers like the tools.
+    """`ctx.get(PROMPT)`: sections, dynamic contexts and variables, in layers like the tools.
 
     Bound to a context, registrations go to that context's layer (global for plugins, the
     agent's own for an agent context) and are undone with its scope; a section, context or

@@ -13,6 +13,7 @@ from .errors import (
     StoreWriteError,
 )
 from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
+from .keys import SESSIONS
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
 from .projection import Projection, RebuiltRequest, event_to_message, rebuild_requests
@@ -23,6 +24,7 @@ from .sqlite import SqliteStore
 from .store import SessionInfo, SessionStore, StoredSession
 
 __all__ = [
+    "SESSIONS",
     "EventListener",
     "EventView",
     "FrozenDict",

@@ -1,4 +1,4 @@
-"""The sessions service (`ctx.sessions`): creates, resumes and closes sessions over a store."""
+"""The sessions service (`ctx.get(SESSIONS)`): creates, resumes and closes sessions over a store."""
 
 from __future__ import annotations
 

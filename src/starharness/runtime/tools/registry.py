@@ -1,4 +1,4 @@
-"""`ctx.tools`: a tool registry in layers (global, then agent layers) with shared schemas."""
+"""`ctx.get(TOOLS)`: a tool registry in layers (global, then agent layers) with shared schemas."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class _Store:
 
 
 class ToolRegistry(Bindable["ToolRegistry"]):
-    """`ctx.tools`: register tools, list their schemas, and run calls through the pipeline.
+    """`ctx.get(TOOLS)`: register tools, list their schemas, and run calls through the pipeline.
 
     Bound to a context, it registers into that context's layer (global for plugins, the
     agent's own layer for an agent context) and sees the global layer, then the ancestors'
