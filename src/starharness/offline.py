@@ -31,7 +31,7 @@ class NoOfflineBrainError(RuntimeError):
 
 
 class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
-    """Starts the mock LLM on a loopback port with the game's responder and provides `ctx.get(LLM)`."""
+    """Starts the mock LLM on a loopback port with the game's responder; provides `ctx.get(LLM)`."""
 
     Config: ClassVar[type[BaseModel]] = OfflineBrainConfig
     provides = (LLM,)

@@ -213,7 +213,7 @@ COUNTERS: Final[Mapping[str, CounterSpec]] = {
 
 
 class Telemetry:
-    """In-process counters (`ctx.get(TELEMETRY)`); cheap to bump, safe to read from another thread."""
+    """In-process counters (`ctx.get(TELEMETRY)`): cheap to bump, safe to read from any thread."""
 
     __slots__ = ("_counts", "_lock")
 

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..kernel import Plugin, ServiceKey
-from .builtins import builtin_provider
 from ..paths import star_harness_home
+from .builtins import builtin_provider
 from .errors import ProfileError
 from .patches import DraftRow, Patch, apply_patch, read_patch
 from .plugins import PluginNotFoundError, resolve_plugin
