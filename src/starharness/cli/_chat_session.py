@@ -145,23 +145,27 @@ class ChatSession:
 
     def _observe(self, logged: LoggedEvent) -> None:
         event = logged.event
-        data = event.data
         kind = event.type
         if kind == ev.ASSISTANT_CHUNK:
-            chunk = data["chunk"]
-            if chunk["type"] == "text-delta":
-                self._write(chunk["text"])
+            chunk: ev.ChunkData = event.data["chunk"]
+            if chunk["type"] == ev.TEXT_DELTA:
+                self._write(chunk.get("text", ""))
         elif kind == ev.TOOL_CALL:
-            self._line(f"[tool] {data['name']}({shorten(data['arguments'], _SHORT_ARGUMENTS)})")
+            call = ev.payload(event, ev.ToolCallEventData)
+            self._line(f"[tool] {call['name']}({shorten(call['arguments'], _SHORT_ARGUMENTS)})")
         elif kind == ev.TOOL_RESULT:
-            mark = "error" if data["is_error"] else "ok"
-            content = shorten(str(data["content"]), _SHORT_RESULT)
-            self._line(f"[tool] {data['name']} -> {mark}: {content}")
+            result = ev.payload(event, ev.ToolResultData)
+            mark = "error" if result["is_error"] else "ok"
+            content = shorten(str(result["content"]), _SHORT_RESULT)
+            self._line(f"[tool] {result['name']} -> {mark}: {content}")
         elif kind == ev.LLM_RETRY:
-            self._line(f"[retry] attempt {data['attempt']}: {data['error']}")
-        elif kind == ev.TURN_END and data["reason"] != "completed":
-            error = data.get("error")
-            self._line(f"[turn {data['reason']}{': ' + str(error) if error else ''}]")
+            retry = ev.payload(event, ev.LlmRetryData)
+            self._line(f"[retry] attempt {retry['attempt']}: {retry['error']}")
+        elif kind == ev.TURN_END:
+            end = ev.payload(event, ev.TurnEndData)
+            if end["reason"] != "completed":
+                error = end.get("error")
+                self._line(f"[turn {end['reason']}{': ' + str(error) if error else ''}]")
 
     # -- approvals ---------------------------------------------------------------------------
 

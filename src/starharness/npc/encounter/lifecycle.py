@@ -260,9 +260,10 @@ class Encounter:
         kind = event.type
         if kind == ev.TURN_END:
             self._running = False
-            self._host.turn_done(time.perf_counter() - self._turn_started, event.data["reason"])
+            reason = ev.payload(event, ev.TurnEndData)["reason"]
+            self._host.turn_done(time.perf_counter() - self._turn_started, reason)
         elif kind == ev.ASSISTANT_MESSAGE:
-            usage = event.data.get("usage")
+            usage = ev.payload(event, ev.AssistantMessageData).get("usage")
             if usage is not None:
                 self._host.usage(usage)
         self._conclusion.on_event(event)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..kernel import Context
 from ..llm import LLM
 from ..llm.types import ToolSchema, UserMessage
+from ..session import event_types as ev
 from ..telemetry import TELEMETRY
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
 from .options import AgentOptions
@@ -66,17 +67,17 @@ class Agent:
     @staticmethod
     def _last_turn(session: Session) -> int:
         for event in reversed(session.events):
-            if event.type == "turn/start":
-                turn: int = event.data["turn"]
-                return turn
+            if event.type == ev.TURN_START:
+                return ev.payload(event, ev.TurnStartData)["turn"]
         return 0
 
     @staticmethod
     def _last_context(session: Session) -> str | None:
         for event in reversed(session.events):
-            if event.type == "user/message" and event.data.get("source") == "context":
-                text: str = event.data["content"]
-                return text
+            if event.type == ev.USER_MESSAGE:
+                message = ev.payload(event, ev.UserMessageData)
+                if message.get("source") == "context":
+                    return message["content"]
         return None
 
     # -- input -------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
     turn = agent.turn
     agent.log(ev.TURN_START, {"turn": turn})
     log_user(agent, first)
-    reason = "completed"
+    reason: ev.TurnEndReason = "completed"
     extra: dict[str, Any] = {}
     with turn_span(agent.id, turn):
         try:
@@ -61,7 +61,7 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
             agent.log(ev.TURN_END, {"turn": turn, "reason": reason, **extra})
 
 
-async def _steps(agent: Agent, turn: int) -> str:
+async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
     step = 0
     while True:
         step += 1
