@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .mockllm import SERVING_KEEP_CONVERSATIONS, MockLlmServer, Responder
 from .npc import load_game
+from .runtime.errors import UserFacingError
 from .runtime.kernel import Context, Plugin
 from .runtime.llm import LLM, OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
 
@@ -26,7 +27,7 @@ class OfflineBrainConfig(BaseModel):
     game: str = Field(min_length=3)
 
 
-class NoOfflineBrainError(RuntimeError):
+class NoOfflineBrainError(UserFacingError, RuntimeError):
     """The game ships no offline responder, so it cannot run without a model."""
 
 

@@ -18,7 +18,7 @@ from starharness.runtime.session import (
     SessionClosedError,
     SessionEvent,
     SessionExistsError,
-    SessionNotFound,
+    SessionNotFoundError,
     SessionsConfig,
     SessionService,
     SessionsPlugin,
@@ -67,7 +67,7 @@ async def test_duplicate_and_unknown_ids_get_clear_errors() -> None:
     service.close("a")
     with pytest.raises(SessionExistsError, match="resume it instead"):
         service.create("a")
-    with pytest.raises(SessionNotFound, match="no session 'nope'"):
+    with pytest.raises(SessionNotFoundError, match="no session 'nope'"):
         await service.resume("nope")
     with pytest.raises(ValueError, match="non-empty string"):
         service.create("")
@@ -123,7 +123,7 @@ async def test_delete_on_close_removes_the_log() -> None:
     service.create("b")
     service.close("a")
     assert [info.id for info in await service.stored()] == ["b"]
-    with pytest.raises(SessionNotFound):
+    with pytest.raises(SessionNotFoundError):
         await service.resume("a")
 
 

@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from starharness import app as composition
+from starharness.errors import CliError
 from starharness.runtime.config import Patch, ResolvedProfile
 
-from ._errors import CliError
-
-SERVER_ROW = "server"
-LLM_ROW = "llm"
+SERVER_ROW = composition.SERVER_ROW
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,52 +65,15 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         server["web_root"] = str(web_root)
     if server:
         patches.append(Patch.of(f"{command} flags", [{"id": SERVER_ROW, "merge": server}]))
-    resolved = composition.load(command, patches)
-    resolved.row(SERVER_ROW)  # a ProfileError naming the row when a patch removed it
-    if flags.offline or (flags.provider is None and not _key_available(resolved)):
-        resolved = _with_offline_brain(command, resolved, patches)
-    return resolved
-
-
-def _key_available(profile: ResolvedProfile) -> bool:
-    """Whether the profile's llm row has what it needs; a keyless row means the offline brain."""
-    from starharness.runtime.credentials import resolve_secret
-    from starharness.runtime.llm import get_profile
-
-    row = profile.row(LLM_ROW)
-    if not row.plugin.endswith(":LlmPlugin"):
-        return True  # someone patched in another brain: use it as it is
-    config: dict[str, Any] = dict(row.config)
-    provider = get_profile(str(config.get("provider") or "deepseek"))
-    variable = config.get("api_key_env") or provider.api_key_env
-    if not provider.key_required:
-        return True
-    return bool(variable) and resolve_secret(str(variable)) is not None
-
-
-def _with_offline_brain(
-    command: str, profile: ResolvedProfile, patches: list[Any]
-) -> ResolvedProfile:
-    server = profile.row(SERVER_ROW)
-    game = str(dict(server.config).get("game"))
-    offline = Patch.of(
-        "offline brain (no API key)",
-        [
-            {
-                "id": LLM_ROW,
-                "plugin": "starharness.offline:OfflineBrainPlugin",
-                "config": {"game": game},
-            }
-        ],
+    return composition.load_game(
+        command, patches, offline=flags.offline, provider_chosen=flags.provider is not None
     )
-    return composition.load(command, [*patches, offline])
 
 
 def brain_label(profile: ResolvedProfile) -> str:
-    row = profile.row(LLM_ROW)
-    if row.plugin.endswith(":OfflineBrainPlugin"):
+    if composition.uses_offline_brain(profile):
         return "offline brain (no API key; set DEEPSEEK_API_KEY or use --provider for a real model)"
-    config = dict(row.config)
+    config = dict(profile.row(composition.LLM_ROW).config)
     label = f"{config.get('provider')} / {config.get('model') or 'default model'}"
     if config.get("base_url"):
         label += f" at {config['base_url']}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
+from starharness.runtime.errors import StarHarnessError
+
 
 class ErrorCode(StrEnum):
     """Why a Godot call or the bridge failed; each one is in the troubleshooting table."""
@@ -60,7 +62,7 @@ HANDSHAKE_ADVICE: dict[HandshakeFailure, str] = {
 }
 
 
-class GodotError(Exception):
+class GodotError(StarHarnessError):
     """A failure with a code from ErrorCode; its message says what happened and what to do."""
 
     def __init__(self, code: ErrorCode, message: str) -> None:

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from ..runtime.errors import StarHarnessError
 from ..runtime.kernel import Context, Plugin, ServiceKey
 from ..runtime.llm import LLM
 from ..runtime.loop import AGENTS
@@ -17,7 +18,7 @@ from .game import Game
 from .server import RunningServer, ServerSettings, start_server
 
 
-class GameLoadError(LookupError):
+class GameLoadError(StarHarnessError, LookupError):
     """`--game module:attr` names nothing that is a Game; the message says why."""
 
 

@@ -21,7 +21,7 @@ from starharness.godot.errors import HandshakeFailure
 from starharness.godot.protocol.framing import LineSplitter, OversizedLine
 from starharness.godot.protocol.messages import (
     EditorReady,
-    MalformedMessage,
+    MalformedMessageError,
     PlayError,
     RpcResponse,
     SceneChanged,
@@ -152,7 +152,7 @@ class EditorConnection(asyncio.Protocol):
                 continue
             try:
                 message = parse_incoming(line)
-            except MalformedMessage as exc:
+            except MalformedMessageError as exc:
                 # Malformed lines are dropped and remembered; the connection lives on.
                 self._registry.note_malformed(client, str(exc))
                 continue
@@ -179,7 +179,7 @@ def _as_editor_ready(line: Line) -> EditorReady:
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY)
     try:
         message = parse_incoming(line)
-    except MalformedMessage:
+    except MalformedMessageError:
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY) from None
     if not isinstance(message, EditorReady):
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY)

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, create_model
 
+from ...runtime.errors import StarHarnessError
 from ...runtime.tools import ToolDefinition, ToolRunContext, define_tool
 from ..world import AuditRecord
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
@@ -26,7 +27,7 @@ Narrate = Callable[[A, Mapping[str, Any]], str]
 """`narrate(args, effect)`: one line for the `action` frame and the model."""
 
 
-class ActionDefinitionError(ValueError):
+class ActionDefinitionError(StarHarnessError, ValueError):
     """A game action was declared wrongly."""
 
 

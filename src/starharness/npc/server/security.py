@@ -8,11 +8,12 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from ...runtime.credentials import Secret, aget_secret
+from ...runtime.errors import UserFacingError
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
-class ExposureError(ValueError):
+class ExposureError(UserFacingError, ValueError):
     """The server would be reachable from other machines without a token."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar, cast
 
+from ..errors import StarHarnessError
 from .effects import Disposer, Scope
 from .events import Event, EventBus, Hook, HookListener, Listener, Waterfall, WaterfallListener
 
@@ -27,11 +28,11 @@ class ServiceKey(Generic[T]):
         return f"ServiceKey({self.name!r})"
 
 
-class MissingServiceError(LookupError):
+class MissingServiceError(StarHarnessError, LookupError):
     """A service was asked for that no plugin provides."""
 
 
-class ServiceConflictError(RuntimeError):
+class ServiceConflictError(StarHarnessError, RuntimeError):
     """Two plugins tried to provide the same service in the same scope."""
 
 

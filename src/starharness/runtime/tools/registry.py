@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import StarHarnessError
 from ..kernel import Bindable, Context, Disposer, LayeredTable
 from ..llm.types import ToolCall, ToolSchema
 from .definition import REQUIRES_APPROVAL, ToolDefinition
@@ -18,7 +19,7 @@ Layer = Context | None
 """An agent layer's context, or None for the global layer."""
 
 
-class ToolConflictError(ValueError):
+class ToolConflictError(StarHarnessError, ValueError):
     """A tool with that name is already registered in the same layer."""
 
 

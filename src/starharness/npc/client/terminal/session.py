@@ -11,7 +11,7 @@ from rich.console import Console
 from starharness.npc.frames import FrameError
 
 from ..connection import FrameConnection, connect
-from ..errors import ConnectionLost
+from ..errors import ConnectionLostError
 from ..handlers import dispatch
 from .commands import (
     HELP_TEXT,
@@ -51,7 +51,7 @@ class TalkSettings:
 async def run_talk(settings: TalkSettings, lines: AsyncIterator[str], console: Console) -> int:
     """Talk until `/quit` or end of input (0), or until the session fails (1).
 
-    Raises `ServerUnreachable` (or `ClientError`) when the harness cannot be reached at all.
+    Raises `ServerUnreachableError` (or `ClientError`) when the harness cannot be reached at all.
     """
     async with connect(settings.url, token=settings.token) as connection:
         return await _Talk(settings, connection, console).run(lines)
@@ -81,7 +81,7 @@ class _Talk:
         finished = typing if typing in done else receiving
         try:
             return finished.result()
-        except ConnectionLost as exc:
+        except ConnectionLostError as exc:
             self._out.line(f"connection lost: {exc}", "bold red")
             return EXIT_FAILED
 
