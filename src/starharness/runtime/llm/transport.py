@@ -86,7 +86,7 @@ class OneWriteTransport(httpx.AsyncBaseTransport):
         with _httpx_errors(request):
             answer = await self._pool.handle_async_request(core)
         # httpcore types this as "a mapping or an empty dict literal"; it holds str keys.
-        extensions = cast("MutableMapping[str, Any]", answer.extensions)  # pyright: ignore[reportUnknownMemberType]
+        extensions = cast(MutableMapping[str, Any], answer.extensions)  # pyright: ignore[reportUnknownMemberType]
         return httpx.Response(
             status_code=answer.status,
             headers=answer.headers,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -209,7 +208,3 @@ class Agent:
                 await asyncio.gather(turn, return_exceptions=True)
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

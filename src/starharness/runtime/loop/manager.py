@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
+from ..errors import StarHarnessError
 from ..kernel import Context, Plugin
 from ..llm import LLM
 from ..session import SESSIONS
@@ -23,7 +23,7 @@ Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
 
 
-class AgentExistsError(RuntimeError):
+class AgentExistsError(StarHarnessError, RuntimeError):
     """An agent for that session id is already running."""
 
 
@@ -200,8 +200,3 @@ class AgentsPlugin(Plugin[AgentsConfig]):
         manager = AgentManager(ctx, defaults)
         ctx.provide(AGENTS, manager)
         ctx.scope.add(manager.aclose)
-
-
-def with_options(base: AgentOptions, **changes: Any) -> AgentOptions:
-    """A copy of `base` with some fields changed."""
-    return replace(base, **changes)

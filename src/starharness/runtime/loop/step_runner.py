@@ -71,7 +71,7 @@ def _log_header_if_changed(agent: Agent, system: str, tools: Sequence[ToolSchema
 
 async def run_step(
     agent: Agent, turn: int, step: int, messages: Sequence[Message]
-) -> tuple[StepResult, bool] | None:
+) -> StepResult | None:
     """Send one request and fold its stream; None when a request hook vetoed it."""
     ctx = agent.ctx
     llm = agent.llm
@@ -160,8 +160,4 @@ async def run_step(
             cache_read_tokens=usage.cache_read,
         )
     log(ev.ASSISTANT_MESSAGE, message_data(turn, step, result))
-    return result, False
-
-
-def header_of(agent: Agent) -> Any:
-    return agent.header
+    return result

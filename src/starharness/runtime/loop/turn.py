@@ -6,8 +6,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..errors import StarHarnessError
 from ..llm.errors import LlmError
-from ..llm.types import LlmRequest, UserMessage
+from ..llm.types import UserMessage
 from ..session import event_types as ev
 from ..telemetry import turn_span
 from .hooks import PRE_STEP, TURN_STOPPING, StepPlan, TurnStopping
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger("starharness.runtime.loop")
 
 
-class TurnLimitError(Exception):
+class TurnLimitError(StarHarnessError):
     """A turn hit its step or time bound."""
 
 
@@ -79,10 +80,10 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
             if plan is None:
                 return "aborted"
             messages = plan.messages
-        outcome = await run_step(agent, turn, step, messages)
-        if outcome is None:
+        result = await run_step(agent, turn, step, messages)
+        if result is None:
             return "aborted"
-        result, concluded = outcome
+        concluded = False
         if result.message.tool_calls:
             concluded = await run_tool_calls(agent, turn, step, result.message.tool_calls)
         agent.log(ev.STEP_END, {"turn": turn, "step": step})
@@ -113,17 +114,3 @@ def _snapshot_context(agent: Agent) -> None:
     if text is not None and text != agent.last_context:
         agent.last_context = text
         agent.log(ev.USER_MESSAGE, {"content": text, "source": "context"})
-
-
-def build_request(agent: Agent, messages: Any, system: str, tools: Any, model: str) -> LlmRequest:
-    opts = agent.options
-    return LlmRequest(
-        model=model,
-        system=system,
-        messages=messages,
-        session_id=agent.session.id,
-        tools=tools,
-        tool_choice=opts.tool_choice,
-        max_tokens=opts.max_tokens,
-        temperature=opts.temperature,
-    )

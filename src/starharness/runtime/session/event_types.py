@@ -20,7 +20,6 @@ ChunkType = Literal["text-delta", "reasoning-delta", "tool-call-delta", "usage",
 """`ChunkData.type`: the `type` of the StreamChunk it was made from."""
 
 TEXT_DELTA: Final = "text-delta"
-REASONING_DELTA: Final = "reasoning-delta"
 TOOL_CALL_DELTA: Final = "tool-call-delta"
 
 INTERRUPTED: Final = "interrupted"

@@ -54,10 +54,6 @@ class Transcript:
     def calls(self) -> list[Call]:
         return [call for step in self.steps for call in step]
 
-    @property
-    def last_step(self) -> list[Call]:
-        return self.steps[-1] if self.steps else []
-
 
 def read_transcript(request: ChatRequest) -> Transcript:
     """Split the history into scene, player, the NPC's own lines and this turn's tool steps."""
