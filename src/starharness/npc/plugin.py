@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,7 @@ class GameLoadError(StarHarnessError, LookupError):
     """`--game module:attr` names nothing that is a Game; the message says why."""
 
 
-def load_game(spec: str) -> Game:
+def load_game(spec: str) -> Game[Any]:
     """The Game named `package.module:attr`: a Game, or a function without arguments making one."""
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
@@ -44,7 +44,8 @@ def load_game(spec: str) -> Game:
         found = found()
     if not isinstance(found, Game):
         raise GameLoadError(f"{spec!r} is a {type(found).__name__}, not a starharness.npc.Game")
-    return found
+    game: Game[Any] = found  # pyright: ignore[reportUnknownVariableType]
+    return game
 
 
 NPC_SERVER: ServiceKey[RunningServer] = ServiceKey(

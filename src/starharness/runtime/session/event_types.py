@@ -6,7 +6,7 @@ replay, observers and recovery. Read an event's data through its payload type:
 mappings FrozenDicts.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: TypedDict reads NotRequired from real annotations.
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict, TypeVar, cast
@@ -217,6 +217,6 @@ PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
 D = TypeVar("D", bound=Mapping[str, Any])
 
 
-def payload(event: SessionEvent, shape: type[D]) -> D:
+def payload(event: "SessionEvent", shape: type[D]) -> D:
     """`event.data` read as `shape` (a TypedDict from PAYLOADS); no copy, no check."""
     return cast(D, event.data)
