@@ -17,7 +17,8 @@ from starharness.mockllm import ServerError, ToolCall, ToolCalls
 from starharness.npc import ExposureError, GameKit, ServerSettings, start_server
 from starharness.npc.frames import DOWN_FRAME_TYPES
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import OPENAI_COMPATIBLE, to_wire_messages
+from starharness.runtime.llm import OPENAI_COMPATIBLE
+from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.session import SESSIONS, rebuild_requests
 
 NPC_SOURCE = Path(starharness.npc.__file__).parent

@@ -21,8 +21,8 @@ from starharness.mockllm import (
     ToolCalls,
 )
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import to_wire_messages
 from starharness.runtime.llm.types import UserMessage
+from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.loop import AGENTS
 from starharness.runtime.session import SESSIONS, rebuild_requests
 from starharness.runtime.session import event_types as ev

@@ -6,9 +6,9 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from starharness.runtime.approvals import APPROVALS, ApprovalRequest, Decision, InteractiveApprovals
-from starharness.runtime.kernel import Context
-from starharness.runtime.loop import (
+from ..runtime.approvals import APPROVALS, ApprovalRequest, Decision, InteractiveApprovals
+from ..runtime.kernel import Context
+from ..runtime.loop import (
     AGENTS,
     SESSION_EVENT,
     Agent,
@@ -16,8 +16,7 @@ from starharness.runtime.loop import (
     CancelCause,
     LoggedEvent,
 )
-from starharness.runtime.session import event_types as ev
-
+from ..runtime.session import event_types as ev
 from ._terminal_lines import LineSource
 
 PROMPT: Final = "> "

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from starharness.app import load_for_command, project_folder
+from ..app import load_for_command, project_folder
 
 __all__ = ["load_for_command", "project_folder"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.errors import CliError, UserFacingError
+from ..errors import CliError, UserFacingError
 
 __all__ = ["USAGE_EXIT", "CliError", "user_message"]
 

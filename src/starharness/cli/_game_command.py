@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starharness import app as composition
-from starharness.errors import CliError
-from starharness.runtime.config import Patch, ResolvedProfile
+from .. import app as composition
+from ..errors import CliError
+from ..runtime.config import Patch, ResolvedProfile
 
 SERVER_ROW = composition.SERVER_ROW
 
@@ -89,9 +89,9 @@ def serve_until_stopped(command: str, profile: ResolvedProfile, started_at: floa
 
 
 async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> int:
-    from starharness.npc import NPC_SERVER
-    from starharness.npc.server import tune_gc_for_serving
-    from starharness.runtime.config import start
+    from ..npc import NPC_SERVER
+    from ..npc.server import tune_gc_for_serving
+    from ..runtime.config import start
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -124,7 +124,7 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
 
 
 def _default_world(game_spec: str) -> str:
-    from starharness.npc import load_game
+    from ..npc import load_game
 
     default = load_game(game_spec).default_world_path
     return str(default()) if default is not None else "the game's default world file"

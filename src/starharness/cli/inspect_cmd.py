@@ -39,7 +39,7 @@ def inspect(
 ) -> None:
     import asyncio
 
-    from starharness.runtime.session import default_sessions_path
+    from ..runtime.session import default_sessions_path
 
     path = sessions if sessions is not None else default_sessions_path()
     if not path.is_file():
@@ -48,8 +48,8 @@ def inspect(
 
 
 async def _inspect(path: Path, key: str | None) -> str:
-    from starharness.npc.inspect import find_transcript, list_transcripts, render_transcript
-    from starharness.runtime.session import SqliteStore, StoreError
+    from ..npc.inspect import find_transcript, list_transcripts, render_transcript
+    from ..runtime.session import SqliteStore, StoreError
 
     try:
         store = await SqliteStore.open(path)

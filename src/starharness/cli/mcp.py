@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from starharness.runtime.config import ResolvedProfile
+    from ..runtime.config import ResolvedProfile
 
 DEFAULT_PROFILE = "godot"
 
@@ -59,9 +59,9 @@ async def serve(resolved: ResolvedProfile) -> None:
     import logging
     from importlib.metadata import PackageNotFoundError, version
 
-    from starharness.runtime.config import start
-    from starharness.runtime.mcp_server import ServerInfo, serve_stdio, stdout_to_stderr
-    from starharness.runtime.tools import TOOLS
+    from ..runtime.config import start
+    from ..runtime.mcp_server import ServerInfo, serve_stdio, stdout_to_stderr
+    from ..runtime.tools import TOOLS
 
     try:
         package_version = version("star-harness")

@@ -11,9 +11,8 @@ from typing import Any, cast
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from starharness.npc.frames import FrameError, Protocol
-from starharness.runtime.errors import StarHarnessError
-
+from ..npc.frames import FrameError, Protocol
+from ..runtime.errors import StarHarnessError
 from .evidence import Frame, PlayerTurn
 
 

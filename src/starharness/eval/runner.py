@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from starharness import app as composition
-from starharness.npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
-from starharness.runtime.config import ResolvedProfile, start
-from starharness.runtime.session import SESSIONS, SessionStore
-
+from .. import app as composition
+from ..npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
+from ..runtime.config import ResolvedProfile, start
+from ..runtime.session import SESSIONS, SessionStore
 from .audit import AuditReader
 from .evidence import ModelTurn, PlayerTurn, TurnEvidence
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player

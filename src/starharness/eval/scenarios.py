@@ -10,7 +10,7 @@ from typing import Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from starharness.runtime.errors import UserFacingError
+from ..runtime.errors import UserFacingError
 
 DEFAULT_GAME = "starharness.voyage:GAME"
 

@@ -6,10 +6,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from starharness.npc.speech import parse_arguments, read_line
-from starharness.runtime.session import SessionEvent
-from starharness.runtime.session import event_types as ev
-
+from ..npc.speech import parse_arguments, read_line
+from ..runtime.session import SessionEvent
+from ..runtime.session import event_types as ev
 from .evidence import ModelTurn, RefusalFollowUp, Tokens
 
 _STREAMED = frozenset({"text-delta", "tool-call-delta"})

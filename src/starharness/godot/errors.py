@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
-from starharness.runtime.errors import StarHarnessError
+from ..runtime.errors import StarHarnessError
 
 
 class ErrorCode(StrEnum):

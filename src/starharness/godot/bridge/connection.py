@@ -13,13 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from starharness.godot import errors
-from starharness.godot.bridge.clients import EditorClient
-from starharness.godot.bridge.registry import ClientRegistry
-from starharness.godot.bridge.routing import project_key
-from starharness.godot.errors import HandshakeFailure
-from starharness.godot.protocol.framing import LineSplitter, OversizedLine
-from starharness.godot.protocol.messages import (
+from .. import errors
+from ..errors import HandshakeFailure
+from ..protocol.framing import LineSplitter, OversizedLine
+from ..protocol.messages import (
     EditorReady,
     MalformedMessageError,
     PlayError,
@@ -27,6 +24,9 @@ from starharness.godot.protocol.messages import (
     SceneChanged,
     parse_incoming,
 )
+from .clients import EditorClient
+from .registry import ClientRegistry
+from .routing import project_key
 
 Line = bytes | OversizedLine
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from starharness.runtime.errors import StarHarnessError
+from ...runtime.errors import StarHarnessError
 
 MAX_KEY_CHARS: Final = 256
 MAX_CONTAINER_ITEMS: Final = 64

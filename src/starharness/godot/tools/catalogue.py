@@ -7,8 +7,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Final
 
-from starharness.godot.protocol.methods import MUTATING_TOOLS, TOOL_METHOD
-from starharness.godot.tools import params as p
+from ..protocol.methods import MUTATING_TOOLS, TOOL_METHOD
+from . import params as p
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,12 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from starharness.godot import errors
-from starharness.godot.errors import GodotError
-from starharness.godot.protocol.reply import RpcReply
-from starharness.godot.tools.catalogue import TOOLS_BY_NAME
-from starharness.godot.tools.outcome import ToolOutcome
-from starharness.godot.tools.results import render_result
+from .. import errors
+from ..errors import GodotError
+from ..protocol.reply import RpcReply
+from .catalogue import TOOLS_BY_NAME
+from .outcome import ToolOutcome
+from .results import render_result
 
 
 class ToolCaller(Protocol):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from starharness.godot.errors import ErrorCode, GodotError
+from ..errors import ErrorCode, GodotError
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
-from starharness.npc.frames import (
+from ..frames import (
     GENERIC_PROTOCOL,
     EncounterClose,
     EncounterOpen,
@@ -25,8 +25,7 @@ from starharness.npc.frames import (
     WorldTick,
     encode,
 )
-from starharness.npc.frames.base import WireModel
-
+from ..frames.base import WireModel
 from .errors import ClientError, ConnectionLostError, ServerUnreachableError
 
 DEFAULT_URL = "ws://127.0.0.1:3099/gh"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.mockllm import ChatRequest, Step, Success
-
+from ...mockllm import ChatRequest, Step, Success
 from .intents import classify
 from .plans import Act, Plan, Situation
 from .policy import decide

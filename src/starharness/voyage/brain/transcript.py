@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from starharness.mockllm import ChatMessage, ChatRequest
-
+from ...mockllm import ChatMessage, ChatRequest
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
 from .tools import SPEAK

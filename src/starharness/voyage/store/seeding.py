@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from starharness.voyage.content import WorldSeed
+from ..content import WorldSeed
 
 
 def insert_seed(conn: sqlite3.Connection, seed: WorldSeed) -> None:

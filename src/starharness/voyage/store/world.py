@@ -9,10 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
-from starharness.voyage.content import OMEGA_STATION, WorldSeed
-from starharness.voyage.paths import default_world_path
-
+from ...npc.world import AuditRecord, NpcCard, WorldEvent
+from ..content import OMEGA_STATION, WorldSeed
+from ..paths import default_world_path
 from .clock import ClockRules, advance
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from starharness.npc.frames import FrameError
-
+from ...frames import FrameError
 from ..connection import FrameConnection, connect
 from ..errors import ConnectionLostError
 from ..handlers import dispatch
