@@ -11,7 +11,7 @@ from .bridge import (
     default_home,
     endpoint_path,
 )
-from .errors import ErrorCode, GodotError, HandshakeFailure
+from .errors import GodotError, GodotErrorCode, HandshakeFailure
 from .plugin import (
     ALL_TOOLS,
     BRIDGE_EVENT,
@@ -30,8 +30,8 @@ from .protocol.reply import RpcReply
 from .runtime_tools import GODOT_TAG, bridge_tool
 from .tools import (
     GODOT_TOOLS,
+    GodotOutcome,
     GodotToolSpec,
-    ToolOutcome,
     enabled_specs,
     tool_spec,
 )
@@ -51,17 +51,17 @@ __all__ = [
     "BridgeSettings",
     "BridgeStatus",
     "EndpointFile",
-    "ErrorCode",
     "EventSink",
     "GodotBridge",
     "GodotBridgeConfig",
     "GodotBridgePlugin",
     "GodotError",
+    "GodotErrorCode",
+    "GodotOutcome",
     "GodotToolSpec",
     "HandshakeFailure",
     "PlayErrorRecord",
     "RpcReply",
-    "ToolOutcome",
     "bridge_tool",
     "default_home",
     "enabled_specs",

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Self
 
 from .. import errors
-from ..errors import ErrorCode, GodotError
+from ..errors import GodotError, GodotErrorCode
 from ..protocol.hygiene import hygiene_problem
 from ..protocol.ladder import timeout_ms
 from ..protocol.messages import RESERVED_REQUEST_KEYS, RpcResponse, encode_request
@@ -25,7 +25,7 @@ from ..protocol.settings_rules import (
     check_writable_key,
 )
 from ..tools.dispatch import run_tool
-from ..tools.outcome import ToolOutcome
+from ..tools.outcome import GodotOutcome
 from .clients import EditorClient, PendingCall
 from .connection import ConnectionRules, EditorConnection
 from .endpoint import (
@@ -42,7 +42,7 @@ from .routing import matches, project_key
 from .settings import BridgeSettings
 from .status import BridgeStatus, ClientStatus, PlayErrorRecord
 
-_NO_EDITOR_CODES = frozenset({ErrorCode.NO_EDITOR, ErrorCode.NO_EDITOR_FOR_PROJECT})
+_NO_EDITOR_CODES = frozenset({GodotErrorCode.NO_EDITOR, GodotErrorCode.NO_EDITOR_FOR_PROJECT})
 
 
 def checked_tool_names(names: Iterable[str]) -> frozenset[str]:
@@ -194,7 +194,7 @@ class GodotBridge:
         params: Mapping[str, object] | None = None,
         *,
         client_id: str | None = None,
-    ) -> ToolOutcome:
+    ) -> GodotOutcome:
         """Validate and run one godot_* tool; failures come back as an outcome, not raised."""
         return await run_tool(self, name, params, client_id=client_id)
 

@@ -8,7 +8,7 @@ from .catalogue import (
     tool_spec,
 )
 from .dispatch import ToolCaller, describe_validation, run_tool
-from .outcome import ToolOutcome
+from .outcome import GodotOutcome
 from .params import ToolParams
 from .paths import to_res_path
 from .results import RESULT_CHAR_CAP, render_result
@@ -17,9 +17,9 @@ __all__ = [
     "GODOT_TOOLS",
     "RESULT_CHAR_CAP",
     "TOOLS_BY_NAME",
+    "GodotOutcome",
     "GodotToolSpec",
     "ToolCaller",
-    "ToolOutcome",
     "ToolParams",
     "describe_validation",
     "enabled_specs",

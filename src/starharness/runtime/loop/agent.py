@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..kernel import Context
 from ..llm import LLM
@@ -24,12 +24,16 @@ if TYPE_CHECKING:
 _log = logging.getLogger("starharness.runtime.loop")
 
 
+CancelKind = Literal["user", "parent", "disposed", "hook", "timeout"]
+"""Who cancelled a turn (turn/end's `cause` when its reason is "aborted")."""
+
+
 class CancelCause:
-    """Why a turn was cancelled; `kind` is one of user, parent, disposed, hook, timeout."""
+    """Why a turn was cancelled, and by whom."""
 
     __slots__ = ("kind", "reason")
 
-    def __init__(self, kind: str, reason: str = "") -> None:
+    def __init__(self, kind: CancelKind, reason: str = "") -> None:
         self.kind = kind
         self.reason = reason
 

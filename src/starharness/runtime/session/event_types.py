@@ -32,7 +32,8 @@ class TurnStartData(TypedDict):
 
 class TurnEndData(TypedDict):
     """`error` and `kind` (limit, internal or the LlmError's class) when reason is "error";
-    `cause` (a CancelCause kind) and `detail` when it is "aborted"."""
+    `cause` (who cancelled: user, parent, disposed, hook, timeout) and `detail` when it is
+    "aborted"."""
 
     turn: int
     reason: TurnEndReason
