@@ -13,6 +13,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from starharness.runtime.tools import ToolDefinition
 from starharness.voyage import GAME, PROTOCOL_TEXT, open_world
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 from starharness.voyage.store import estimate_tokens
@@ -46,7 +47,9 @@ def _add_memories(path: Path, count: int) -> None:
 
 def tool_schemas_json() -> str:
     """The game's tools as the request's `tools` array (compact JSON)."""
-    tools = [getattr(action, "tool", action) for action in GAME.actions]
+    tools = [
+        action if isinstance(action, ToolDefinition) else action.tool for action in GAME.actions
+    ]
     entries = [
         {
             "type": "function",

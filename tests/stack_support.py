@@ -1,21 +1,63 @@
-"""The runtime rows a game server needs, started in-process with the LLM at a mock's URL.
+"""Building a runtime for a test: a built-in profile, patched, started through `start`.
 
-Shared by the tests that serve a real game (npc, voyage, web, talk); `tests/` is on sys.path
-through the root conftest.
+Every test runtime is made here (the `test_runtime` fixture, `loop_support.runtime_for` and
+`start_runtime` for the game-server tests), so each goes through profile loading and the
+start-time checks the real commands go through. `tests/` is on sys.path through the root
+conftest.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from starharness.app import profile_search_path
+from starharness.runtime.config import Patch, ResolvedProfile, Runtime, load_profile, start
+from starharness.runtime.kernel import Context
+from starharness.runtime.llm import LlmConfig, RetryConfig, TimeoutsConfig
+from starharness.runtime.session import SessionsConfig
 
-from starharness.runtime.kernel import Context, Plugin
-from starharness.runtime.llm import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig
-from starharness.runtime.loop import AgentsConfig, AgentsPlugin
-from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
-from starharness.runtime.session import SessionsConfig, SessionsPlugin
-from starharness.runtime.tools import ToolsConfig, ToolsPlugin
+PatchSource = str | Path | Patch
+
+
+@cache
+def _empty_home() -> Path:
+    """A home with no user patch, so a developer's own patch.yml never reaches a test."""
+    return Path(tempfile.mkdtemp(prefix="star-harness-test-home-"))
+
+
+def resolve_test_profile(
+    patches: Sequence[PatchSource] = (), *, profile: str = "task", home: Path | None = None
+) -> ResolvedProfile:
+    """A built-in profile with `patches` applied (and no user patch unless `home` has one)."""
+    where = home if home is not None else _empty_home()
+    # Sessions in memory unless a patch says otherwise: the default file is the user's.
+    memory = Patch.of(
+        "test: sessions in memory", [{"id": "sessions", "merge": {"store": "memory"}}]
+    )
+    chosen = [memory, *patches]
+    return load_profile(profile, chosen, search=profile_search_path(where), home=where)
+
+
+async def start_test_runtime(
+    patches: Sequence[PatchSource] = (), *, profile: str = "task", home: Path | None = None
+) -> Runtime:
+    """`resolve_test_profile(...)` started; the caller closes it (`async with` or `aclose`)."""
+    return await start(resolve_test_profile(patches, profile=profile, home=home))
+
+
+def scripted_llm(steps: Sequence[Any], **config: Any) -> Patch:
+    """Replace the llm row with an in-process ScriptedProvider playing the mock's `steps`."""
+    plain = [s.model_dump(mode="json") if hasattr(s, "model_dump") else dict(s) for s in steps]
+    row = {
+        "id": "llm",
+        "plugin": "starharness.runtime.testing:ScriptedLlmPlugin",
+        "config": {"steps": plain, **config},
+    }
+    return Patch.of("test: scripted llm", [row])
 
 
 async def start_runtime(
@@ -25,8 +67,11 @@ async def start_runtime(
     max_attempts: int = 2,
     first_byte_s: float = 10.0,
 ) -> Context:
-    """The runtime rows a game server needs, with the LLM pointed at `base_url`."""
-    root = Context("root")
+    """The runtime rows a game server needs, with the LLM pointed at `base_url`.
+
+    The `task` profile without its telemetry and approvals rows: sessions, llm, tools, prompt
+    and agents. Dispose the returned root context to stop it.
+    """
     llm = LlmConfig(
         provider="openai-compatible",
         base_url=base_url,
@@ -34,17 +79,15 @@ async def start_runtime(
         retry=RetryConfig(max_attempts=max_attempts, base_delay_s=0.0, jitter=0.0),
         timeouts=TimeoutsConfig(first_byte_s=first_byte_s, idle_s=first_byte_s),
     )
-    rows: list[tuple[str, Plugin[Any], BaseModel]] = [
-        ("sessions", SessionsPlugin(), sessions or SessionsConfig(store="memory")),
-        ("llm", LlmPlugin(), llm),
-        ("tools", ToolsPlugin(), ToolsConfig()),
-        ("prompt", PromptPlugin(), PromptConfig()),
-        ("agents", AgentsPlugin(), AgentsConfig()),
-    ]
-    try:
-        for name, plugin, config in rows:
-            await plugin.setup(root.fork(name), config)
-    except BaseException:
-        await root.dispose()
-        raise
-    return root
+    sessions_config = sessions or SessionsConfig(store="memory")
+    patch = Patch.of(
+        "test: game server rows",
+        [
+            {"id": "telemetry", "remove": True},
+            {"id": "approvals", "remove": True},
+            {"id": "sessions", "config": sessions_config.model_dump(mode="json")},
+            {"id": "llm", "config": llm.model_dump(mode="json")},
+        ],
+    )
+    runtime = await start_test_runtime([patch])
+    return runtime.ctx

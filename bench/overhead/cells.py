@@ -15,6 +15,8 @@ from typing import Any
 
 from cores import pin
 from starharness.runtime.config import ResolvedProfile, start
+from starharness.runtime.loop import AGENTS
+from starharness.runtime.tools import TOOLS
 
 from .driver import CellResult, Settings, drive, plan
 from .floor import FloorSession, floor_client, floor_turn
@@ -68,7 +70,7 @@ async def _loop_cell(
     counter = SpeakCounter()
     setup = registrar(speak_tool(counter))
     async with await start(profile) as runtime:
-        agents = runtime.ctx.agents
+        agents = runtime.ctx.get(AGENTS)
         warm_counts = plan(s.warmup, 1)
         warm = [await agents.create(f"loop-warm-{i}", setup=setup) for i in range(len(warm_counts))]
         await drive(warm, warm_counts, concurrency, loop_turn)
@@ -94,7 +96,7 @@ async def _memory(profile: ResolvedProfile, s: Settings) -> dict[str, Any]:
     tool = speak_tool(counter)
     setup = registrar(tool)
     async with await start(profile) as runtime:
-        agents = runtime.ctx.agents
+        agents = runtime.ctx.get(AGENTS)
         # One agent first, so lazily built shared state is not charged to the measured ones.
         first = await agents.create("memory-first", setup=setup)
         await loop_turn(first)
@@ -111,7 +113,7 @@ async def _memory(profile: ResolvedProfile, s: Settings) -> dict[str, Any]:
         gc.collect()
         after_turn = tracemalloc.get_traced_memory()[0] - before
         tracemalloc.stop()
-        shared = all(h.agent.ctx.tools.schemas()[0] is tool.schema for h in handles)
+        shared = all(h.agent.ctx.get(TOOLS).schemas()[0] is tool.schema for h in handles)
         ok = sum(loop_ok_turns(h) for h in handles)
     return {
         "agents": s.agents,

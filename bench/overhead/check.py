@@ -9,6 +9,7 @@ from typing import Any
 
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import start
+from starharness.runtime.loop import AGENTS
 
 from .floor import FloorSession, floor_client, floor_turn
 from .loop import loop_turn, registrar, task_profile
@@ -47,7 +48,7 @@ async def check_same_requests(fragment_size: int, home: Path) -> str | None:
                 await floor_turn(client, mock.base_url + "/chat/completions", session, counter)
         profile = await asyncio.to_thread(task_profile, mock.base_url, home)
         async with await start(profile) as runtime:
-            handle = await runtime.ctx.agents.create(
+            handle = await runtime.ctx.get(AGENTS).create(
                 "check-loop", setup=registrar(speak_tool(counter))
             )
             for _ in range(2):

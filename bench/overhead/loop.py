@@ -11,7 +11,7 @@ from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import UserMessage
 from starharness.runtime.loop import AgentHandle
 from starharness.runtime.session import event_types as ev
-from starharness.runtime.tools import ToolDefinition
+from starharness.runtime.tools import TOOLS, ToolDefinition
 
 from .workload import MODEL, PROMPT, REPLY, SpeakArgs
 
@@ -38,7 +38,7 @@ def registrar(tool: ToolDefinition[SpeakArgs]) -> Callable[[Context], None]:
     """An agent setup that registers `tool` on the agent's own layer."""
 
     def setup(agent_ctx: Context) -> None:
-        agent_ctx.tools.register(tool)
+        agent_ctx.get(TOOLS).register(tool)
 
     return setup
 

@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .mockllm import SERVING_KEEP_CONVERSATIONS, MockLlmServer, Responder
 from .npc import load_game
-from .runtime.kernel import LLM, Context, Plugin
-from .runtime.llm import OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
+from .runtime.errors import UserFacingError
+from .runtime.kernel import Context, Plugin
+from .runtime.llm import LLM, OPENAI_COMPATIBLE, LlmService, OpenAICompatibleProvider
 
 OFFLINE_MODEL = "offline-brain"
 
@@ -26,12 +27,12 @@ class OfflineBrainConfig(BaseModel):
     game: str = Field(min_length=3)
 
 
-class NoOfflineBrainError(RuntimeError):
+class NoOfflineBrainError(UserFacingError, RuntimeError):
     """The game ships no offline responder, so it cannot run without a model."""
 
 
 class OfflineBrainPlugin(Plugin[OfflineBrainConfig]):
-    """Starts the mock LLM on a loopback port with the game's responder and provides `ctx.llm`."""
+    """Starts the mock LLM on a loopback port with the game's responder; provides `ctx.get(LLM)`."""
 
     Config: ClassVar[type[BaseModel]] = OfflineBrainConfig
     provides = (LLM,)

@@ -10,7 +10,7 @@ from frame_fakes import FakeHarness, running_fake, up_types
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from starharness.npc.client import ClientError, ConnectionLost, ServerUnreachable, connect
+from starharness.npc.client import ClientError, ConnectionLostError, ServerUnreachableError, connect
 from starharness.npc.frames import (
     EncounterIdle,
     EncounterOpened,
@@ -92,7 +92,7 @@ async def test_a_closed_connection_raises_connection_lost_with_the_reason() -> N
     ):
         await connection.tick(1)
         await connection.receive()
-        with pytest.raises(ConnectionLost, match=r"code 1011: fake harness stopping"):
+        with pytest.raises(ConnectionLostError, match=r"code 1011: fake harness stopping"):
             await connection.receive()
 
 
@@ -111,7 +111,7 @@ async def _refusing_server(status: int) -> AsyncIterator[str]:
 
 async def test_a_refused_handshake_names_the_http_status() -> None:
     async with _refusing_server(403) as url:
-        with pytest.raises(ServerUnreachable, match=r"refused the connection: HTTP 403$"):
+        with pytest.raises(ServerUnreachableError, match=r"refused the connection: HTTP 403$"):
             async with connect(url):
                 pass
 

@@ -9,7 +9,7 @@ import pytest
 from frame_fakes import UNKNOWN_PLAYER, FakeHarness, running_fake, up_types
 from rich.console import Console
 
-from starharness.npc.client import ServerUnreachable
+from starharness.npc.client import ServerUnreachableError
 from starharness.npc.client.terminal import EXIT_FAILED, EXIT_OK, TalkSettings, run_talk
 
 
@@ -172,5 +172,5 @@ async def test_an_unreachable_server_raises_one_clear_error() -> None:
     async with running_fake() as harness:
         url = harness.url
     # The fake is gone, so its port now refuses connections.
-    with pytest.raises(ServerUnreachable, match=r"cannot reach ws://127\.0\.0\.1:\d+/gh"):
+    with pytest.raises(ServerUnreachableError, match=r"cannot reach ws://127\.0\.0\.1:\d+/gh"):
         await _talk(FakeHarness(url=url), ["/quit"])

@@ -9,7 +9,7 @@ import pytest
 from godot_support import ConnectEditor, MakeBridge
 from pydantic import JsonValue
 
-from starharness.godot import METHOD_TOOL, TOOLS, ErrorCode, GodotBridge, GodotError
+from starharness.godot import GODOT_TOOLS, METHOD_TOOL, GodotBridge, GodotError, GodotErrorCode
 from starharness.godot.testing import CANNED_RESULTS, FakeBehaviour
 
 # Valid parameters for every tool, and the flat wire parameters the editor must receive.
@@ -72,7 +72,7 @@ SAMPLES: dict[str, tuple[dict[str, JsonValue], dict[str, JsonValue]]] = {
 
 
 def test_samples_cover_every_tool() -> None:
-    assert set(SAMPLES) == {spec.name for spec in TOOLS}
+    assert set(SAMPLES) == {spec.name for spec in GODOT_TOOLS}
 
 
 @pytest.mark.parametrize("tool", sorted(SAMPLES))
@@ -118,9 +118,9 @@ async def test_disabled_tool_is_refused_at_dispatch_and_on_the_wire(
         await bridge.call("stop_scene")
 
     assert not outcome.ok
-    assert outcome.error_code is ErrorCode.TOOL_DISABLED
+    assert outcome.error_code is GodotErrorCode.TOOL_DISABLED
     assert "godot_stop_scene" in outcome.text and "enabled_tools" in outcome.text
-    assert raised.value.code is ErrorCode.TOOL_DISABLED
+    assert raised.value.code is GodotErrorCode.TOOL_DISABLED
     assert fake.requests == []
     assert (await bridge.call_tool("godot_editor_info")).ok
 
@@ -133,7 +133,7 @@ async def test_unknown_method_is_not_sent(
     with pytest.raises(GodotError) as raised:
         await bridge.call("execute_editor_script", {"code": "OS.kill(1)"})
 
-    assert raised.value.code is ErrorCode.METHOD_NOT_ALLOWED
+    assert raised.value.code is GodotErrorCode.METHOD_NOT_ALLOWED
     assert "method not allowed: execute_editor_script" in raised.value.message
     assert fake.requests == []
 
@@ -146,7 +146,7 @@ async def test_reserved_keys_cannot_be_smuggled_as_params(
     with pytest.raises(GodotError) as raised:
         await bridge.call("open_scene", {"method": "set_project_setting", "path": "res://a.tscn"})
 
-    assert raised.value.code is ErrorCode.INVALID_PARAMS
+    assert raised.value.code is GodotErrorCode.INVALID_PARAMS
     assert "method" in raised.value.message
 
 
@@ -158,7 +158,7 @@ async def test_editor_refusal_is_passed_on(
 
     outcome = await bridge.call_tool("godot_run_scene", {})
 
-    assert outcome.error_code is ErrorCode.EDITOR_ERROR
+    assert outcome.error_code is GodotErrorCode.EDITOR_ERROR
     assert outcome.text.endswith("no edited scene")
     assert bridge.status().last_errors[-1].code == "editor_error"
 
@@ -175,7 +175,7 @@ async def test_disconnect_mid_call_fails_the_call_at_once(
             "godot_export_project", {"preset": "Linux", "output_dir": "build"}
         )
 
-    assert outcome.error_code is ErrorCode.DISCONNECTED
+    assert outcome.error_code is GodotErrorCode.DISCONNECTED
     assert "export_project" in outcome.text and "disconnected" in outcome.text
     assert bridge.status().clients == []
 
@@ -196,7 +196,7 @@ async def test_disconnect_fails_every_in_flight_call_of_that_editor_only(
     results = await asyncio.gather(*waiting, return_exceptions=True)
     survivor = await bridge.call("ping")
 
-    assert all(isinstance(r, GodotError) and r.code is ErrorCode.DISCONNECTED for r in results)
+    assert all(isinstance(r, GodotError) and r.code is GodotErrorCode.DISCONNECTED for r in results)
     assert survivor.client_id == "c2"
 
 
@@ -213,11 +213,11 @@ async def test_stop_fails_in_flight_calls(
 
     with pytest.raises(GodotError) as raised:
         await waiting
-    assert raised.value.code is ErrorCode.BRIDGE_STOPPED
+    assert raised.value.code is GodotErrorCode.BRIDGE_STOPPED
     assert await fake.wait_closed_by_peer(), "stop() must close the editors' sockets"
     with pytest.raises(GodotError) as after:
         await bridge.call("ping")
-    assert after.value.code is ErrorCode.BRIDGE_NOT_RUNNING
+    assert after.value.code is GodotErrorCode.BRIDGE_NOT_RUNNING
 
 
 async def test_malformed_lines_are_dropped_and_the_connection_lives_on(
@@ -247,6 +247,6 @@ async def test_oversized_answer_fails_its_call(
         await bridge.call("get_editor_info")
     reply = await bridge.call("ping")
 
-    assert raised.value.code is ErrorCode.RESPONSE_TOO_LARGE
+    assert raised.value.code is GodotErrorCode.RESPONSE_TOO_LARGE
     assert "get_editor_info" in raised.value.message
     assert reply.result == {"pong": True}

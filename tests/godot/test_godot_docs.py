@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starharness.godot import ALLOWED_METHODS, TOOL_NAMES, ErrorCode, HandshakeFailure
+from starharness.godot import ALLOWED_METHODS, TOOL_NAMES, GodotErrorCode, HandshakeFailure
 
 
 def test_the_docs_explain_every_error_and_tool() -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "godot-bridge.md").read_text()
     troubleshooting = docs[docs.index("## Troubleshooting") :]
 
-    for code in ErrorCode:
+    for code in GodotErrorCode:
         assert f"(`{code.value}`)" in troubleshooting, f"{code.value} is not in the table"
     for failure in HandshakeFailure:
         assert f"(`{failure.value}`)" in troubleshooting, f"{failure.value} is not in the table"

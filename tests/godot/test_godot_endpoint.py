@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from godot_support import MakeBridge, dead_pid
 
-from starharness.godot import BridgeSettings, ErrorCode, GodotBridge, GodotError
+from starharness.godot import BridgeSettings, GodotBridge, GodotError, GodotErrorCode
 from starharness.godot.bridge.endpoint import (
     EndpointFile,
     build_endpoint,
@@ -133,7 +133,7 @@ async def test_a_second_bridge_refuses_to_start_and_leaves_the_file_alone(
     with pytest.raises(GodotError) as raised:
         await second.start()
 
-    assert raised.value.code is ErrorCode.BRIDGE_ALREADY_RUNNING
+    assert raised.value.code is GodotErrorCode.BRIDGE_ALREADY_RUNNING
     assert f"pid {os.getpid()}, port {bridge.port}" in raised.value.message
     assert str(settings.endpoint_file) in raised.value.message
     assert settings.endpoint_file.read_bytes() == before

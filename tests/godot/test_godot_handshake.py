@@ -7,7 +7,7 @@ from pathlib import Path
 
 from godot_support import ConnectEditor, MakeBridge, eventually
 
-from starharness.godot import BridgeEvent, ErrorCode, GodotBridge, GodotError, HandshakeFailure
+from starharness.godot import BridgeEvent, GodotBridge, GodotError, GodotErrorCode, HandshakeFailure
 from starharness.godot.testing import FakeAddon
 
 
@@ -77,7 +77,7 @@ async def test_a_bad_token_closes_the_socket_and_the_no_editor_error_says_why(
     assert status.handshake_failures == 2
     assert status.last_handshake_failure == HandshakeFailure.BAD_TOKEN
     assert [record.code for record in status.last_errors[:2]] == ["bad_token", "bad_token"]
-    assert failure.code is ErrorCode.NO_EDITOR
+    assert failure.code is GodotErrorCode.NO_EDITOR
     assert "refused 2 connection attempt(s)" in failure.message
     assert "token does not match" in failure.message
 

@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from starharness.godot import endpoint_path, tool_spec
 from starharness.godot.bridge import read_endpoint
 from starharness.godot.testing import FakeAddon
-from starharness.runtime.kernel import TOOLS, Context, NoConfig, Plugin
-from starharness.runtime.tools import ToolRunContext, define_tool
+from starharness.runtime.kernel import Context, NoConfig, Plugin
+from starharness.runtime.tools import TOOLS, ToolRunContext, define_tool
 
 TESTS_DIR = Path(__file__).parent
 KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
@@ -44,7 +44,7 @@ class NoisyPlugin(Plugin[NoConfig]):
 
     async def setup(self, ctx: Context, config: NoConfig) -> None:
         print("noise from setup")
-        ctx.tools.register(define_tool("noisy_echo", "Echo, loudly.", EchoParams, noisy_echo))
+        ctx.get(TOOLS).register(define_tool("noisy_echo", "Echo, loudly.", EchoParams, noisy_echo))
 
 
 # -- helpers -----------------------------------------------------------------------------------

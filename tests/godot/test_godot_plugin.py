@@ -37,6 +37,7 @@ from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import (
     MUTATING,
     REQUIRES_APPROVAL,
+    TOOLS,
     FailureCode,
     ToolOutcome,
     ToolsConfig,
@@ -82,7 +83,7 @@ async def make_runtime(home: Path, base_port: int, project: Path) -> AsyncIterat
 
 async def call(ctx: Context, name: str, **arguments: Any) -> ToolOutcome:
     agent = ctx.child("agent")
-    [outcome] = await agent.tools.execute_calls([ToolCall("c1", name, json.dumps(arguments))])
+    [outcome] = await agent.get(TOOLS).execute_calls([ToolCall("c1", name, json.dumps(arguments))])
     return outcome
 
 
@@ -100,16 +101,16 @@ async def test_only_enabled_tools_are_registered_with_their_schema_and_tags(
 ) -> None:
     ctx = await make_runtime(enabled_tools=["godot_open_scene", "godot_editor_info"])
     try:
-        names = [n for n in ctx.tools.names() if n.startswith("godot_")]
+        names = [n for n in ctx.get(TOOLS).names() if n.startswith("godot_")]
         assert names == ["godot_editor_info", "godot_open_scene"]
         for name in names:
-            definition = ctx.tools.get(name)
+            definition = ctx.get(TOOLS).get(name)
             spec = tool_spec(name)
             assert definition is not None and spec is not None
             assert definition.schema.parameters == spec.json_schema()
             assert definition.description == spec.description
-        info = ctx.tools.get("godot_editor_info")
-        opener = ctx.tools.get("godot_open_scene")
+        info = ctx.get(TOOLS).get("godot_editor_info")
+        opener = ctx.get(TOOLS).get("godot_open_scene")
         assert info is not None and opener is not None
         assert info.tags == {GODOT_TAG}
         assert opener.tags == {GODOT_TAG, MUTATING, REQUIRES_APPROVAL}
@@ -123,7 +124,7 @@ async def test_only_enabled_tools_are_registered_with_their_schema_and_tags(
 async def test_no_tool_is_registered_by_default(make_runtime: MakeRuntime) -> None:
     ctx = await make_runtime()
     try:
-        assert not [n for n in ctx.tools.names() if n.startswith("godot_")]
+        assert not [n for n in ctx.get(TOOLS).names() if n.startswith("godot_")]
         assert ctx.get(GODOT_BRIDGE).enabled_tools == frozenset()
     finally:
         await ctx.dispose()
@@ -146,7 +147,7 @@ async def test_a_disabled_tool_is_neither_registered_nor_dispatchable(
         # Registered by hand, past the plugin: the bridge still refuses the call.
         spec = tool_spec("godot_reload_scene")
         assert spec is not None
-        ctx.tools.register(bridge_tool(bridge, spec))
+        ctx.get(TOOLS).register(bridge_tool(bridge, spec))
         refused = await call(ctx, "godot_reload_scene", path="res://main.tscn")
         assert refused.is_error
         assert refused.error_code == "tool_disabled"
@@ -242,9 +243,11 @@ async def test_invalid_arguments_fail_before_approval_is_asked(
             assert outcome.content.startswith("Error: invalid arguments for godot_open_scene: ")
             assert problem in outcome.content
         broken = ctx.child("raw")
-        [not_json] = await broken.tools.execute_calls([ToolCall("c", "godot_open_scene", "{")])
+        [not_json] = await broken.get(TOOLS).execute_calls([ToolCall("c", "godot_open_scene", "{")])
         assert "arguments are not valid JSON" in not_json.content
-        [not_object] = await broken.tools.execute_calls([ToolCall("c", "godot_open_scene", "[]")])
+        [not_object] = await broken.get(TOOLS).execute_calls(
+            [ToolCall("c", "godot_open_scene", "[]")]
+        )
         assert "arguments must be a JSON object" in not_object.content
         assert asked == []
         assert fake.requests == []
@@ -256,7 +259,7 @@ async def test_the_bridge_is_a_service_owned_by_the_plugin(
     make_runtime: MakeRuntime, base_port: int
 ) -> None:
     ctx = await make_runtime(enabled_tools=["godot_editor_info"])
-    registry = ctx.tools
+    registry = ctx.get(TOOLS)
     bridge = ctx.get(GODOT_BRIDGE)
     assert isinstance(bridge, GodotBridge)
     assert bridge.running

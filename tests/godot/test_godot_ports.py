@@ -11,7 +11,7 @@ from godot_support import dead_pid, free_base_port
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starharness.godot import BridgeSettings, ErrorCode, GodotBridge, GodotError
+from starharness.godot import BridgeSettings, GodotBridge, GodotError, GodotErrorCode
 from starharness.godot.bridge.endpoint import build_endpoint, read_endpoint, write_endpoint
 from starharness.godot.bridge.ports import candidate_ports, listen_first_free
 
@@ -83,7 +83,7 @@ async def test_every_port_taken_is_reported_and_nothing_is_written(
     with pytest.raises(GodotError) as raised:
         await GodotBridge(small).start()
 
-    assert raised.value.code is ErrorCode.PORTS_EXHAUSTED
+    assert raised.value.code is GodotErrorCode.PORTS_EXHAUSTED
     assert f"{small.base_port}-{small.base_port + 1}" in raised.value.message
     assert not small.endpoint_file.exists()
 
@@ -93,5 +93,5 @@ async def test_any_other_bind_error_is_reported_without_trying_more_ports() -> N
     with pytest.raises(GodotError) as raised:
         await listen_first_free(asyncio.Protocol, "192.0.2.1", [23_001, 23_002])
 
-    assert raised.value.code is ErrorCode.BIND_FAILED
+    assert raised.value.code is GodotErrorCode.BIND_FAILED
     assert "127.0.0.1:23001" in raised.value.message

@@ -14,7 +14,7 @@ from starharness.godot.protocol import (
     ALLOWED_METHODS,
     EDITOR_METHODS,
     LineSplitter,
-    MalformedMessage,
+    MalformedMessageError,
     OversizedLine,
     PlayError,
     RpcResponse,
@@ -125,7 +125,7 @@ def test_messages_are_told_apart_by_id_and_method() -> None:
     ],
 )
 def test_malformed_messages_say_why(line: bytes, problem: str) -> None:
-    with pytest.raises(MalformedMessage, match=problem):
+    with pytest.raises(MalformedMessageError, match=problem):
         parse_incoming(line)
 
 

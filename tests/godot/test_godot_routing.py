@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from godot_support import ConnectEditor, eventually
 
-from starharness.godot import ErrorCode, GodotBridge, GodotError
+from starharness.godot import GodotBridge, GodotError, GodotErrorCode
 
 
 @pytest.fixture
@@ -43,9 +43,9 @@ async def test_an_explicit_editor_of_another_project_is_refused(
     with pytest.raises(GodotError) as activating:
         bridge.set_active_client("c1")
 
-    assert outcome.error_code is ErrorCode.CLIENT_OTHER_PROJECT
+    assert outcome.error_code is GodotErrorCode.CLIENT_OTHER_PROJECT
     assert str(other_project) in outcome.text and str(project) in outcome.text
-    assert activating.value.code is ErrorCode.CLIENT_OTHER_PROJECT
+    assert activating.value.code is GodotErrorCode.CLIENT_OTHER_PROJECT
     assert stranger.requests == []
 
 
@@ -73,7 +73,7 @@ async def test_an_unknown_explicit_editor_is_refused(
     with pytest.raises(GodotError) as raised:
         await bridge.call("ping", client_id="c9")
 
-    assert raised.value.code is ErrorCode.CLIENT_NOT_FOUND
+    assert raised.value.code is GodotErrorCode.CLIENT_NOT_FOUND
     assert "c9" in raised.value.message and "c1" in raised.value.message
 
 
@@ -86,7 +86,7 @@ async def test_only_other_projects_connected_means_no_editor_for_this_project(
     with pytest.raises(GodotError) as raised:
         await bridge.call("ping")
 
-    assert raised.value.code is ErrorCode.NO_EDITOR_FOR_PROJECT
+    assert raised.value.code is GodotErrorCode.NO_EDITOR_FOR_PROJECT
     assert f"c1 ({other_project})" in raised.value.message
     assert str(project) in raised.value.message
     assert stranger.requests == []

@@ -9,7 +9,7 @@ import pytest
 from godot_support import ConnectEditor, MakeBridge
 from pydantic import JsonValue
 
-from starharness.godot import ErrorCode, GodotError
+from starharness.godot import GodotError, GodotErrorCode
 from starharness.godot.testing import FakeAddon, FakeBehaviour
 
 # (method, params, the ladder's limit in milliseconds named by the timeout error)
@@ -47,7 +47,7 @@ async def test_a_silent_editor_times_out_per_the_ladder(
     with pytest.raises(GodotError) as raised:
         await bridge.call(method, params)
 
-    assert raised.value.code is ErrorCode.TIMEOUT
+    assert raised.value.code is GodotErrorCode.TIMEOUT
     assert f"did not answer {method} within {limit_ms} ms" in raised.value.message
     assert bridge.status().clients[0].in_flight == 0
 
@@ -66,7 +66,7 @@ async def test_the_same_delay_times_out_ping_but_not_export(
         return_exceptions=True,
     )
 
-    assert isinstance(ping, GodotError) and ping.code is ErrorCode.TIMEOUT
+    assert isinstance(ping, GodotError) and ping.code is GodotErrorCode.TIMEOUT
     assert not isinstance(export, BaseException)
     assert export.result is not None
 
@@ -114,5 +114,5 @@ async def test_without_grace_a_call_fails_at_once_when_no_editor_is_connected(
     with pytest.raises(GodotError) as raised:
         await bridge.call("ping")
 
-    assert raised.value.code is ErrorCode.NO_EDITOR
+    assert raised.value.code is GodotErrorCode.NO_EDITOR
     assert "enable the Agent RPC addon" in raised.value.message

@@ -9,12 +9,12 @@ from godot_support import ConnectEditor
 from pydantic import JsonValue
 
 from starharness.godot import (
+    GODOT_TOOLS,
     METHOD_TOOL,
     MUTATING_TOOLS,
-    TOOLS,
-    ErrorCode,
     GodotBridge,
     GodotError,
+    GodotErrorCode,
     enabled_specs,
     tool_spec,
 )
@@ -23,11 +23,13 @@ from starharness.godot.tools import RESULT_CHAR_CAP, render_result
 
 
 def test_the_catalogue_has_27_tools_mapped_to_the_wire() -> None:
-    assert len(TOOLS) == 27
-    assert {(spec.method, spec.name) for spec in TOOLS} == set(METHOD_TOOL.items())
-    assert {spec.name for spec in TOOLS if spec.mutating} == MUTATING_TOOLS
+    assert len(GODOT_TOOLS) == 27
+    assert {(spec.method, spec.name) for spec in GODOT_TOOLS} == set(METHOD_TOOL.items())
+    assert {spec.name for spec in GODOT_TOOLS if spec.mutating} == MUTATING_TOOLS
     assert len(MUTATING_TOOLS) == 9
-    irregular = {spec.method: spec.name for spec in TOOLS if spec.name != f"godot_{spec.method}"}
+    irregular = {
+        spec.method: spec.name for spec in GODOT_TOOLS if spec.name != f"godot_{spec.method}"
+    }
     assert irregular == {
         "get_editor_info": "godot_editor_info",
         "get_open_scenes": "godot_open_scenes",
@@ -134,7 +136,7 @@ async def test_bad_parameters_are_refused_naming_the_parameter(
 
     outcome = await bridge.call_tool(tool, given)
 
-    assert outcome.error_code is ErrorCode.INVALID_PARAMS
+    assert outcome.error_code is GodotErrorCode.INVALID_PARAMS
     assert outcome.text.startswith(f"Error: invalid parameters for {tool}: ")
     assert problem in outcome.text
     assert fake.requests == []
@@ -167,9 +169,9 @@ async def test_protected_settings_are_refused_by_the_tool_and_the_bridge(
     with pytest.raises(GodotError) as direct:
         await bridge.call("set_project_setting", {"key": key, "value": 1})
 
-    assert outcome.error_code is ErrorCode.INVALID_PARAMS
+    assert outcome.error_code is GodotErrorCode.INVALID_PARAMS
     assert f"deny rule {rule}" in outcome.text
-    assert direct.value.code is ErrorCode.INVALID_PARAMS and rule in direct.value.message
+    assert direct.value.code is GodotErrorCode.INVALID_PARAMS and rule in direct.value.message
     assert fake.requests == []
 
 
@@ -198,7 +200,7 @@ async def test_setting_keys_and_values_follow_the_rules(
 
     outcome = await bridge.call_tool("godot_set_project_setting", {"key": key, "value": value})
 
-    assert outcome.error_code is ErrorCode.INVALID_PARAMS
+    assert outcome.error_code is GodotErrorCode.INVALID_PARAMS
     assert problem in outcome.text
     assert fake.requests == []
 
@@ -259,7 +261,7 @@ def test_short_results_are_rendered_whole() -> None:
 async def test_unknown_tools_are_named(bridge: GodotBridge) -> None:
     outcome = await bridge.call_tool("godot_eval", {"code": "1"})
 
-    assert outcome.error_code is ErrorCode.UNKNOWN_TOOL
+    assert outcome.error_code is GodotErrorCode.UNKNOWN_TOOL
     assert "godot_eval" in outcome.text and "godot_editor_info" in outcome.text
 
 
@@ -276,4 +278,4 @@ async def test_failures_can_be_raised_for_exception_style_callers(bridge: GodotB
     assert outcome.mutating
     with pytest.raises(GodotError) as raised:
         outcome.raise_for_error()
-    assert raised.value.code is ErrorCode.TOOL_DISABLED
+    assert raised.value.code is GodotErrorCode.TOOL_DISABLED

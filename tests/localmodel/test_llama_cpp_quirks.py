@@ -32,9 +32,9 @@ from starharness.runtime.llm import (
     ToolSchema,
     Usage,
     UserMessage,
-    plan_request,
-    to_wire_messages,
 )
+from starharness.runtime.llm.quirks import plan_request
+from starharness.runtime.llm.wire import to_wire_messages
 from starharness.voyage import GAME
 
 SESSION = "quirk-session"

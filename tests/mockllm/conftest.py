@@ -5,9 +5,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest_asyncio
 
-from starharness.mockllm.pytest_plugin import mock_llm
-
-__all__ = ["http", "mock_llm"]
+__all__ = ["http"]
 
 
 @pytest_asyncio.fixture

@@ -24,7 +24,7 @@ from starharness.npc import (
 )
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm import ToolCall
-from starharness.runtime.tools import ToolOutcome, ToolsConfig, ToolsPlugin
+from starharness.runtime.tools import TOOLS, ToolOutcome, ToolsConfig, ToolsPlugin
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Bench:
 
     async def call(self, name: str, **arguments: object) -> ToolOutcome:
         call = ToolCall(f"call-{len(self.attempts)}", name, json.dumps(arguments))
-        return await self.layer.tools.execute(call, self.layer)
+        return await self.layer.get(TOOLS).execute(call, self.layer)
 
 
 @pytest_asyncio.fixture
@@ -47,7 +47,7 @@ async def bench(tmp_path: Path) -> AsyncIterator[Bench]:
     attempts: list[ActionAttempt] = []
     layer.provide(ENCOUNTER, EncounterBinding(world, "n-baker", "p1", attempts.append))
     for action in (SELL, BAKE):
-        layer.tools.register(action.tool)
+        layer.get(TOOLS).register(action.tool)
     try:
         yield Bench(world, layer, attempts)
     finally:

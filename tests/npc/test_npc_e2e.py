@@ -13,6 +13,7 @@ from tinygame.brain import OPTIONS, respond, talk
 
 from starharness.mockllm import MockLlmServer, ServerError, Stall, Success, ToolCall, ToolCalls
 from starharness.npc import ServerSettings, TurnSettings
+from starharness.runtime.loop import AGENTS
 
 
 async def _until_requested(mock: MockLlmServer, count: int) -> None:
@@ -210,7 +211,7 @@ async def test_busy_then_close_mid_turn(tmp_path: Path) -> None:
         gone = await client.recv()  # nothing was sent for the cancelled turn in between
         assert gone["code"] == "unknown_encounter"
         assert stack.running.server.encounters == []
-        assert stack.ctx.agents.list() == []
+        assert stack.ctx.get(AGENTS).list() == []
         assert stack.world.memories("n-baker", "p1") == ["We met; 0 deal(s)."]
 
         # The same id can be opened again, and talks normally.
@@ -227,12 +228,12 @@ async def test_disconnecting_disposes_every_encounter(tmp_path: Path) -> None:
             await _until_requested(stack.mock, 1)
             await client.open("quiet", "n-baker", "p1")
             assert len(stack.running.server.encounters) == 2
-            owner = stack.ctx.agents.list()[0].ctx.parent
+            owner = stack.ctx.get(AGENTS).list()[0].ctx.parent
             assert owner is not None
             owned_while_open = len(owner.scope)
         server = stack.running.server
         await eventually(
-            lambda: not (server.encounters or server.connections or stack.ctx.agents.list())
+            lambda: not (server.encounters or server.connections or stack.ctx.get(AGENTS).list())
         )
         # The runtime keeps nothing of the disposed agents (it used to keep their scopes).
         assert len(owner.scope) == owned_while_open - 2

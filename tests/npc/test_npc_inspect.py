@@ -14,7 +14,8 @@ from typer.testing import CliRunner, Result
 
 from starharness.cli import inspect_cmd
 from starharness.npc import ServerSettings, TranscriptSettings, list_transcripts
-from starharness.runtime.llm import OPENAI_COMPATIBLE, ToolSchema, to_wire_messages, to_wire_tools
+from starharness.runtime.llm import OPENAI_COMPATIBLE, ToolSchema
+from starharness.runtime.llm.wire import to_wire_messages, to_wire_tools
 from starharness.runtime.session import SessionsConfig, SqliteStore, rebuild_requests
 from store_support import StorePlace
 

@@ -17,8 +17,9 @@ from starharness.mockllm import ServerError, ToolCall, ToolCalls
 from starharness.npc import ExposureError, GameKit, ServerSettings, start_server
 from starharness.npc.frames import DOWN_FRAME_TYPES
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import OPENAI_COMPATIBLE, to_wire_messages
-from starharness.runtime.session import rebuild_requests
+from starharness.runtime.llm import OPENAI_COMPATIBLE
+from starharness.runtime.llm.wire import to_wire_messages
+from starharness.runtime.session import SESSIONS, rebuild_requests
 
 NPC_SOURCE = Path(starharness.npc.__file__).parent
 
@@ -105,7 +106,7 @@ async def test_4_everything_the_model_saw_can_be_rebuilt_from_the_log(tmp_path: 
         for text in ("Hi", "buy 1", "Bye"):
             await client.say("e1", text)
         (encounter,) = stack.running.server.encounters
-        session = stack.ctx.sessions.get(encounter.session_id)
+        session = stack.ctx.get(SESSIONS).get(encounter.session_id)
         assert session is not None
         rebuilt = rebuild_requests(session.events)
         sent = [r.body for r in stack.mock.requests_for(encounter.session_id)]

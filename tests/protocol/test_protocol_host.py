@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from starharness.runtime.kernel import APPROVALS, Context
+from starharness.runtime.approvals import APPROVALS
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm import LlmConfig, LlmPlugin
 from starharness.runtime.loop import AgentsConfig, AgentsPlugin
 from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin

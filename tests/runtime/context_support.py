@@ -17,7 +17,7 @@ from starharness.app import profile_search_path
 from starharness.mockllm import ChatRequest, Step, Success, ToolCall, ToolCalls
 from starharness.runtime.config import Patch, Runtime, load_profile, start
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import to_wire_messages
+from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.session import SessionEvent, rebuild_requests
 from starharness.runtime.tools import ToolRunContext, define_tool
 

@@ -8,11 +8,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from starharness.app import profile_search_path
-from starharness.runtime.config import Patch, Runtime, load_profile, start
+from stack_support import start_test_runtime
+from starharness.runtime.config import Patch, Runtime
 from starharness.runtime.kernel import Context
-from starharness.runtime.loop import SESSION_EVENT, AgentHandle, LoggedEvent
+from starharness.runtime.loop import AGENTS, SESSION_EVENT, AgentHandle, LoggedEvent
 from starharness.runtime.session import SessionEvent
+from starharness.runtime.session import event_types as ev
 
 
 def mock_patch(base_url: str, *, store: str = "memory", path: Path | None = None) -> Patch:
@@ -41,13 +42,8 @@ async def runtime_for(
     base_url: str, home: Path, *, store: str = "memory", path: Path | None = None
 ) -> AsyncIterator[Runtime]:
     """The `task` profile with its llm row pointed at `base_url`."""
-    resolved = load_profile(
-        "task",
-        [mock_patch(base_url, store=store, path=path)],
-        search=profile_search_path(home),
-        home=home,
-    )
-    async with await start(resolved) as runtime:
+    patch = mock_patch(base_url, store=store, path=path)
+    async with await start_test_runtime([patch], home=home) as runtime:
         yield runtime
 
 
@@ -61,7 +57,7 @@ class Recorder:
 
     def __call__(self, logged: LoggedEvent) -> None:
         self.events.append(logged.event)
-        if logged.event.type == "assistant/chunk":
+        if logged.event.type == ev.ASSISTANT_CHUNK:
             self.streaming.set()
 
     def types(self) -> list[str]:
@@ -81,5 +77,5 @@ async def create_agent(
         if setup is not None:
             setup(agent_ctx)
 
-    handle = await ctx.agents.create(session_id, setup=_setup)
+    handle = await ctx.get(AGENTS).create(session_id, setup=_setup)
     return handle, recorder

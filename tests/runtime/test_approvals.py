@@ -9,6 +9,7 @@ import pytest
 from starharness.runtime.approvals import (
     APPROVAL_ASKED,
     APPROVAL_DECIDED,
+    APPROVALS,
     ApprovalDecided,
     ApprovalRequest,
     ApprovalsConfig,
@@ -17,11 +18,12 @@ from starharness.runtime.approvals import (
     InteractiveApprovals,
     NonInteractiveApprovals,
 )
-from starharness.runtime.kernel import APPROVALS, Context, Next
+from starharness.runtime.kernel import Context, Next
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import (
     REQUIRES_APPROVAL,
     TOOL_PRE_EXECUTE,
+    TOOLS,
     CancelSignal,
     FailureCode,
     PreExecute,
@@ -57,14 +59,14 @@ async def _agent(approvals: ApprovalsConfig | None, **tools_config: object) -> C
     await ToolsPlugin().setup(root.fork("tools"), ToolsConfig.model_validate(tools_config))
     if approvals is not None:
         await ApprovalsPlugin().setup(root.fork("approvals"), approvals)
-    root.tools.register(launch)
-    root.tools.register(wave)
+    root.get(TOOLS).register(launch)
+    root.get(TOOLS).register(wave)
     return root.child("agent")
 
 
 async def _launch(agent: Context, target: str = "probe") -> ToolOutcome:
     call = ToolCall("c1", "launch", f'{{"target": "{target}"}}')
-    [outcome] = await agent.tools.execute_calls([call], session_id="s-1")
+    [outcome] = await agent.get(TOOLS).execute_calls([call], session_id="s-1")
     return outcome
 
 
@@ -112,7 +114,7 @@ async def test_unlisted_tools_are_refused_with_how_to_allow_them() -> None:
 async def test_never_refuses_every_ask_but_not_other_tools() -> None:
     agent = await _agent(ApprovalsConfig(policy="never"))
     assert (await _launch(agent)).error_code == FailureCode.APPROVAL_UNAVAILABLE
-    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    [waved] = await agent.get(TOOLS).execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.content == "waved"
 
 
@@ -253,7 +255,7 @@ async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow(
         return await next_(check)
 
     dispose = agent.on_waterfall(TOOL_PRE_EXECUTE, cautious)
-    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    [waved] = await agent.get(TOOLS).execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.content == (
         "Error: wave needs approval (waving is risky today), which is never asked for in this "
         "run (approval policy `never`); start the run with --allow wave to allow it"
@@ -270,7 +272,7 @@ async def test_a_pre_execute_policy_can_ask_with_a_reason_and_another_can_allow(
 
 async def test_tools_config_ask_lists_names_and_tags() -> None:
     agent = await _agent(ApprovalsConfig(policy="never"), ask=["wave"])
-    [waved] = await agent.tools.execute_calls([ToolCall("w", "wave", "{}")])
+    [waved] = await agent.get(TOOLS).execute_calls([ToolCall("w", "wave", "{}")])
     assert waved.error_code == FailureCode.APPROVAL_UNAVAILABLE
     # The default tag rule was replaced, so launch runs without asking.
     assert (await _launch(agent)).content == "launched probe"
@@ -291,7 +293,9 @@ async def test_cancel_while_waiting_for_the_user_cancels_the_call() -> None:
     seen = _report(agent)
     signal = CancelSignal()
     call = ToolCall("c1", "launch", '{"target": "x"}')
-    batch = asyncio.create_task(agent.tools.execute_calls([call], cancel=signal, session_id="s-1"))
+    batch = asyncio.create_task(
+        agent.get(TOOLS).execute_calls([call], cancel=signal, session_id="s-1")
+    )
     await waiting.wait()
     signal.set()
     [outcome] = await batch

@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from starharness.runtime.kernel import (
+    Bindable,
     Context,
     Event,
     Hook,
@@ -156,7 +157,7 @@ async def test_child_layer_sees_parent_listeners_but_not_the_reverse() -> None:
     assert root.layers == []
 
 
-class _Recorder:
+class _Recorder(Bindable[str]):
     """A Bindable service: each context gets a view that knows it."""
 
     def __init__(self) -> None:
@@ -176,6 +177,46 @@ async def test_bindable_services_get_one_view_per_context() -> None:
     assert plugin.get(key) == "view-for-p"
     assert plugin.get(key) == "view-for-p"
     assert recorder.bound == ["p"]
+
+
+class _Listener:
+    """Not Bindable, though it has a `bind` of its own (like a server socket's)."""
+
+    def __init__(self) -> None:
+        self.address: tuple[str, int] | None = None
+
+    def bind(self, host: str, port: int) -> None:
+        self.address = (host, port)
+
+
+async def test_a_service_with_an_unrelated_bind_is_returned_as_is() -> None:
+    root = Context()
+    listener = _Listener()
+    key: ServiceKey[_Listener] = ServiceKey("listener")
+    root.provide(key, listener)
+    agent = root.child("agent")
+    assert agent.get(key) is listener
+    assert root.fork("p").get(key) is listener
+    assert listener.address is None
+
+
+async def test_a_disposed_providers_view_is_never_returned() -> None:
+    root = Context()
+    key: ServiceKey[object] = ServiceKey("recorder")
+    plugin = root.fork("plugin")
+    first = _Recorder()
+    plugin.provide(key, first)
+    agent = root.child("agent")
+    assert agent.get(key) == "view-for-agent"
+    await plugin.dispose()
+    assert root.maybe(key) is None
+    assert not agent.has(key)
+    assert agent.maybe(key) is None
+    second = _Recorder()
+    root.fork("plugin2").provide(key, second)
+    assert agent.get(key) == "view-for-agent"
+    assert first.bound == ["agent"]
+    assert second.bound == ["agent"]
 
 
 async def test_emit_logs_a_failing_listener_and_still_calls_the_rest(

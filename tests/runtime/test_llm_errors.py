@@ -14,9 +14,8 @@ from starharness.runtime.llm import (
     LlmTimeoutError,
     QuotaExceededError,
     ServerError,
-    parse_retry_after,
 )
-from starharness.runtime.llm.http_errors import error_from_response
+from starharness.runtime.llm.http_errors import error_from_response, parse_retry_after
 
 
 def test_retry_after_in_seconds_milliseconds_and_as_a_date() -> None:

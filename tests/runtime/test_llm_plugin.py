@@ -10,8 +10,9 @@ import pytest_asyncio
 from pydantic import ValidationError
 
 from starharness.mockllm import MockLlmServer
-from starharness.runtime.kernel import LLM, Context
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm import (
+    LLM,
     LlmConfig,
     LlmPlugin,
     LlmRequest,
@@ -75,12 +76,12 @@ async def test_deepseek_is_the_default_and_reads_key_and_base_url_from_the_envir
     mock.script("plugin-session", [{"behaviour": "success", "text": "from the plugin"}])
     root = await _start(LlmConfig())
     try:
-        provider = root.llm.get()
+        provider = root.get(LLM).get()
         assert provider.name == "deepseek"
-        assert root.llm.default_model == "deepseek-v4-flash"
+        assert root.get(LLM).default_model == "deepseek-v4-flash"
         request = _request()
-        request.model = root.llm.default_model
-        chunks = [c async for c in root.llm.stream(request)]
+        request.model = root.get(LLM).default_model
+        chunks = [c async for c in root.get(LLM).stream(request)]
         assert "".join(c.text for c in chunks if isinstance(c, TextDelta)) == "from the plugin"
         assert mock.requests[0].headers["x-star-harness-session"] == "plugin-session"
         assert mock.requests[0].body["model"] == "deepseek-v4-flash"
@@ -112,10 +113,10 @@ async def test_key_from_dotenv_and_a_custom_variable(
     mock.script("plugin-session", ["success"])
     root = await _start(config)
     try:
-        [_ async for _ in root.llm.stream(_request())]
+        [_ async for _ in root.get(LLM).stream(_request())]
         assert mock.requests[0].headers["authorization"] == f"Bearer {KEY}"
         assert mock.requests[0].body["max_completion_tokens"] == 321
-        assert KEY not in repr(root.llm.get())
+        assert KEY not in repr(root.get(LLM).get())
     finally:
         await root.dispose()
 
@@ -161,11 +162,11 @@ async def test_config_timeouts_and_retry_reach_the_provider_and_service(
     )
     root = await _start(config)
     try:
-        provider = root.llm.get()
+        provider = root.get(LLM).get()
         assert isinstance(provider, OpenAICompatibleProvider)
         assert (provider.timeouts.first_byte, provider.timeouts.idle) == (5, 2)
-        assert root.llm.settings().retry.max_attempts == 7
-        assert root.llm.settings().max_tokens == 1000
+        assert root.get(LLM).settings().retry.max_attempts == 7
+        assert root.get(LLM).settings().max_tokens == 1000
     finally:
         await root.dispose()
 
@@ -182,11 +183,11 @@ async def test_two_rows_share_one_service_and_default_can_be_chosen(
     second = root.fork("llm-local")
     await LlmPlugin().setup(second, local)
     try:
-        assert root.llm.names() == ("deepseek", "local")
-        assert root.llm.get().name == "local"
+        assert root.get(LLM).names() == ("deepseek", "local")
+        assert root.get(LLM).get().name == "local"
         await second.dispose()
-        assert root.llm.names() == ("deepseek",)
-        assert root.llm.get().name == "deepseek"
+        assert root.get(LLM).names() == ("deepseek",)
+        assert root.get(LLM).get().name == "deepseek"
     finally:
         await root.dispose()
 

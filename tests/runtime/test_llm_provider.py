@@ -45,9 +45,8 @@ from starharness.runtime.llm import (
     ToolSchema,
     Usage,
     UserMessage,
-    dumps_wire,
-    to_wire_messages,
 )
+from starharness.runtime.llm.wire import dumps_wire, to_wire_messages
 
 KEY = "sk-test-5f1e8c0d9a7b"
 SESSION = "session-1"

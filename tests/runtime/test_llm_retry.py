@@ -24,8 +24,8 @@ from starharness.runtime.llm import (
     StreamChunk,
     TextDelta,
     UserMessage,
-    stream_with_retry,
 )
+from starharness.runtime.llm.retry import stream_with_retry
 
 SESSION = "retry-session"
 

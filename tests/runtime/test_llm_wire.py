@@ -21,11 +21,8 @@ from starharness.runtime.llm import (
     ToolMessage,
     ToolSchema,
     UserMessage,
-    WireEncoder,
-    dumps_wire,
-    to_wire_messages,
-    to_wire_tools,
 )
+from starharness.runtime.llm.wire import WireEncoder, dumps_wire, to_wire_messages, to_wire_tools
 
 WEATHER = ToolSchema(
     name="weather",

@@ -11,9 +11,10 @@ from loop_support import Recorder, create_agent, runtime_for
 from pydantic import BaseModel
 
 from starharness.mockllm import MockLlmServer, Stall, Success, ToolCall, ToolCalls
-from starharness.runtime.kernel import TELEMETRY, TOOLS, Context
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import NamedToolChoice, UserMessage
 from starharness.runtime.loop import (
+    AGENTS,
     PRE_STEP,
     REQUEST,
     TURN_STOPPING,
@@ -23,7 +24,8 @@ from starharness.runtime.loop import (
     TurnStopping,
 )
 from starharness.runtime.session import event_types as ev
-from starharness.runtime.tools import REQUIRES_APPROVAL, ToolRunContext, define_tool
+from starharness.runtime.telemetry import TELEMETRY
+from starharness.runtime.tools import REQUIRES_APPROVAL, TOOLS, ToolRunContext, define_tool
 
 
 class Say(BaseModel):
@@ -43,7 +45,7 @@ def _speak_tool(ctx: Context, said: list[str]) -> None:
         run.conclude_turn()
         return "said"
 
-    ctx.tools.register(define_tool("speak", "Say a line.", Say, speak))
+    ctx.get(TOOLS).register(define_tool("speak", "Say a line.", Say, speak))
 
 
 async def _run(handle: object, rec: Recorder, text: str) -> str:
@@ -155,7 +157,7 @@ async def test_step_bound_ends_a_looping_turn(home: Path) -> None:
                 async def noop(args: Say, run: ToolRunContext) -> dict[str, object]:
                     return {"ok": False, "hint": "try again"}
 
-                c.tools.register(define_tool("noop", "Refuses.", Say, noop))
+                c.get(TOOLS).register(define_tool("noop", "Refuses.", Say, noop))
 
             recorder = Recorder()
             from starharness.runtime.loop import SESSION_EVENT
@@ -164,7 +166,7 @@ async def test_step_bound_ends_a_looping_turn(home: Path) -> None:
                 c.on(SESSION_EVENT, recorder)
                 setup(c)
 
-            handle = await rt.ctx.agents.create(
+            handle = await rt.ctx.get(AGENTS).create(
                 "c5", setup=full_setup, options=AgentOptions(max_steps=3)
             )
             assert await _run(handle, recorder, "go") == "error"
@@ -183,11 +185,11 @@ async def test_a_failing_setup_rolls_back(home: Path) -> None:
             raise ValueError("setup broke")
 
         with pytest.raises(ValueError, match="setup broke"):
-            await rt.ctx.agents.create("c6", setup=bad_setup)
-        assert rt.ctx.agents.get("c6") is None
+            await rt.ctx.get(AGENTS).create("c6", setup=bad_setup)
+        assert rt.ctx.get(AGENTS).get("c6") is None
         assert "speak" not in rt.ctx.get(TOOLS).names()
         # The id is free again.
-        handle = await rt.ctx.agents.create("c6")
+        handle = await rt.ctx.get(AGENTS).create("c6")
         await handle.dispose()
 
 
@@ -208,7 +210,7 @@ async def test_approval_refusal_is_logged_and_reaches_the_model(home: Path) -> N
                     ran.append(args.line)
                     return "done"
 
-                c.tools.register(
+                c.get(TOOLS).register(
                     define_tool("danger", "Dangerous.", Say, danger, tags=[REQUIRES_APPROVAL])
                 )
 

@@ -21,11 +21,12 @@ from starharness.mockllm import (
     ToolCalls,
 )
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import to_wire_messages
 from starharness.runtime.llm.types import UserMessage
+from starharness.runtime.llm.wire import to_wire_messages
+from starharness.runtime.loop import AGENTS
+from starharness.runtime.session import SESSIONS, rebuild_requests
 from starharness.runtime.session import event_types as ev
-from starharness.runtime.session import rebuild_requests
-from starharness.runtime.tools import ToolRunContext, define_tool
+from starharness.runtime.tools import TOOLS, ToolRunContext, define_tool
 
 
 class EchoArgs(BaseModel):
@@ -50,9 +51,11 @@ def _echo_tools(ctx: Context, seen: list[str]) -> None:
     async def boom(args: EchoArgs, run: ToolRunContext) -> str:
         raise RuntimeError(f"tool exploded on {args.text}")
 
-    ctx.tools.register(define_tool("echo", "Echo the text back.", EchoArgs, echo))
-    ctx.tools.register(define_tool("add", "Add two ints.", AddArgs, add, concurrency_safe=True))
-    ctx.tools.register(define_tool("boom", "Always fails.", EchoArgs, boom))
+    ctx.get(TOOLS).register(define_tool("echo", "Echo the text back.", EchoArgs, echo))
+    ctx.get(TOOLS).register(
+        define_tool("add", "Add two ints.", AddArgs, add, concurrency_safe=True)
+    )
+    ctx.get(TOOLS).register(define_tool("boom", "Always fails.", EchoArgs, boom))
 
 
 @pytest.fixture
@@ -255,11 +258,11 @@ async def test_requests_rebuild_byte_for_byte_from_a_persisted_log(home: Path) -
             await _turn(rec, handle, "one")
             await _turn(rec, handle, "two")
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         sent = [r.body for r in mock.requests]
 
         async with runtime_for(mock.base_url, home, store="sqlite", path=db) as rt:
-            resumed = await rt.ctx.sessions.resume("s9")
+            resumed = await rt.ctx.get(SESSIONS).resume("s9")
             rebuilt = rebuild_requests(resumed.events)
             assert len(rebuilt) == len(sent) == 3
             for (header, messages), body in zip(rebuilt, sent, strict=True):
@@ -279,12 +282,14 @@ async def test_resume_from_sqlite_continues_the_conversation(home: Path) -> None
             handle, rec = await create_agent(rt.ctx, "s10")
             await _turn(rec, handle, "my name is Ada")
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         async with runtime_for(mock.base_url, home, store="sqlite", path=db) as rt:
             rec2 = Recorder()
             from starharness.runtime.loop import SESSION_EVENT
 
-            handle = await rt.ctx.agents.resume("s10", setup=lambda c: c.on(SESSION_EVENT, rec2))
+            handle = await rt.ctx.get(AGENTS).resume(
+                "s10", setup=lambda c: c.on(SESSION_EVENT, rec2)
+            )
             assert handle.agent.turn == 1
             await _turn(rec2, handle, "what is my name?")
             assert rec2.of(ev.TURN_START)[0].data["turn"] == 2

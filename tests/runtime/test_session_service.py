@@ -8,16 +8,17 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from starharness.runtime.kernel import SESSIONS, Context
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import AssistantMessage, ToolMessage
 from starharness.runtime.paths import star_harness_home
 from starharness.runtime.session import (
+    SESSIONS,
     MemoryStore,
     Session,
     SessionClosedError,
     SessionEvent,
     SessionExistsError,
-    SessionNotFound,
+    SessionNotFoundError,
     SessionsConfig,
     SessionService,
     SessionsPlugin,
@@ -66,7 +67,7 @@ async def test_duplicate_and_unknown_ids_get_clear_errors() -> None:
     service.close("a")
     with pytest.raises(SessionExistsError, match="resume it instead"):
         service.create("a")
-    with pytest.raises(SessionNotFound, match="no session 'nope'"):
+    with pytest.raises(SessionNotFoundError, match="no session 'nope'"):
         await service.resume("nope")
     with pytest.raises(ValueError, match="non-empty string"):
         service.create("")
@@ -122,7 +123,7 @@ async def test_delete_on_close_removes_the_log() -> None:
     service.create("b")
     service.close("a")
     assert [info.id for info in await service.stored()] == ["b"]
-    with pytest.raises(SessionNotFound):
+    with pytest.raises(SessionNotFoundError):
         await service.resume("a")
 
 
@@ -196,7 +197,7 @@ async def test_plugin_provides_sessions_in_the_default_sqlite_file(
     root = Context()
     plugin_ctx = root.fork("sessions")
     await SessionsPlugin().setup(plugin_ctx, SessionsConfig())
-    root.sessions.create("p").append(ev.USER_MESSAGE, {"content": "kept", "source": "user"})
+    root.get(SESSIONS).create("p").append(ev.USER_MESSAGE, {"content": "kept", "source": "user"})
     await root.dispose()
     assert not root.has(SESSIONS)
 
@@ -210,7 +211,7 @@ async def test_plugin_provides_sessions_in_the_default_sqlite_file(
 async def test_plugin_memory_store_and_config_errors(tmp_path: Path) -> None:
     root = Context()
     await SessionsPlugin().setup(root.fork("sessions"), SessionsConfig(store="memory"))
-    assert isinstance(root.sessions.store, MemoryStore)
+    assert isinstance(root.get(SESSIONS).store, MemoryStore)
     await root.dispose()
     with pytest.raises(ValidationError, match="store"):
         SessionsConfig.model_validate({"store": "redis"})

@@ -12,8 +12,8 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from starharness.runtime.config import Patch, load_profile, start
-from starharness.runtime.kernel import TELEMETRY
 from starharness.runtime.telemetry import (
+    TELEMETRY,
     Telemetry,
     request_span,
     tool_span,
@@ -221,7 +221,7 @@ async def test_the_plugin_provides_telemetry(tmp_path: Path) -> None:
         "t", [{"id": "telemetry", "plugin": "starharness.runtime.telemetry:TelemetryPlugin"}]
     )
     async with await start(load_profile(profile_file, [add], home=tmp_path)) as runtime:
-        telemetry = runtime.ctx.telemetry
+        telemetry = runtime.ctx.get(TELEMETRY)
         assert isinstance(telemetry, Telemetry)
         assert runtime.ctx.get(TELEMETRY) is telemetry
     assert not runtime.ctx.has(TELEMETRY)

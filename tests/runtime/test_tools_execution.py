@@ -10,6 +10,7 @@ import pytest
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import (
+    TOOLS,
     CancelSignal,
     FailureCode,
     ToolOutcome,
@@ -29,12 +30,12 @@ async def shout(text: str) -> str:
 async def _agent(**config: Any) -> Context:
     root = Context()
     await ToolsPlugin().setup(root.fork("tools"), ToolsConfig(**config))
-    root.tools.register(shout)
+    root.get(TOOLS).register(shout)
     return root.child("agent")
 
 
 async def _call(agent: Context, name: str, arguments: str, **kw: Any) -> ToolOutcome:
-    [outcome] = await agent.tools.execute_calls([ToolCall("c1", name, arguments)], **kw)
+    [outcome] = await agent.get(TOOLS).execute_calls([ToolCall("c1", name, arguments)], **kw)
     return outcome
 
 
@@ -48,7 +49,7 @@ async def test_a_slow_tool_times_out() -> None:
         await asyncio.Event().wait()
 
     agent = await _agent()
-    agent.tools.register(stuck)
+    agent.get(TOOLS).register(stuck)
     outcome = await _call(agent, "stuck", "{}")
     assert outcome.content == "Error: stuck timed out after 0.05s"
     assert outcome.error_code == FailureCode.TIMEOUT
@@ -61,7 +62,7 @@ async def test_the_registry_default_timeout_applies_to_tools_without_one() -> No
         await asyncio.Event().wait()
 
     agent = await _agent(default_timeout_s=0.05)
-    agent.tools.register(stuck)
+    agent.get(TOOLS).register(stuck)
     assert (await _call(agent, "stuck", "{}")).error_code == FailureCode.TIMEOUT
 
 
@@ -72,7 +73,7 @@ async def test_a_timeout_error_raised_inside_a_tool_is_a_tool_error() -> None:
         await asyncio.wait_for(asyncio.Event().wait(), 0.01)
 
     agent = await _agent()
-    agent.tools.register(inner)
+    agent.get(TOOLS).register(inner)
     assert (await _call(agent, "inner", "{}")).error_code == FailureCode.TOOL_ERROR
 
 
@@ -87,7 +88,7 @@ async def test_a_tool_that_swallows_its_timeout_leaves_no_cancel_behind() -> Non
         return "never"
 
     agent = await _agent()
-    agent.tools.register(stubborn)
+    agent.get(TOOLS).register(stubborn)
     outcome = await _call(agent, "stubborn", "{}")
     assert outcome.content == "kept going"
     task = asyncio.current_task()
@@ -105,7 +106,7 @@ async def test_a_tool_setting_its_own_signal_on_its_way_out_keeps_its_result() -
         return "done"
 
     agent = await _agent()
-    agent.tools.register(quitter)
+    agent.get(TOOLS).register(quitter)
     outcome = await _call(agent, "quitter", "{}", cancel=signal)
     assert outcome.content == "done"
     await asyncio.sleep(0.01)  # a cancel aimed at the finished call would land here
@@ -125,10 +126,10 @@ async def test_the_cancel_signal_stops_a_running_call_and_fails_the_rest() -> No
             cleaned.append(run.call_id)
 
     agent = await _agent()
-    agent.tools.register(long)
+    agent.get(TOOLS).register(long)
     signal = CancelSignal()
     batch = asyncio.create_task(
-        agent.tools.execute_calls(
+        agent.get(TOOLS).execute_calls(
             [ToolCall("a", "long", "{}"), ToolCall("b", "long", "{}")], cancel=signal
         )
     )
@@ -155,9 +156,9 @@ async def test_cancelling_the_caller_cancels_running_tools_and_propagates() -> N
             cleaned.append(run.call_id)
 
     agent = await _agent()
-    agent.tools.register(long)
+    agent.get(TOOLS).register(long)
     batch = asyncio.create_task(
-        agent.tools.execute_calls([ToolCall("a", "long", "{}"), ToolCall("b", "long", "{}")])
+        agent.get(TOOLS).execute_calls([ToolCall("a", "long", "{}"), ToolCall("b", "long", "{}")])
     )
     await started.wait()
     batch.cancel()
@@ -194,10 +195,10 @@ async def test_safe_calls_run_in_parallel_and_results_keep_call_order() -> None:
         return "opened"
 
     agent = await _agent()
-    agent.tools.register(waiter)
-    agent.tools.register(opener)
+    agent.get(TOOLS).register(waiter)
+    agent.get(TOOLS).register(opener)
     # The waiter can only finish if the opener runs while it waits.
-    outcomes = await agent.tools.execute_calls(
+    outcomes = await agent.get(TOOLS).execute_calls(
         [ToolCall("1", "waiter", "{}"), ToolCall("2", "opener", "{}")]
     )
     assert [o.call.id for o in outcomes] == ["1", "2"]
@@ -217,9 +218,9 @@ async def test_unsafe_calls_run_one_at_a_time_in_call_order() -> None:
         return label
 
     agent = await _agent()
-    agent.tools.register(step)
+    agent.get(TOOLS).register(step)
     calls = [ToolCall(str(i), "step", f'{{"label": "{i}"}}') for i in range(3)]
-    outcomes = await agent.tools.execute_calls(calls)
+    outcomes = await agent.get(TOOLS).execute_calls(calls)
     assert log == ["start 0", "end 0", "start 1", "end 1", "start 2", "end 2"]
     assert [o.content for o in outcomes] == ["0", "1", "2"]
 
@@ -240,9 +241,9 @@ async def test_an_unsafe_call_waiting_on_a_later_one_shows_they_do_not_overlap()
         return "opened"
 
     agent = await _agent()
-    agent.tools.register(waiter)
-    agent.tools.register(opener)
-    first, second = await agent.tools.execute_calls(
+    agent.get(TOOLS).register(waiter)
+    agent.get(TOOLS).register(opener)
+    first, second = await agent.get(TOOLS).execute_calls(
         [ToolCall("1", "waiter", "{}"), ToolCall("2", "opener", "{}")]
     )
     assert first.error_code == FailureCode.TIMEOUT
@@ -260,7 +261,7 @@ async def test_an_unsafe_call_splits_safe_groups() -> None:
             log.append(f"end {name}")
             return name
 
-        agent.tools.register(run)
+        agent.get(TOOLS).register(run)
 
     agent = await _agent()
     make("r1", True)
@@ -268,7 +269,7 @@ async def test_an_unsafe_call_splits_safe_groups() -> None:
     make("w", False)
     make("r3", True)
     names = ["r1", "r2", "w", "r3"]
-    outcomes = await agent.tools.execute_calls([ToolCall(n, n, "{}") for n in names])
+    outcomes = await agent.get(TOOLS).execute_calls([ToolCall(n, n, "{}") for n in names])
     assert [o.content for o in outcomes] == names
     assert log[:2] == ["start r1", "start r2"]
     assert log[4:] == ["start w", "end w", "start r3", "end r3"]
@@ -290,8 +291,10 @@ async def test_max_parallel_limits_how_many_safe_calls_overlap() -> None:
         return peak
 
     agent = await _agent(max_parallel=2)
-    agent.tools.register(work)
-    outcomes = await agent.tools.execute_calls([ToolCall(str(i), "work", "{}") for i in range(6)])
+    agent.get(TOOLS).register(work)
+    outcomes = await agent.get(TOOLS).execute_calls(
+        [ToolCall(str(i), "work", "{}") for i in range(6)]
+    )
     assert len(outcomes) == 6
     assert peak == 2
 
@@ -335,7 +338,7 @@ async def test_a_signal_set_after_a_timeout_fired_is_harmless(
             signal.set()
 
     agent = await _agent()
-    agent.tools.register(stubborn)
+    agent.get(TOOLS).register(stubborn)
     outcome = await _call(agent, "stubborn", "{}", cancel=signal)
     assert outcome.error_code in (FailureCode.TIMEOUT, FailureCode.CANCELLED)
     assert "cancel callback failed" not in caplog.text

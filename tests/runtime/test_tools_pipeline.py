@@ -12,6 +12,7 @@ from starharness.runtime.tools import (
     TOOL_POST_EXECUTE,
     TOOL_PRE_EXECUTE,
     TOOL_RESULT,
+    TOOLS,
     FailureCode,
     PostExecute,
     PreExecute,
@@ -58,12 +59,12 @@ async def _agent(**config: Any) -> Context:
     root = Context()
     await ToolsPlugin().setup(root.fork("tools"), ToolsConfig(**config))
     for definition in (buy, basket, explode, shout):
-        root.tools.register(definition)
+        root.get(TOOLS).register(definition)
     return root.child("agent")
 
 
 async def _call(agent: Context, name: str, arguments: str, **kw: Any) -> ToolOutcome:
-    [outcome] = await agent.tools.execute_calls([ToolCall("c1", name, arguments)], **kw)
+    [outcome] = await agent.get(TOOLS).execute_calls([ToolCall("c1", name, arguments)], **kw)
     return outcome
 
 
@@ -94,7 +95,7 @@ async def test_tools_may_return_their_own_success_or_failure() -> None:
         return ToolSuccess({"ok": True}, "done")
 
     agent = await _agent()
-    agent.tools.register(custom)
+    agent.get(TOOLS).register(custom)
     ok = await _call(agent, "custom", '{"fail": false}')
     failed = await _call(agent, "custom", '{"fail": true}')
     assert (ok.content, ok.is_error) == ("done", False)
@@ -164,7 +165,7 @@ async def test_an_exception_without_message_is_named_by_its_type() -> None:
         raise KeyError
 
     agent = await _agent()
-    agent.tools.register(silent)
+    agent.get(TOOLS).register(silent)
     assert (await _call(agent, "silent", "{}")).content == "Error: KeyError"
 
 
@@ -175,7 +176,7 @@ async def test_a_value_that_cannot_be_shown_is_an_invalid_output_failure() -> No
         return object()
 
     agent = await _agent()
-    agent.tools.register(opaque)
+    agent.get(TOOLS).register(opaque)
     outcome = await _call(agent, "opaque", "{}")
     assert outcome.error_code == FailureCode.INVALID_OUTPUT
     assert outcome.content.startswith(
@@ -297,7 +298,7 @@ async def test_every_outcome_is_reported_through_tool_result() -> None:
     agent = await _agent()
     seen: list[tuple[str, bool]] = []
     agent.on(TOOL_RESULT, lambda outcome: seen.append((outcome.call.id, outcome.is_error)))
-    await agent.tools.execute_calls(
+    await agent.get(TOOLS).execute_calls(
         [ToolCall("a", "shout", '{"text": "x"}'), ToolCall("b", "nope", "{}")]
     )
     assert seen == [("a", False), ("b", True)]
@@ -318,7 +319,7 @@ async def test_run_context_carries_the_call_and_can_conclude_and_defer() -> None
         return "said"
 
     agent = await _agent()
-    agent.tools.register(speak)
+    agent.get(TOOLS).register(speak)
     outcome = await _call(agent, "speak", '{"line": "hello"}', session_id="s-1")
     assert seen == [("c1", "speak", "s-1", '{"line": "hello"}')]
     assert outcome.concludes_turn
@@ -333,7 +334,7 @@ async def test_a_failed_call_does_not_conclude_the_turn() -> None:
         raise RuntimeError("midway")
 
     agent = await _agent()
-    agent.tools.register(half)
+    agent.get(TOOLS).register(half)
     outcome = await _call(agent, "half", "{}")
     assert outcome.is_error and not outcome.concludes_turn
 
@@ -345,12 +346,12 @@ async def test_a_custom_run_factory_is_used() -> None:
         return run.session_id
 
     agent = await _agent()
-    agent.tools.register(whoami)
+    agent.get(TOOLS).register(whoami)
 
     def factory(call: ToolCall) -> ToolRunContext:
         return ToolRunContext(call_id=call.id, name=call.name, ctx=agent, session_id="made")
 
-    [outcome] = await agent.tools.execute_calls(
+    [outcome] = await agent.get(TOOLS).execute_calls(
         [ToolCall("1", "whoami", "{}")], run_factory=factory
     )
     assert outcome.content == "made"

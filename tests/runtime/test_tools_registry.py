@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from starharness.runtime.kernel import TOOLS, Context
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import (
+    TOOLS,
     ToolConflictError,
     ToolDefinition,
     ToolRegistry,
@@ -33,124 +34,124 @@ async def _root() -> tuple[Context, Context]:
 
 async def test_plugin_provides_tools_and_disposing_it_removes_the_service() -> None:
     root, plugin_ctx = await _root()
-    assert isinstance(root.tools, ToolRegistry)
+    assert isinstance(root.get(TOOLS), ToolRegistry)
     await plugin_ctx.dispose()
     assert not root.has(TOOLS)
 
 
 async def test_global_tools_are_seen_by_every_agent() -> None:
     root, _ = await _root()
-    root.tools.register(_echo("look", "global"))
+    root.get(TOOLS).register(_echo("look", "global"))
     one, two = root.child("one"), root.child("two")
-    assert [s.name for s in one.tools.schemas()] == ["look"]
-    assert two.tools.get("look") is root.tools.get("look")
+    assert [s.name for s in one.get(TOOLS).schemas()] == ["look"]
+    assert two.get(TOOLS).get("look") is root.get(TOOLS).get("look")
 
 
 async def test_agent_tools_are_only_seen_by_that_agent_and_its_children() -> None:
     root, _ = await _root()
     one, two = root.child("one"), root.child("two")
-    one.tools.register(_echo("secret", "one"))
+    one.get(TOOLS).register(_echo("secret", "one"))
     sub = one.child("sub")
-    assert "secret" in one.tools
-    assert "secret" in sub.tools
-    assert "secret" not in two.tools
-    assert "secret" not in root.tools
+    assert "secret" in one.get(TOOLS)
+    assert "secret" in sub.get(TOOLS)
+    assert "secret" not in two.get(TOOLS)
+    assert "secret" not in root.get(TOOLS)
 
 
 async def test_narrower_layers_shadow_wider_ones() -> None:
     root, _ = await _root()
-    root.tools.register(_echo("look", "global"))
+    root.get(TOOLS).register(_echo("look", "global"))
     agent = root.child("agent")
     sub = agent.child("sub")
-    agent.tools.register(_echo("look", "agent"))
-    assert (await sub.tools.execute(ToolCall("1", "look", "{}"))).content == "agent"
-    sub.tools.register(_echo("look", "sub"))
-    assert (await sub.tools.execute(ToolCall("2", "look", "{}"))).content == "sub"
-    assert (await agent.tools.execute(ToolCall("3", "look", "{}"))).content == "agent"
-    assert (await root.child("other").tools.execute(ToolCall("4", "look", "{}"))).content == (
+    agent.get(TOOLS).register(_echo("look", "agent"))
+    assert (await sub.get(TOOLS).execute(ToolCall("1", "look", "{}"))).content == "agent"
+    sub.get(TOOLS).register(_echo("look", "sub"))
+    assert (await sub.get(TOOLS).execute(ToolCall("2", "look", "{}"))).content == "sub"
+    assert (await agent.get(TOOLS).execute(ToolCall("3", "look", "{}"))).content == "agent"
+    assert (await root.child("other").get(TOOLS).execute(ToolCall("4", "look", "{}"))).content == (
         "global"
     )
-    assert [s.name for s in sub.tools.schemas()] == ["look"]
+    assert [s.name for s in sub.get(TOOLS).schemas()] == ["look"]
 
 
 async def test_disposing_an_agent_undoes_its_tools_and_uncovers_the_global_one() -> None:
     root, _ = await _root()
-    root.tools.register(_echo("look", "global"))
+    root.get(TOOLS).register(_echo("look", "global"))
     agent = root.child("agent")
-    agent.tools.register(_echo("look", "agent"))
-    agent.tools.register(_echo("extra", "agent"))
+    agent.get(TOOLS).register(_echo("look", "agent"))
+    agent.get(TOOLS).register(_echo("extra", "agent"))
     await agent.dispose()
     fresh = root.child("fresh")
-    assert [s.name for s in fresh.tools.schemas()] == ["look"]
-    assert (await fresh.tools.execute(ToolCall("1", "look", "{}"))).content == "global"
+    assert [s.name for s in fresh.get(TOOLS).schemas()] == ["look"]
+    assert (await fresh.get(TOOLS).execute(ToolCall("1", "look", "{}"))).content == "global"
 
 
 async def test_a_plugin_forked_from_an_agent_registers_on_that_agent() -> None:
     root, _ = await _root()
     agent = root.child("agent")
     helper = agent.fork("helper-plugin")
-    helper.tools.register(_echo("helper", "x"))
-    assert "helper" in agent.tools
-    assert "helper" not in root.tools
+    helper.get(TOOLS).register(_echo("helper", "x"))
+    assert "helper" in agent.get(TOOLS)
+    assert "helper" not in root.get(TOOLS)
     await helper.dispose()
-    assert "helper" not in agent.tools
+    assert "helper" not in agent.get(TOOLS)
 
 
 async def test_disposing_a_plugin_context_undoes_its_global_tools() -> None:
     root, _ = await _root()
     plugin = root.fork("game")
-    plugin.tools.register(_echo("a", "1"))
-    plugin.tools.register(_echo("b", "2"))
+    plugin.get(TOOLS).register(_echo("a", "1"))
+    plugin.get(TOOLS).register(_echo("b", "2"))
     other = root.fork("other")
-    other.tools.register(_echo("c", "3"))
+    other.get(TOOLS).register(_echo("c", "3"))
     await plugin.dispose()
-    assert root.tools.names() == ["c"]
+    assert root.get(TOOLS).names() == ["c"]
 
 
 async def test_the_disposer_removes_early_and_twice_is_harmless() -> None:
     root, _ = await _root()
-    dispose = root.tools.register(_echo("a", "1"))
+    dispose = root.get(TOOLS).register(_echo("a", "1"))
     dispose()
     dispose()
-    assert root.tools.names() == []
+    assert root.get(TOOLS).names() == []
 
 
 async def test_same_name_twice_in_one_layer_is_refused_naming_it() -> None:
     root, _ = await _root()
-    root.tools.register(_echo("look", "1"))
+    root.get(TOOLS).register(_echo("look", "1"))
     with pytest.raises(ToolConflictError, match="'look' is already registered in the global layer"):
-        root.fork("p").tools.register(_echo("look", "2"))
+        root.fork("p").get(TOOLS).register(_echo("look", "2"))
     agent = root.child("npc")
-    agent.tools.register(_echo("look", "3"))
+    agent.get(TOOLS).register(_echo("look", "3"))
     with pytest.raises(ToolConflictError, match="layer of 'npc'"):
-        agent.tools.register(_echo("look", "4"))
+        agent.get(TOOLS).register(_echo("look", "4"))
 
 
 async def test_schemas_are_sorted_by_name_and_cached_until_registrations_change() -> None:
     root, _ = await _root()
     for name in ["zeta", "alpha", "mid"]:
-        root.tools.register(_echo(name, name))
+        root.get(TOOLS).register(_echo(name, name))
     agent = root.child("agent")
-    first = agent.tools.schemas()
+    first = agent.get(TOOLS).schemas()
     assert [s.name for s in first] == ["alpha", "mid", "zeta"]
-    assert agent.tools.schemas() is first
-    dispose = agent.tools.register(_echo("beta", "b"))
-    changed = agent.tools.schemas()
+    assert agent.get(TOOLS).schemas() is first
+    dispose = agent.get(TOOLS).register(_echo("beta", "b"))
+    changed = agent.get(TOOLS).schemas()
     assert [s.name for s in changed] == ["alpha", "beta", "mid", "zeta"]
     dispose()
-    restored = agent.tools.schemas()
+    restored = agent.get(TOOLS).schemas()
     assert [s.name for s in restored] == ["alpha", "mid", "zeta"]
     assert all(a is b for a, b in zip(restored, first, strict=True))
 
 
 async def test_changes_elsewhere_keep_the_same_schema_tuple() -> None:
     root, _ = await _root()
-    root.tools.register(_echo("look", "x"))
+    root.get(TOOLS).register(_echo("look", "x"))
     one, two = root.child("one"), root.child("two")
-    one.tools.register(_echo("mine", "x"))
-    before = one.tools.schemas()
-    two.tools.register(_echo("theirs", "x"))
-    assert one.tools.schemas() is before
+    one.get(TOOLS).register(_echo("mine", "x"))
+    before = one.get(TOOLS).schemas()
+    two.get(TOOLS).register(_echo("theirs", "x"))
+    assert one.get(TOOLS).schemas() is before
 
 
 async def test_unbound_registry_needs_a_context_to_run_calls() -> None:

@@ -11,8 +11,8 @@ from loop_support import create_agent, runtime_for
 
 from starharness.mockllm import MockLlmServer, Success
 from starharness.runtime.kernel import Next
-from starharness.runtime.llm import to_wire_messages
 from starharness.runtime.llm.types import LlmRequest, UserMessage
+from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.loop import PRE_STEP, REQUEST, OutgoingRequest, StepPlan
 from starharness.runtime.loop.view_log import verify_request
 from starharness.runtime.session import (

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from starharness.runtime.approvals import ApprovalsConfig, ApprovalsPlugin
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
-from starharness.runtime.prompt import PromptConfig, PromptPlugin
+from starharness.runtime.prompt import PROMPT, PromptConfig, PromptPlugin
 from starharness.runtime.tools import (
     MUTATING,
     REQUIRES_APPROVAL,
+    TOOLS,
     FailureCode,
     ToolOutcome,
     ToolsConfig,
@@ -73,7 +74,7 @@ async def agent_for(
 
 
 async def call(agent: Context, name: str, **arguments: Any) -> ToolOutcome:
-    [outcome] = await agent.tools.execute_calls([ToolCall("c1", name, json.dumps(arguments))])
+    [outcome] = await agent.get(TOOLS).execute_calls([ToolCall("c1", name, json.dumps(arguments))])
     return outcome
 
 
@@ -327,7 +328,7 @@ async def test_write_file_refuses_content_over_the_limit(project: Path) -> None:
 
 async def test_write_file_asks_for_approval_and_a_refusal_writes_nothing(project: Path) -> None:
     agent = await agent_for(project)  # approvals: deny
-    definition = agent.tools.get("write_file")
+    definition = agent.get(TOOLS).get("write_file")
     assert definition is not None
     assert {MUTATING, REQUIRES_APPROVAL} <= definition.tags
     outcome = await call(agent, "write_file", path="x.txt", content="x")
@@ -355,12 +356,12 @@ async def test_the_plugin_defaults_to_the_current_folder_and_guides_the_model(
     await PromptPlugin().setup(ctx.fork("prompt"), PromptConfig())
     await WorkspacePlugin().setup(ctx.fork("workspace"), WorkspaceConfig())
     assert ctx.get(WORKSPACE).root == resolved_project
-    assert ctx.tools.names() == ["list_files", "read_file", "search_files", "write_file"]
-    assert f"project folder {resolved_project}" in ctx.prompt.assemble(ctx)
+    assert ctx.get(TOOLS).names() == ["list_files", "read_file", "search_files", "write_file"]
+    assert f"project folder {resolved_project}" in ctx.get(PROMPT).assemble(ctx)
 
 
 async def test_a_read_only_workspace_has_no_write_tool(project: Path) -> None:
     agent = await agent_for(project, writable=False)
-    assert "write_file" not in agent.tools.names()
+    assert "write_file" not in agent.get(TOOLS).names()
     outcome = await call(agent, "write_file", path="x.txt", content="x")
     assert outcome.error_code == FailureCode.UNKNOWN_TOOL

@@ -18,6 +18,7 @@ import pytest
 from starharness.runtime.approvals import (
     APPROVAL_ASKED,
     APPROVAL_DECIDED,
+    APPROVALS,
     ApprovalDecided,
     ApprovalRequest,
     ApprovalsConfig,
@@ -25,7 +26,7 @@ from starharness.runtime.approvals import (
     Decision,
     InteractiveApprovals,
 )
-from starharness.runtime.kernel import APPROVALS, Context
+from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.sandbox import (
     BubblewrapProvider,

@@ -1,5 +1,5 @@
 """`python -m starharness.cli`, the same as the `star-harness` script."""
 
-from starharness.cli import main
+from . import main
 
 main()

@@ -6,20 +6,26 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from starharness.runtime.approvals import ApprovalRequest, Decision, InteractiveApprovals
-from starharness.runtime.ask_user import USER_QUESTIONS, Question
-from starharness.runtime.context import WorkBook, render_plan
-from starharness.runtime.context.events import (
+from ..runtime.approvals import APPROVALS, ApprovalRequest, Decision, InteractiveApprovals
+from ..runtime.ask_user import USER_QUESTIONS, Question
+from ..runtime.context import WorkBook, render_plan
+from ..runtime.context.events import (
     COMPACTION_END,
     GOAL_CHANGE,
     PLAN_CHANGE,
     SUBAGENT_START,
 )
-from starharness.runtime.context.goals import render_state
-from starharness.runtime.kernel import APPROVALS, Context
-from starharness.runtime.loop import SESSION_EVENT, Agent, AgentOptions, CancelCause, LoggedEvent
-from starharness.runtime.session import event_types as ev
-
+from ..runtime.context.goals import render_state
+from ..runtime.kernel import Context
+from ..runtime.loop import (
+    AGENTS,
+    SESSION_EVENT,
+    Agent,
+    AgentOptions,
+    CancelCause,
+    LoggedEvent,
+)
+from ..runtime.session import event_types as ev
 from ._terminal_lines import LineSource
 
 PROMPT: Final = "> "
@@ -96,7 +102,7 @@ class ChatSession:
         )
         questions = self.ctx.maybe(USER_QUESTIONS)
         stop_answering = questions.attach(self._answer) if questions is not None else None
-        handle = await self.ctx.agents.create(
+        handle = await self.ctx.get(AGENTS).create(
             self.session_id, setup=self._set_up, options=self._options
         )
         self._agent = handle.agent
@@ -152,20 +158,23 @@ class ChatSession:
 
     def _observe(self, logged: LoggedEvent) -> None:
         event = logged.event
-        data = event.data
         kind = event.type
+        data = event.data
         if kind == ev.ASSISTANT_CHUNK:
-            chunk = data["chunk"]
-            if chunk["type"] == "text-delta":
-                self._write(chunk["text"])
+            chunk: ev.ChunkData = event.data["chunk"]
+            if chunk["type"] == ev.TEXT_DELTA:
+                self._write(chunk.get("text", ""))
         elif kind == ev.TOOL_CALL:
-            self._line(f"[tool] {data['name']}({shorten(data['arguments'], _SHORT_ARGUMENTS)})")
+            call = ev.payload(event, ev.ToolCallEventData)
+            self._line(f"[tool] {call['name']}({shorten(call['arguments'], _SHORT_ARGUMENTS)})")
         elif kind == ev.TOOL_RESULT:
-            mark = "error" if data["is_error"] else "ok"
-            content = shorten(str(data["content"]), _SHORT_RESULT)
-            self._line(f"[tool] {data['name']} -> {mark}: {content}")
+            result = ev.payload(event, ev.ToolResultData)
+            mark = "error" if result["is_error"] else "ok"
+            content = shorten(str(result["content"]), _SHORT_RESULT)
+            self._line(f"[tool] {result['name']} -> {mark}: {content}")
         elif kind == ev.LLM_RETRY:
-            self._line(f"[retry] attempt {data['attempt']}: {data['error']}")
+            retry = ev.payload(event, ev.LlmRetryData)
+            self._line(f"[retry] attempt {retry['attempt']}: {retry['error']}")
         elif kind == PLAN_CHANGE:
             self._line("[plan] " + render_plan(data["items"], data["revision"]))
         elif kind == GOAL_CHANGE:
@@ -177,9 +186,11 @@ class ChatSession:
             )
         elif kind == SUBAGENT_START:
             self._line(f"[subagent] {data['child']}: {shorten(data['task'], _SHORT_ARGUMENTS)}")
-        elif kind == ev.TURN_END and data["reason"] != "completed":
-            error = data.get("error")
-            self._line(f"[turn {data['reason']}{': ' + str(error) if error else ''}]")
+        elif kind == ev.TURN_END:
+            end = ev.payload(event, ev.TurnEndData)
+            if end["reason"] != "completed":
+                error = end.get("error")
+                self._line(f"[turn {end['reason']}{': ' + str(error) if error else ''}]")
 
     # -- approvals ---------------------------------------------------------------------------
 

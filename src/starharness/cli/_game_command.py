@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starharness import app as composition
-from starharness.runtime.config import Patch, ResolvedProfile
+from .. import app as composition
+from ..errors import CliError
+from ..runtime.config import Patch, ResolvedProfile
 
-from ._errors import CliError
-
-SERVER_ROW = "server"
-LLM_ROW = "llm"
+SERVER_ROW = composition.SERVER_ROW
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,55 +76,25 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
     world_problem = check_world_path(flags.world)
     if world_problem is not None:
         raise CliError(f"{command}: {world_problem}")
-    resolved = composition.load(command, patches)
-    resolved.row(SERVER_ROW)  # a ProfileError naming the row when a patch removed it
-    problem = game_problem(str(dict(resolved.row(SERVER_ROW).config).get("game")))
-    if problem is not None:
-        raise CliError(f"{command}: {problem}")
-    if flags.offline or (flags.provider is None and not _key_available(resolved)):
-        resolved = _with_offline_brain(command, resolved, patches)
-    return resolved
 
+    def check_game(spec: str) -> None:
+        problem = game_problem(spec)
+        if problem is not None:
+            raise CliError(f"{command}: {problem}")
 
-def _key_available(profile: ResolvedProfile) -> bool:
-    """Whether the profile's llm row has what it needs; a keyless row means the offline brain."""
-    from starharness.runtime.credentials import resolve_secret
-    from starharness.runtime.llm import get_profile
-
-    row = profile.row(LLM_ROW)
-    if not row.plugin.endswith(":LlmPlugin"):
-        return True  # someone patched in another brain: use it as it is
-    config: dict[str, Any] = dict(row.config)
-    provider = get_profile(str(config.get("provider") or "deepseek"))
-    variable = config.get("api_key_env") or provider.api_key_env
-    if not provider.key_required:
-        return True
-    return bool(variable) and resolve_secret(str(variable)) is not None
-
-
-def _with_offline_brain(
-    command: str, profile: ResolvedProfile, patches: list[Any]
-) -> ResolvedProfile:
-    server = profile.row(SERVER_ROW)
-    game = str(dict(server.config).get("game"))
-    offline = Patch.of(
-        "offline brain (no API key)",
-        [
-            {
-                "id": LLM_ROW,
-                "plugin": "starharness.offline:OfflineBrainPlugin",
-                "config": {"game": game},
-            }
-        ],
+    return composition.load_game(
+        command,
+        patches,
+        offline=flags.offline,
+        provider_chosen=flags.provider is not None,
+        check_game=check_game,
     )
-    return composition.load(command, [*patches, offline])
 
 
 def brain_label(profile: ResolvedProfile) -> str:
-    row = profile.row(LLM_ROW)
-    if row.plugin.endswith(":OfflineBrainPlugin"):
+    if composition.uses_offline_brain(profile):
         return "offline brain (no API key; set DEEPSEEK_API_KEY or use --provider for a real model)"
-    config = dict(row.config)
+    config = dict(profile.row(composition.LLM_ROW).config)
     label = f"{config.get('provider')} / {config.get('model') or _default_model(config)}"
     if config.get("base_url"):
         label += f" at {config['base_url']}"
@@ -135,7 +103,7 @@ def brain_label(profile: ResolvedProfile) -> str:
 
 def _default_model(config: dict[str, Any]) -> str:
     """The model a provider uses when none is named, by its name (not "default model")."""
-    from starharness.runtime.llm import get_profile
+    from ..runtime.llm import get_profile
 
     try:
         model = get_profile(str(config.get("provider") or "deepseek")).default_model
@@ -153,17 +121,16 @@ def serve_until_stopped(command: str, profile: ResolvedProfile, started_at: floa
 
 
 async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> int:
-    from starharness.npc import NPC_SERVER
-    from starharness.npc.server import tune_gc_for_serving
-    from starharness.runtime.config import start
+    from ..npc import NPC_SERVER
+    from ..npc.server import tune_gc_for_serving
+    from ..runtime.config import start
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
-    from starharness.runtime.config import PluginStartError
-
+    from ..runtime.config import PluginStartError
     from ._startup_errors import startup_problem
 
     _log_to_stderr()
@@ -198,7 +165,7 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
 
 
 def _default_world(game_spec: str) -> str:
-    from starharness.npc import load_game
+    from ..npc import load_game
 
     default = load_game(game_spec).default_world_path
     return str(default()) if default is not None else "the game's default world file"

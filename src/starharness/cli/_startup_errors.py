@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from starharness.runtime.config import ResolvedProfile
+from ..runtime.config import ResolvedProfile
 
 SERVER_ROW = "server"
 LLM_ROW = "llm"
@@ -33,8 +33,8 @@ def check_world_path(world: Path | None) -> str | None:
 
 def game_problem(spec: str) -> str | None:
     """Why the game module cannot be loaded, or None."""
-    from starharness.npc import GameDefinitionError, GameLoadError, load_game
-    from starharness.npc.encounter import GameKit
+    from ..npc import GameDefinitionError, GameLoadError, load_game
+    from ..npc.encounter import GameKit
 
     try:
         GameKit.of(load_game(spec))

@@ -10,7 +10,7 @@ import typer
 from ._llm_options import BaseUrl, Model, PatchFiles, Provider
 
 if TYPE_CHECKING:
-    from starharness.runtime.config import ResolvedProfile
+    from ..runtime.config import ResolvedProfile
 
 
 def register(app: typer.Typer) -> None:
@@ -41,8 +41,7 @@ def acp(
 ) -> None:
     import asyncio
 
-    from starharness import app as composition
-
+    from .. import app as composition
     from ._command_profile import load_for_command
 
     resolved = load_for_command(
@@ -60,9 +59,9 @@ async def serve_acp_agent(resolved: ResolvedProfile) -> None:
     """Start the profile and serve one ACP client on stdio until it closes the connection."""
     from importlib.metadata import version
 
-    from starharness.runtime.acp import serve_acp
-    from starharness.runtime.config import start
-    from starharness.runtime.protocol import HostInfo
+    from ..runtime.acp import serve_acp
+    from ..runtime.config import start
+    from ..runtime.protocol import HostInfo
 
     async with await start(resolved) as runtime:
         info = HostInfo(

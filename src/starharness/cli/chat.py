@@ -13,9 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
-    from starharness.runtime.config import ResolvedProfile
-    from starharness.runtime.kernel import Context
-
+    from ..runtime.config import ResolvedProfile
+    from ..runtime.kernel import Context
     from ._chat_session import ChatSession
     from ._terminal_lines import LineSource
 
@@ -53,8 +52,7 @@ def chat(
     import asyncio
     import sys
 
-    from starharness import app as composition
-
+    from .. import app as composition
     from ._command_profile import load_for_command
     from ._terminal_lines import StreamLines
 
@@ -79,8 +77,7 @@ async def run_chat(
     import contextlib
     import signal
 
-    from starharness.runtime.config import start
-
+    from ..runtime.config import start
     from ._chat_session import ChatSession
 
     async with await start(resolved) as runtime:
@@ -116,11 +113,14 @@ def banner_lines(ctx: Context, resolved: ResolvedProfile) -> list[str]:
 
 def status_lines(ctx: Context, resolved: ResolvedProfile, session: ChatSession) -> list[str]:
     """`/status`: profile, model, tools, and the Godot bridge when the profile has one."""
-    tools = ctx.tools.names()
+    from ..runtime.llm import LLM
+    from ..runtime.tools import TOOLS
+
+    tools = ctx.get(TOOLS).names()
     lines = [f"profile: {resolved.name} ({resolved.source})"]
     agent = session.agent
     if agent is not None:
-        provider = ctx.llm.get(agent.options.provider)
+        provider = ctx.get(LLM).get(agent.options.provider)
         lines.append(f"model: {agent.options.model or provider.default_model} ({provider.name})")
     lines.append(f"tools ({len(tools)}): {', '.join(tools) or 'none'}")
     lines.extend(_bridge_lines(ctx))
@@ -128,8 +128,8 @@ def status_lines(ctx: Context, resolved: ResolvedProfile, session: ChatSession) 
 
 
 def _bridge_lines(ctx: Context) -> Sequence[str]:
-    from starharness.godot import GODOT_BRIDGE
-    from starharness.godot.status_text import status_lines as bridge_status_lines
+    from ..godot import GODOT_BRIDGE
+    from ..godot.status_text import status_lines as bridge_status_lines
 
     bridge = ctx.maybe(GODOT_BRIDGE)
     return bridge_status_lines(bridge.status()) if bridge is not None else ()

@@ -30,8 +30,8 @@ def config(
 ) -> None:
     if not dump:
         raise CliError("config: nothing to do; pass --dump to print the resolved profile")
-    from starharness import app as composition
-    from starharness.runtime.config import dump_profile
+    from .. import app as composition
+    from ..runtime.config import dump_profile
 
     resolved = composition.load(profile, patch or ())
     sys.stdout.write(dump_profile(resolved))

@@ -50,7 +50,7 @@ def eval_command(
 
     from rich.console import Console
 
-    from starharness.eval import (
+    from ..eval import (
         EvalSettings,
         ScenarioFileError,
         Target,

@@ -11,7 +11,7 @@ import typer
 from ._errors import CliError
 
 if TYPE_CHECKING:
-    from starharness.runtime.session import SessionStore
+    from ..runtime.session import SessionStore
 
 
 def register(app: typer.Typer) -> None:
@@ -52,8 +52,8 @@ def inspect(
 ) -> None:
     import asyncio
 
-    from starharness.runtime.session import default_sessions_path
-    from starharness.runtime.session.postgres import PostgresTarget, is_postgres_url
+    from ..runtime.session import default_sessions_path
+    from ..runtime.session.postgres import PostgresTarget, is_postgres_url
 
     where: str | PostgresTarget
     if sessions is not None and is_postgres_url(sessions):
@@ -68,8 +68,8 @@ def inspect(
         where = str(path)
 
     async def open_store() -> SessionStore:
-        from starharness.runtime.session import SqliteStore
-        from starharness.runtime.session.postgres import PostgresStore
+        from ..runtime.session import SqliteStore
+        from ..runtime.session.postgres import PostgresStore
 
         if isinstance(where, PostgresTarget):
             return await PostgresStore.open(where)
@@ -82,8 +82,8 @@ def inspect(
 async def _inspect(
     open_store: Callable[[], Awaitable[SessionStore]], path: str, key: str | None
 ) -> str:
-    from starharness.npc.inspect import find_transcript, list_transcripts, render_transcript
-    from starharness.runtime.session import StoreError
+    from ..npc.inspect import find_transcript, list_transcripts, render_transcript
+    from ..runtime.session import StoreError
 
     try:
         store = await open_store()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from starharness.runtime.config import ResolvedProfile
+    from ..runtime.config import ResolvedProfile
 
 DEFAULT_PROFILE = "godot"
 
@@ -59,8 +59,9 @@ async def serve(resolved: ResolvedProfile) -> None:
     import logging
     from importlib.metadata import PackageNotFoundError, version
 
-    from starharness.runtime.config import start
-    from starharness.runtime.mcp_server import ServerInfo, serve_stdio, stdout_to_stderr
+    from ..runtime.config import start
+    from ..runtime.mcp_server import ServerInfo, serve_stdio, stdout_to_stderr
+    from ..runtime.tools import TOOLS
 
     try:
         package_version = version("star-harness")
@@ -73,7 +74,7 @@ async def serve(resolved: ResolvedProfile) -> None:
     with stdout_to_stderr():
         runtime = await start(resolved)
     try:
-        tools = runtime.ctx.tools.names()
+        tools = runtime.ctx.get(TOOLS).names()
         logging.getLogger("starharness.cli.mcp").info(
             "serving %d tools of profile %r over MCP stdio: %s",
             len(tools),

@@ -10,7 +10,7 @@ import typer
 from ._errors import CliError
 
 if TYPE_CHECKING:
-    from starharness.mockllm import MockLlmServer
+    from ..mockllm import MockLlmServer
 
 _HELP = (
     "Serve an OpenAI-compatible mock LLM. Conversations are told apart by the "
@@ -68,7 +68,7 @@ def _build_server(
 ) -> MockLlmServer:
     import os
 
-    from starharness.mockllm import (
+    from ..mockllm import (
         SERVING_KEEP_CONVERSATIONS,
         MockLlmServer,
         Responder,
@@ -86,7 +86,7 @@ def _build_server(
         api_key = os.environ.get(api_key_env)
         if not api_key:
             raise CliError(f"mock-llm: environment variable {api_key_env} is not set")
-    from starharness.npc.server import is_loopback
+    from ..npc.server import is_loopback
 
     if api_key is None and not is_loopback(host):
         raise CliError(

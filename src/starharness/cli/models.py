@@ -10,7 +10,7 @@ import typer
 from ._errors import CliError
 
 if TYPE_CHECKING:
-    from starharness.localmodel import LocalModelServer
+    from ..localmodel import LocalModelServer
 
 _HELP = "Local models: run a real model on this machine, no network needed."
 _SERVE_HELP = (
@@ -46,13 +46,13 @@ def serve_local(
     """Serve a local model until Ctrl-C."""
     import asyncio
 
-    from starharness.localmodel import (
+    from ..localmodel import (
         LocalModelError,
         LocalModelServer,
         LocalServerSettings,
         resolve_model,
     )
-    from starharness.npc.server import is_loopback
+    from ..npc.server import is_loopback
 
     if not is_loopback(host):
         raise CliError(

@@ -26,8 +26,8 @@ def new_game(
         typer.Option("--into", help="The folder to create it in.", file_okay=False),
     ] = Path(),
 ) -> None:
-    from starharness.scaffold import NewGameError
-    from starharness.scaffold import new_game as scaffold
+    from ..scaffold import NewGameError
+    from ..scaffold import new_game as scaffold
 
     try:
         made = scaffold(name, into)

@@ -10,7 +10,7 @@ import typer
 from ._llm_options import BaseUrl, Model, PatchFiles, Provider
 
 if TYPE_CHECKING:
-    from starharness.runtime.config import ResolvedProfile
+    from ..runtime.config import ResolvedProfile
 
 
 def register(app: typer.Typer) -> None:
@@ -41,8 +41,7 @@ def rpc(
 ) -> None:
     import asyncio
 
-    from starharness import app as composition
-
+    from .. import app as composition
     from ._command_profile import load_for_command
 
     resolved = load_for_command(
@@ -60,8 +59,8 @@ async def serve_rpc(resolved: ResolvedProfile) -> None:
     """Start the profile and serve the protocol on stdio until shutdown or end of input."""
     from importlib.metadata import version
 
-    from starharness.runtime.config import start
-    from starharness.runtime.protocol import HostInfo, serve_stdio
+    from ..runtime.config import start
+    from ..runtime.protocol import HostInfo, serve_stdio
 
     async with await start(resolved) as runtime:
         info = HostInfo(profile=resolved.name, version=version("star-harness"))

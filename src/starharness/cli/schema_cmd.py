@@ -32,8 +32,8 @@ def schema(
         typer.Option("--out", help="Write the schema to this file instead of printing it."),
     ] = None,
 ) -> None:
-    from starharness.npc import GameDefinitionError, GameLoadError, load_game
-    from starharness.npc.game_schema import game_schema_text
+    from ..npc import GameDefinitionError, GameLoadError, load_game
+    from ..npc.game_schema import game_schema_text
 
     try:
         text = game_schema_text(load_game(game))

@@ -26,7 +26,7 @@ def seed(
     ] = None,
 ) -> None:
     # Imported here so that `star-harness --help` does not load the game.
-    from starharness.voyage import WorldError, seed_world
+    from ..voyage import WorldError, seed_world
 
     try:
         path = seed_world(world)

@@ -38,9 +38,8 @@ def talk(
 
     from rich.console import Console
 
-    from starharness.npc.client import ClientError
-    from starharness.npc.client.terminal import TalkSettings, input_lines, run_talk
-
+    from ..npc.client import ClientError
+    from ..npc.client.terminal import TalkSettings, input_lines, run_talk
     from ._errors import CliError
 
     token = None
@@ -67,6 +66,6 @@ def talk(
 
 
 def _default_player() -> str:
-    from starharness.voyage import PLAYER_ID
+    from ..voyage import PLAYER_ID
 
     return PLAYER_ID

@@ -33,8 +33,8 @@ def mint(
     ] = None,
     audience: Annotated[str, typer.Option(help="The `aud` claim.")] = "star-harness",
 ) -> None:
-    from starharness.npc.identity import PlayerTokenError, mint_player_token
-    from starharness.runtime.credentials import get_secret
+    from ..npc.identity import PlayerTokenError, mint_player_token
+    from ..runtime.credentials import get_secret
 
     secret = get_secret(secret_env)
     if secret is None or not secret.reveal().strip():

@@ -11,8 +11,8 @@ import typer
 from ._llm_options import BaseUrl, Model, PatchFiles, Provider
 
 if TYPE_CHECKING:
-    from starharness.runtime.config import ResolvedProfile
-    from starharness.webui import WebSettings
+    from ..runtime.config import ResolvedProfile
+    from ..webui import WebSettings
 
 
 def register(app: typer.Typer) -> None:
@@ -57,9 +57,8 @@ def web(
     import asyncio
     import contextlib
 
-    from starharness import app as composition
-    from starharness.webui import WebSettings
-
+    from .. import app as composition
+    from ..webui import WebSettings
     from ._command_profile import load_for_command
 
     resolved = load_for_command(
@@ -77,8 +76,7 @@ def web(
         allow_hosts=tuple(allow_host or ()),
         allow_origins=tuple(allow_origin or ()),
     )
-    from starharness.npc.server import ExposureError
-
+    from ..npc.server import ExposureError
     from ._errors import CliError
 
     try:
@@ -92,9 +90,9 @@ async def run_web(resolved: ResolvedProfile, settings: WebSettings) -> None:
     """Start the profile and the web UI; serve until interrupted."""
     from importlib.metadata import version
 
-    from starharness.runtime.config import start
-    from starharness.runtime.protocol import HostInfo
-    from starharness.webui import start_web
+    from ..runtime.config import start
+    from ..runtime.protocol import HostInfo
+    from ..webui import start_web
 
     async with await start(resolved) as runtime:
         info = HostInfo(

@@ -10,7 +10,7 @@ from .evidence import (
     Tokens,
     TurnEvidence,
 )
-from .player import ScriptedPlayer, TurnTimeout, scripted_player
+from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .render import print_report
 from .report import EvalReport, RuleSummary, ScenarioReport, ScoredTurn, Target
 from .rules import RULES, Rule, Verdict, score
@@ -49,7 +49,7 @@ __all__ = [
     "Target",
     "Tokens",
     "TurnEvidence",
-    "TurnTimeout",
+    "TurnTimeoutError",
     "Verdict",
     "WorldCheck",
     "build_profile",

@@ -11,12 +11,12 @@ from typing import Any, cast
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from starharness.npc.frames import FrameError, Protocol
-
+from ..npc.frames import FrameError, Protocol
+from ..runtime.errors import StarHarnessError
 from .evidence import Frame, PlayerTurn
 
 
-class TurnTimeout(TimeoutError):
+class TurnTimeoutError(StarHarnessError, TimeoutError):
     """The harness did not finish a turn (no `encounter.idle`) in time."""
 
 
@@ -61,7 +61,7 @@ class ScriptedPlayer:
                 turn.turn_s = time.perf_counter() - started
                 if turn.of_type("error"):
                     return turn
-                raise TurnTimeout(f"no encounter.idle within {timeout_s:g} s after {said!r}")
+                raise TurnTimeoutError(f"no encounter.idle within {timeout_s:g} s after {said!r}")
             try:
                 raw = await _receive(self._socket, remaining)
             except TimeoutError:

@@ -8,22 +8,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from starharness import app as composition
-from starharness.npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
-from starharness.runtime.config import Patch, ResolvedProfile, start
-from starharness.runtime.kernel import SESSIONS
-from starharness.runtime.session import SessionStore
-
+from .. import app as composition
+from ..npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
+from ..runtime.config import ResolvedProfile, start
+from ..runtime.session import SESSIONS, SessionStore
 from .audit import AuditReader
 from .evidence import ModelTurn, PlayerTurn, TurnEvidence
-from .player import ScriptedPlayer, TurnTimeout, scripted_player
+from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .report import EvalReport, ScenarioReport, ScoredTurn, Target
 from .scenarios import Scenario, ScenarioSet, Step
 from .transcript import model_turns
 
-OFFLINE_PLUGIN = "starharness.offline:OfflineBrainPlugin"
 Progress = Callable[[str], None]
 
 
@@ -61,32 +57,14 @@ async def run_eval(
 
 def build_profile(settings: EvalSettings, game: str, world: Path) -> ResolvedProfile:
     """`serve`'s profile on a loopback port 0, a fresh world, sessions in memory, the model."""
-    patches: list[Any] = list(settings.patch_files)
     target = settings.target
-    if not settings.offline:
-        choice = composition.LlmChoice(target.provider, target.model, target.base_url).patch()
-        if choice is not None:
-            patches.append(choice)
-    patches.append(
-        Patch.of(
-            "eval",
-            [
-                {
-                    "id": "server",
-                    "merge": {"host": "127.0.0.1", "port": 0, "world": str(world), "game": game},
-                },
-                {"id": "sessions", "merge": {"store": "memory"}},
-            ],
-        )
+    return composition.eval_profile(
+        game,
+        world,
+        settings.patch_files,
+        llm=composition.LlmChoice(target.provider, target.model, target.base_url),
+        offline=settings.offline,
     )
-    if settings.offline:
-        patches.append(
-            Patch.of(
-                "eval --offline",
-                [{"id": "llm", "plugin": OFFLINE_PLUGIN, "config": {"game": game}}],
-            )
-        )
-    return composition.load("serve", patches)
 
 
 @dataclass(slots=True)
@@ -109,7 +87,7 @@ async def _run_scenario(
         audit = AuditReader(world)
         try:
             await _play(settings, scenario, running, kit, audit, played)
-        except TurnTimeout as exc:
+        except TurnTimeoutError as exc:
             result.error = str(exc)
         store = runtime.ctx.get(SESSIONS).store
         await runtime.ctx.get(SESSIONS).flush()

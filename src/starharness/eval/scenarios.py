@@ -10,10 +10,12 @@ from typing import Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..runtime.errors import UserFacingError
+
 DEFAULT_GAME = "starharness.voyage:GAME"
 
 
-class ScenarioFileError(ValueError):
+class ScenarioFileError(UserFacingError, ValueError):
     """A scenario file cannot be read; the message names the file and what is wrong."""
 
 

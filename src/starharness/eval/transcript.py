@@ -6,10 +6,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from starharness.npc.speech import parse_arguments, read_line
-from starharness.runtime.session import SessionEvent
-from starharness.runtime.session import event_types as ev
-
+from ..npc.speech import parse_arguments, read_line
+from ..runtime.session import SessionEvent
+from ..runtime.session import event_types as ev
 from .evidence import ModelTurn, RefusalFollowUp, Tokens
 
 _STREAMED = frozenset({"text-delta", "tool-call-delta"})
@@ -57,25 +56,24 @@ class _TurnReader:
         self._chunks = 0
 
     def read(self, event: SessionEvent) -> None:
-        data = event.data
         kind = event.type
         if kind == ev.ASSISTANT_CHUNK:
-            if data["chunk"].get("type") in _STREAMED:
+            if ev.payload(event, ev.AssistantChunkData)["chunk"].get("type") in _STREAMED:
                 self._chunks += 1
         elif kind == ev.ASSISTANT_MESSAGE:
-            self._message(data)
+            self._message(ev.payload(event, ev.AssistantMessageData))
         elif kind == ev.TOOL_CALL:
-            self._call(data)
+            self._call(ev.payload(event, ev.ToolCallEventData))
         elif kind == ev.TOOL_RESULT:
-            self._result(data)
+            self._result(ev.payload(event, ev.ToolResultData))
         elif kind == ev.REQUEST_CONTEXT:
-            quirk = data.get("quirk")
+            quirk = ev.payload(event, ev.RequestContextData).get("quirk")
             if isinstance(quirk, Mapping):
-                self.turn.quirks.append(str(quirk.get("choice", "")))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+                self.turn.quirks.append(str(quirk.get("choice", "")))
         elif kind == ev.TURN_END:
-            self.turn.end_reason = str(data.get("reason", ""))
+            self.turn.end_reason = str(ev.payload(event, ev.TurnEndData).get("reason", ""))
 
-    def _message(self, data: Mapping[str, Any]) -> None:
+    def _message(self, data: ev.AssistantMessageData) -> None:
         if data.get("interrupted"):
             return
         text = str(data.get("text") or "").strip()
@@ -89,7 +87,7 @@ class _TurnReader:
             self._tokens[1] += int(counts.get("output", 0) or 0)
             self._tokens[2] += int(counts.get("cache_read", 0) or 0)
 
-    def _call(self, data: Mapping[str, Any]) -> None:
+    def _call(self, data: ev.ToolCallEventData) -> None:
         name = str(data.get("name", ""))
         self.turn.tool_calls.append(name)
         if name != self._speech_tool:
@@ -106,7 +104,7 @@ class _TurnReader:
             self.turn.refusals.append(RefusalFollowUp(action, reason, hint, line))
         self._pending.clear()
 
-    def _result(self, data: Mapping[str, Any]) -> None:
+    def _result(self, data: ev.ToolResultData) -> None:
         refusal = _refusal(data.get("content"))
         if refusal is not None:
             reason, hint = refusal

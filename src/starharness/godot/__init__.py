@@ -1,6 +1,6 @@
 """The Godot editor bridge: a loopback TCP server for the agent_rpc addon and 27 godot_* tools."""
 
-from starharness.godot.bridge import (
+from .bridge import (
     BridgeEvent,
     BridgeSettings,
     BridgeStatus,
@@ -11,24 +11,30 @@ from starharness.godot.bridge import (
     default_home,
     endpoint_path,
 )
-from starharness.godot.errors import ErrorCode, GodotError, HandshakeFailure
-from starharness.godot.plugin import (
+from .errors import GodotError, GodotErrorCode, HandshakeFailure
+from .plugin import (
     ALL_TOOLS,
     BRIDGE_EVENT,
     GODOT_BRIDGE,
     GodotBridgeConfig,
     GodotBridgePlugin,
 )
-from starharness.godot.protocol.methods import (
+from .protocol.methods import (
     ALLOWED_METHODS,
     METHOD_TOOL,
     MUTATING_TOOLS,
     TOOL_METHOD,
     TOOL_NAMES,
 )
-from starharness.godot.protocol.reply import RpcReply
-from starharness.godot.runtime_tools import GODOT_TAG, bridge_tool
-from starharness.godot.tools import TOOLS, GodotToolSpec, ToolOutcome, enabled_specs, tool_spec
+from .protocol.reply import RpcReply
+from .runtime_tools import GODOT_TAG, bridge_tool
+from .tools import (
+    GODOT_TOOLS,
+    GodotOutcome,
+    GodotToolSpec,
+    enabled_specs,
+    tool_spec,
+)
 
 __all__ = [
     "ALLOWED_METHODS",
@@ -36,26 +42,26 @@ __all__ = [
     "BRIDGE_EVENT",
     "GODOT_BRIDGE",
     "GODOT_TAG",
+    "GODOT_TOOLS",
     "METHOD_TOOL",
     "MUTATING_TOOLS",
-    "TOOLS",
     "TOOL_METHOD",
     "TOOL_NAMES",
     "BridgeEvent",
     "BridgeSettings",
     "BridgeStatus",
     "EndpointFile",
-    "ErrorCode",
     "EventSink",
     "GodotBridge",
     "GodotBridgeConfig",
     "GodotBridgePlugin",
     "GodotError",
+    "GodotErrorCode",
+    "GodotOutcome",
     "GodotToolSpec",
     "HandshakeFailure",
     "PlayErrorRecord",
     "RpcReply",
-    "ToolOutcome",
     "bridge_tool",
     "default_home",
     "enabled_specs",

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
+from ..runtime.errors import StarHarnessError
 
-class ErrorCode(StrEnum):
+
+class GodotErrorCode(StrEnum):
     """Why a Godot call or the bridge failed; each one is in the troubleshooting table."""
 
     NO_EDITOR = "no_editor"
@@ -70,10 +72,10 @@ HANDSHAKE_ADVICE: dict[HandshakeFailure, str] = {
 }
 
 
-class GodotError(Exception):
-    """A failure with a code from ErrorCode; its message says what happened and what to do."""
+class GodotError(StarHarnessError):
+    """A failure with a code from GodotErrorCode; its message says what happened and what to do."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: GodotErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -91,14 +93,14 @@ def no_editor(failures: int, last_failure: HandshakeFailure | None) -> GodotErro
             f". The bridge refused {failures} connection attempt(s); the last one because "
             f"{HANDSHAKE_ADVICE[last_failure]}"
         )
-    return GodotError(ErrorCode.NO_EDITOR, message)
+    return GodotError(GodotErrorCode.NO_EDITOR, message)
 
 
 def no_editor_for_project(workspace: str, others: Iterable[str]) -> GodotError:
     """Editors are connected, but none has the workspace's project open."""
     listed = ", ".join(others) or "none"
     return GodotError(
-        ErrorCode.NO_EDITOR_FOR_PROJECT,
+        GodotErrorCode.NO_EDITOR_FOR_PROJECT,
         f"no connected Godot editor for project ({workspace}); connected editors: {listed}. "
         "Open this project in Godot with the Agent RPC addon enabled; calls are never sent "
         "to an editor of another project",
@@ -109,7 +111,7 @@ def client_not_found(client_id: str, known: Iterable[str]) -> GodotError:
     """An explicit client id that is unknown or not authenticated."""
     listed = ", ".join(known) or "none"
     return GodotError(
-        ErrorCode.CLIENT_NOT_FOUND,
+        GodotErrorCode.CLIENT_NOT_FOUND,
         f"Godot client {client_id} not found or not authenticated (connected: {listed}); "
         "omit the client id to use the editor of this project",
     )
@@ -118,7 +120,7 @@ def client_not_found(client_id: str, known: Iterable[str]) -> GodotError:
 def client_other_project(client_id: str, project: str, workspace: str) -> GodotError:
     """An explicit client whose project is not the workspace."""
     return GodotError(
-        ErrorCode.CLIENT_OTHER_PROJECT,
+        GodotErrorCode.CLIENT_OTHER_PROJECT,
         f"Godot client {client_id} has project {project} open, not this workspace "
         f"({workspace}); calls are never routed to another project. Use an editor that has "
         "this project open",
@@ -128,7 +130,7 @@ def client_other_project(client_id: str, project: str, workspace: str) -> GodotE
 def unknown_tool(name: str, known: Iterable[str]) -> GodotError:
     """A tool name outside the 27 godot_* tools."""
     return GodotError(
-        ErrorCode.UNKNOWN_TOOL,
+        GodotErrorCode.UNKNOWN_TOOL,
         f"unknown Godot tool {name!r}; the tools are: {', '.join(sorted(known))}",
     )
 
@@ -136,7 +138,7 @@ def unknown_tool(name: str, known: Iterable[str]) -> GodotError:
 def tool_disabled(name: str) -> GodotError:
     """The tool (or the method's gating tool) is not in enabled_tools."""
     return GodotError(
-        ErrorCode.TOOL_DISABLED,
+        GodotErrorCode.TOOL_DISABLED,
         f"tool {name} is disabled; every godot_* tool is off until it is listed in "
         "enabled_tools of the Godot profile configuration",
     )
@@ -145,7 +147,7 @@ def tool_disabled(name: str) -> GodotError:
 def method_not_allowed(method: str) -> GodotError:
     """A wire method outside the allow-list."""
     return GodotError(
-        ErrorCode.METHOD_NOT_ALLOWED,
+        GodotErrorCode.METHOD_NOT_ALLOWED,
         f"method not allowed: {method}; the bridge only sends the 27 editor methods and ping",
     )
 
@@ -153,7 +155,7 @@ def method_not_allowed(method: str) -> GodotError:
 def invalid_params(subject: str, details: str) -> GodotError:
     """Parameters that fail validation, hygiene limits or the project-setting rules."""
     return GodotError(
-        ErrorCode.INVALID_PARAMS,
+        GodotErrorCode.INVALID_PARAMS,
         f"invalid parameters for {subject}: {details}. Fix the named parameter and call again",
     )
 
@@ -161,7 +163,7 @@ def invalid_params(subject: str, details: str) -> GodotError:
 def timeout(method: str, limit_ms: int) -> GodotError:
     """The editor did not answer within the ladder's limit for the method."""
     return GodotError(
-        ErrorCode.TIMEOUT,
+        GodotErrorCode.TIMEOUT,
         f"timeout: the Godot editor did not answer {method} within {limit_ms} ms. It may be "
         "busy (importing, a modal dialog, paused at a breakpoint) or frozen; look at the "
         "editor, then retry",
@@ -171,7 +173,7 @@ def timeout(method: str, limit_ms: int) -> GodotError:
 def disconnected(method: str, client_id: str) -> GodotError:
     """The client's connection closed while a call was in flight."""
     return GodotError(
-        ErrorCode.DISCONNECTED,
+        GodotErrorCode.DISCONNECTED,
         f"Godot editor disconnected (client {client_id}) before answering {method}. It was "
         "closed, crashed or the addon was disabled; reopen it and retry (the addon reconnects "
         "within about a second)",
@@ -181,7 +183,7 @@ def disconnected(method: str, client_id: str) -> GodotError:
 def bridge_stopped(method: str) -> GodotError:
     """The bridge shut down while a call was in flight."""
     return GodotError(
-        ErrorCode.BRIDGE_STOPPED,
+        GodotErrorCode.BRIDGE_STOPPED,
         f"bridge stopped before the Godot editor answered {method}; start the agent again",
     )
 
@@ -189,7 +191,7 @@ def bridge_stopped(method: str) -> GodotError:
 def bridge_not_running() -> GodotError:
     """A call made before start() or after stop()."""
     return GodotError(
-        ErrorCode.BRIDGE_NOT_RUNNING,
+        GodotErrorCode.BRIDGE_NOT_RUNNING,
         "the Godot bridge is not running; start it (the godot profile starts it with the "
         "agent) and call again",
     )
@@ -197,13 +199,13 @@ def bridge_not_running() -> GodotError:
 
 def editor_error(method: str, error: str) -> GodotError:
     """The addon answered ok:false; its message is passed on verbatim."""
-    return GodotError(ErrorCode.EDITOR_ERROR, f"the Godot editor refused {method}: {error}")
+    return GodotError(GodotErrorCode.EDITOR_ERROR, f"the Godot editor refused {method}: {error}")
 
 
 def response_too_large(method: str, size: int, limit: int) -> GodotError:
     """An answer line longer than the bridge's maximum line size."""
     return GodotError(
-        ErrorCode.RESPONSE_TOO_LARGE,
+        GodotErrorCode.RESPONSE_TOO_LARGE,
         f"the Godot editor's answer to {method} was {size} bytes, over the {limit}-byte line "
         "limit, and was dropped; narrow the request (a smaller max_depth or limit, a sub-folder)",
     )
@@ -212,7 +214,7 @@ def response_too_large(method: str, size: int, limit: int) -> GodotError:
 def send_failed(method: str, client_id: str, reason: str) -> GodotError:
     """Writing the request to the socket failed."""
     return GodotError(
-        ErrorCode.SEND_FAILED,
+        GodotErrorCode.SEND_FAILED,
         f"could not send {method} to the Godot editor (client {client_id}): {reason}; it has "
         "probably just disconnected, retry in a second",
     )
@@ -221,7 +223,7 @@ def send_failed(method: str, client_id: str, reason: str) -> GodotError:
 def bridge_already_running(pid: int, port: int, endpoint: str) -> GodotError:
     """A live bridge owns the endpoint file; this one refuses to start."""
     return GodotError(
-        ErrorCode.BRIDGE_ALREADY_RUNNING,
+        GodotErrorCode.BRIDGE_ALREADY_RUNNING,
         f"another star-harness Godot bridge is already running (pid {pid}, port {port}, "
         f"endpoint file {endpoint}); stop it first or use another STAR_HARNESS_HOME. Only one "
         "bridge may own an endpoint file",
@@ -231,7 +233,7 @@ def bridge_already_running(pid: int, port: int, endpoint: str) -> GodotError:
 def ports_exhausted(first: int, last: int) -> GodotError:
     """Every port of the fallback range is taken."""
     return GodotError(
-        ErrorCode.PORTS_EXHAUSTED,
+        GodotErrorCode.PORTS_EXHAUSTED,
         f"every port in {first}-{last} on 127.0.0.1 is in use; stop the programs holding them "
         "(another bridge, an old Godot MCP server) and start again",
     )
@@ -240,7 +242,7 @@ def ports_exhausted(first: int, last: int) -> GodotError:
 def bind_failed(port: int, reason: str) -> GodotError:
     """Listening failed for a reason other than 'address in use'."""
     return GodotError(
-        ErrorCode.BIND_FAILED,
+        GodotErrorCode.BIND_FAILED,
         f"cannot listen on 127.0.0.1:{port}: {reason}; check that the loopback interface is up "
         "and that no firewall or sandbox forbids listening sockets",
     )
@@ -249,7 +251,7 @@ def bind_failed(port: int, reason: str) -> GodotError:
 def endpoint_write_failed(path: str, reason: str) -> GodotError:
     """The endpoint file could not be written."""
     return GodotError(
-        ErrorCode.ENDPOINT_WRITE_FAILED,
+        GodotErrorCode.ENDPOINT_WRITE_FAILED,
         f"cannot write the endpoint file {path}: {reason}; make sure its folder is writable by "
         "you (or set STAR_HARNESS_HOME to a folder that is)",
     )

@@ -8,10 +8,13 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from starharness.godot.bridge.endpoint import default_home
-from starharness.godot.bridge.registry import BridgeEvent
-from starharness.godot.bridge.server import GodotBridge, checked_tool_names
-from starharness.godot.bridge.settings import (
+from ..runtime.kernel import Context, Event, Plugin, ServiceKey
+from ..runtime.tools import TOOLS
+from ..runtime.workspace import WORKSPACE
+from .bridge.endpoint import default_home
+from .bridge.registry import BridgeEvent
+from .bridge.server import GodotBridge, checked_tool_names
+from .bridge.settings import (
     DEFAULT_BASE_PORT,
     DEFAULT_GRACE_PERIOD_MS,
     DEFAULT_HANDSHAKE_TIMEOUT_MS,
@@ -20,11 +23,8 @@ from starharness.godot.bridge.settings import (
     DEFAULT_PORT_SPAN,
     BridgeSettings,
 )
-from starharness.godot.runtime_tools import bridge_tool
-from starharness.godot.tools.catalogue import TOOLS, enabled_specs
-from starharness.runtime.kernel import TOOLS as TOOL_REGISTRY
-from starharness.runtime.kernel import Context, Event, Plugin, ServiceKey
-from starharness.runtime.workspace import WORKSPACE
+from .runtime_tools import bridge_tool
+from .tools.catalogue import GODOT_TOOLS, enabled_specs
 
 _log = logging.getLogger("starharness.godot")
 
@@ -68,7 +68,7 @@ class GodotBridgeConfig(BaseModel):
     @classmethod
     def _known_tools(cls, names: list[str]) -> list[str]:
         if ALL_TOOLS in names:
-            return [spec.name for spec in TOOLS]
+            return [spec.name for spec in GODOT_TOOLS]
         checked_tool_names(names)
         return list(dict.fromkeys(names))
 
@@ -91,7 +91,7 @@ class GodotBridgePlugin(Plugin[GodotBridgeConfig]):
     """Provides GODOT_BRIDGE; registers one runtime tool per enabled godot_* tool."""
 
     Config = GodotBridgeConfig
-    inject = (TOOL_REGISTRY,)
+    inject = (TOOLS,)
     provides = (GODOT_BRIDGE,)
 
     async def setup(self, ctx: Context, config: GodotBridgeConfig) -> None:
@@ -113,7 +113,7 @@ class GodotBridgePlugin(Plugin[GodotBridgeConfig]):
         )
         ctx.provide(GODOT_BRIDGE, bridge)
         for spec in enabled_specs(settings.enabled_tools):
-            ctx.tools.register(bridge_tool(bridge, spec))
+            ctx.get(TOOLS).register(bridge_tool(bridge, spec))
 
 
 def _workspace(ctx: Context, config: GodotBridgeConfig) -> Path:

@@ -8,12 +8,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from starharness.godot.bridge.server import GodotBridge
-from starharness.godot.bridge.settings import BridgeSettings
-from starharness.godot.protocol import ladder
-from starharness.godot.tools.catalogue import GodotToolSpec
-from starharness.godot.tools.dispatch import describe_validation
-from starharness.runtime.tools import (
+from ..runtime.tools import (
     MUTATING,
     REQUIRES_APPROVAL,
     ToolArgsError,
@@ -23,6 +18,11 @@ from starharness.runtime.tools import (
     ToolSuccess,
     define_raw_tool,
 )
+from .bridge.server import GodotBridge
+from .bridge.settings import BridgeSettings
+from .protocol import ladder
+from .tools.catalogue import GodotToolSpec
+from .tools.dispatch import describe_validation
 
 GODOT_TAG: Final = "godot"
 """Every godot_* tool carries it, so an approval policy can name them all (`tag:godot`)."""

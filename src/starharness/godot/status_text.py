@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.godot.bridge.status import BridgeStatus
+from .bridge.status import BridgeStatus
 
 _SHOWN_ERRORS = 3
 

@@ -12,9 +12,9 @@ from typing import Final
 
 from pydantic import JsonValue
 
-from starharness.godot.bridge.endpoint import read_endpoint
-from starharness.godot.protocol.framing import LineSplitter, OversizedLine
-from starharness.godot.protocol.messages import encode_message
+from .bridge.endpoint import read_endpoint
+from .protocol.framing import LineSplitter, OversizedLine
+from .protocol.messages import encode_message
 
 FAKE_GODOT_VERSION: Final = "4.3.stable.fake"
 FAKE_ADDON_VERSION: Final = "0.7.0"

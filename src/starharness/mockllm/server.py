@@ -24,7 +24,7 @@ from .scripts import ScriptFile
 from .shapes import error_body, models_body
 from .steps import Step, parse_steps
 from .usage import CHARS_PER_TOKEN, canonical_prompt, prompt_usage
-from .wire import HttpRequest, MalformedHttp, ResponseWriter, read_request
+from .wire import HttpRequest, MalformedHttpError, ResponseWriter, read_request
 
 SESSION_HEADER = "x-star-harness-session"
 """The request header that names a request's conversation (case-insensitive)."""
@@ -203,7 +203,7 @@ class MockLlmServer:
             while out.reusable:
                 try:
                     request = await read_request(reader, writer)
-                except MalformedHttp as exc:
+                except MalformedHttpError as exc:
                     out.keep_alive = False
                     body = error_body(str(exc), "invalid_request_error", "malformed_http")
                     await out.send(400, body, "application/json")

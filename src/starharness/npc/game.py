@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic
 
+from ..runtime.tools import ToolDefinition
+from .actions import GameAction, Tx
 from .world import NpcCard, World
 
 
@@ -37,14 +39,15 @@ EncounterEnd = Callable[[World, NpcCard, str, Sequence[CommittedAction]], None]
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(Generic[Tx]):
     """Everything the framework needs from a game; serve one with `--game module:attr`."""
 
     name: str
     open_world: Callable[[Path | None], World]
     """Opens (creating and seeding on first use) the world at a path, or the game's default."""
-    actions: Sequence[Any]
-    """GameAction definitions made with `define_game_action`."""
+    actions: Sequence[GameAction[Any, Tx] | ToolDefinition[Any]]
+    """Actions made with `define_game_action` over the world's transaction type, and plain
+    tools (a game's own speaking tool, say)."""
     speech: SpeechContract
     protocol_text: str
     """Rules every NPC of the game shares; sorted before the persona, so one cached prefix."""

@@ -6,15 +6,17 @@ import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from ..runtime.errors import StarHarnessError
 from .game import Game
 
 
-class GameLoadError(LookupError):
+class GameLoadError(StarHarnessError, LookupError):
     """`--game module:attr` names nothing that is a Game; the message says why."""
 
 
-def load_game(spec: str) -> Game:
+def load_game(spec: str) -> Game[Any]:
     """The Game named by `spec`: a Game, or a function without arguments making one.
 
     `package.module:attr` is imported from the Python path, then from the current directory;

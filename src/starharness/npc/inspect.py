@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile, to_wire_messages, to_wire_tools
+from ..runtime.llm import DEEPSEEK, PROFILES, ProviderProfile
 from ..runtime.llm.types import ToolSchema
+from ..runtime.llm.wire import to_wire_messages, to_wire_tools
 from ..runtime.session import Projection, SessionEvent, SessionStore, StoredSession
 from ..runtime.session import event_types as ev
 from .encounter import TRANSCRIPT_KIND
@@ -80,58 +81,61 @@ def render_transcript(stored: StoredSession) -> str:
 
 
 def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
-    header: Mapping[str, Any] | None = None
-    shown_header: Mapping[str, Any] | None = None
+    header: ev.RequestHeaderData | None = None
+    shown_header: ev.RequestHeaderData | None = None
     # The projection, as the runtime builds requests: summaries and rewrites replace spans.
     projection = Projection()
     seen: list[SessionEvent] = []
     requests = 0
     for event in events:
-        data = event.data
         kind = event.type
         if kind == ev.REQUEST_HEADER:
-            header = data
+            header = ev.payload(event, ev.RequestHeaderData)
         elif kind == ev.REQUEST_CONTEXT:
+            context = ev.payload(event, ev.RequestContextData)
             requests += 1
-            yield f"--- request {requests} ({data.get('provider')}, {data.get('model')})"
+            yield f"--- request {requests} ({context.get('provider')}, {context.get('model')})"
             if header is not shown_header:
                 shown_header = header
-                yield from _render_header(header, _profile(data))
+                yield from _render_header(header, _profile(context))
             else:
                 yield "system and tools: as in the previous request"
             system = header.get("system", "") if header is not None else ""
             messages = projection.feed(seen)
-            wire = to_wire_messages(system, messages, profile=_profile(data))
+            wire = to_wire_messages(system, messages, profile=_profile(context))
             yield "messages:"
             yield from (_json(message) for message in wire)
         elif kind == ev.TURN_START:
-            yield f"=== turn {data.get('turn')}"
+            yield f"=== turn {ev.payload(event, ev.TurnStartData).get('turn')}"
         elif kind == ev.ASSISTANT_MESSAGE:
-            yield f"answered: {_answer(data)}"
+            yield f"answered: {_answer(ev.payload(event, ev.AssistantMessageData))}"
         elif kind == ev.TOOL_RESULT:
-            mark = "error" if data.get("is_error") else "ok"
-            yield f"tool {data.get('name')} -> {mark}: {data.get('content')}"
+            result = ev.payload(event, ev.ToolResultData)
+            mark = "error" if result.get("is_error") else "ok"
+            yield f"tool {result.get('name')} -> {mark}: {result.get('content')}"
         elif kind == ev.LLM_RETRY:
-            yield f"retry {data.get('attempt')} after: {data.get('error')}"
+            retry = ev.payload(event, ev.LlmRetryData)
+            yield f"retry {retry.get('attempt')} after: {retry.get('error')}"
         elif kind == ev.TURN_END:
-            detail = f" ({data['error']})" if "error" in data else ""
-            yield f"=== turn {data.get('turn')} ended: {data.get('reason')}{detail}"
+            end = ev.payload(event, ev.TurnEndData)
+            detail = f" ({end['error']})" if "error" in end else ""
+            yield f"=== turn {end.get('turn')} ended: {end.get('reason')}{detail}"
         seen.append(event)
 
 
-def _render_header(header: Mapping[str, Any] | None, profile: ProviderProfile) -> Iterable[str]:
+def _render_header(header: ev.RequestHeaderData | None, profile: ProviderProfile) -> Iterable[str]:
     if header is None:
         yield "system: (none logged)"
         return
     yield "system:"
     yield str(header.get("system", ""))
-    tools: Sequence[Mapping[str, Any]] = header.get("tools", ())
+    tools = header.get("tools", ())
     schemas = [ToolSchema(t["name"], t["description"], t["parameters"]) for t in tools]
     yield "tools:"
     yield from (_json(tool) for tool in to_wire_tools(schemas, profile=profile))
 
 
-def _answer(data: Mapping[str, Any]) -> str:
+def _answer(data: ev.AssistantMessageData) -> str:
     parts: list[str] = []
     text = data.get("text")
     if text:
@@ -141,7 +145,7 @@ def _answer(data: Mapping[str, Any]) -> str:
     return " + ".join(parts) or "(nothing)"
 
 
-def _profile(context: Mapping[str, Any]) -> ProviderProfile:
+def _profile(context: ev.RequestContextData) -> ProviderProfile:
     return PROFILES.get(str(context.get("provider")), DEEPSEEK)
 
 

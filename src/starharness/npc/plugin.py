@@ -6,7 +6,12 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from ..runtime.kernel import AGENTS, LLM, PROMPT, SESSIONS, TOOLS, Context, Plugin, ServiceKey
+from ..runtime.kernel import Context, Plugin, ServiceKey
+from ..runtime.llm import LLM
+from ..runtime.loop import AGENTS
+from ..runtime.prompt import PROMPT
+from ..runtime.session import SESSIONS
+from ..runtime.tools import TOOLS
 from .game_loading import load_game
 from .server import RunningServer, ServerSettings, start_server
 

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Final, NoReturn, final
 
+from .errors import UserFacingError
 from .paths import star_harness_home
 
 CREDENTIALS_FILE: Final = "credentials.env"
@@ -22,7 +23,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 
 
-class CredentialError(Exception):
+class CredentialError(UserFacingError):
     """A credentials file is unsafe or malformed; the message never contains a value."""
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 from opentelemetry import trace
 from opentelemetry.util.types import AttributeValue
 
-from .kernel import TELEMETRY, Context, Disposer, NoConfig, Plugin, once
+from .kernel import Context, Disposer, NoConfig, Plugin, ServiceKey, once
 
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COUNTERS",
+    "TELEMETRY",
     "TRACER_NAME",
     "CounterSpec",
     "SpanRecorder",
@@ -43,7 +44,6 @@ PROVIDER: Final = "gen_ai.provider.name"
 SYSTEM: Final = "gen_ai.system"
 REQUEST_MODEL: Final = "gen_ai.request.model"
 REQUEST_MAX_TOKENS: Final = "gen_ai.request.max_tokens"
-RESPONSE_MODEL: Final = "gen_ai.response.model"
 FINISH_REASONS: Final = "gen_ai.response.finish_reasons"
 INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
 OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
@@ -212,7 +212,7 @@ COUNTERS: Final[Mapping[str, CounterSpec]] = {
 
 
 class Telemetry:
-    """In-process counters (`ctx.telemetry`); cheap to bump, safe to read from another thread."""
+    """In-process counters (`ctx.get(TELEMETRY)`): cheap to bump, safe to read from any thread."""
 
     __slots__ = ("_counts", "_lock")
 
@@ -279,8 +279,15 @@ class Telemetry:
         return once(lambda: registry.unregister(self))
 
 
+TELEMETRY: ServiceKey[Telemetry] = ServiceKey(
+    "telemetry",
+    "add the telemetry plugin",
+    provider="starharness.runtime.telemetry:TelemetryPlugin",
+)
+
+
 class TelemetryPlugin(Plugin[NoConfig]):
-    """Provides `ctx.telemetry`, the process's counters."""
+    """Provides `ctx.get(TELEMETRY)`, the process's counters."""
 
     provides = (TELEMETRY,)
 

@@ -9,7 +9,7 @@ async with await Client.spawn(profile="task") as client:
     await client.shutdown()
 """
 
-from starharness.runtime.protocol import (
+from ..runtime.protocol import (
     ApprovalAsked,
     ApprovalDecided,
     HistoryItem,
@@ -23,7 +23,6 @@ from starharness.runtime.protocol import (
     TurnEnded,
     TurnStarted,
 )
-
 from .client import Client
 from .errors import ConnectionLost, RpcCallError, SdkError
 from .session import ClientSession, PromptStream

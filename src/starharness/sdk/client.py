@@ -13,7 +13,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from starharness.runtime.protocol import (
+from ..runtime.protocol import (
     PROTOCOL_VERSION,
     UPDATE_ADAPTER,
     UPDATE_METHOD,
@@ -29,7 +29,6 @@ from starharness.runtime.protocol import (
     SessionUpdate,
     ShutdownParams,
 )
-
 from .errors import ConnectionLost, RpcCallError
 from .session import ClientSession
 from .transports import (

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from starharness.runtime.protocol import (
+from ..runtime.protocol import (
     AnswerApproval,
     ApprovalAnswer,
     CancelTurn,
@@ -17,7 +17,6 @@ from starharness.runtime.protocol import (
     SessionOpened,
     SessionUpdate,
 )
-
 from .errors import ConnectionLost
 
 if TYPE_CHECKING:

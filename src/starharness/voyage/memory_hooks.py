@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from starharness.npc import CommittedAction, NpcCard
-from starharness.npc import World as GameWorld
-
+from ..npc import CommittedAction, NpcCard
+from ..npc import World as GameWorld
 from .content import SPEECH_ACTION
 from .store import World
 

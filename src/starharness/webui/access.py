@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 
-from starharness.npc.server.security import is_loopback, presented_token, token_matches
-from starharness.runtime.credentials import Secret
+from ..npc.server.security import is_loopback, presented_token, token_matches
+from ..runtime.credentials import Secret
 
 TOKEN_COOKIE = "star_harness_token"
 """Set when the page is opened with a valid ?token=, so its scripts and socket carry it."""

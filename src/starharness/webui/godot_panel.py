@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from starharness.godot import GODOT_BRIDGE
-from starharness.runtime.kernel import Context
+from ..godot import GODOT_BRIDGE
+from ..runtime.kernel import Context
 
 _SHOWN_PLAY_ERRORS = 20
 

@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 
 import uvicorn
 
-from starharness.npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
-from starharness.runtime.credentials import Secret, aget_secret
-from starharness.runtime.kernel import Context
-from starharness.runtime.protocol import HostInfo
-
+from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
+from ..runtime.credentials import Secret, aget_secret
+from ..runtime.kernel import Context
+from ..runtime.protocol import HostInfo
 from .access import Access
 from .server import WebUi
 

@@ -15,11 +15,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from starharness.npc import find_transcript
-from starharness.runtime.kernel import APPROVALS, Context
-from starharness.runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
-from starharness.runtime.protocol.jsonrpc import update_line
-
+from ..npc import find_transcript
+from ..runtime.approvals import APPROVALS
+from ..runtime.kernel import Context
+from ..runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
+from ..runtime.protocol.jsonrpc import update_line
 from .access import TOKEN_COOKIE, Access
 from .godot_panel import godot_check, godot_status
 from .transcripts import transcript_detail, transcript_list

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from starharness.npc import list_transcripts
-from starharness.runtime.llm import DEEPSEEK, PROFILES, to_wire_messages, to_wire_tools
-from starharness.runtime.llm.types import ToolSchema
-from starharness.runtime.session import (
+from ..npc import list_transcripts
+from ..runtime.llm import DEEPSEEK, PROFILES
+from ..runtime.llm.types import ToolSchema
+from ..runtime.llm.wire import to_wire_messages, to_wire_tools
+from ..runtime.session import (
     SessionEvent,
     SessionStore,
     StoredSession,
     rebuild_requests,
     thaw,
 )
-from starharness.runtime.session import event_types as ev
+from ..runtime.session import event_types as ev
 
 
 async def transcript_list(store: SessionStore) -> list[dict[str, Any]]:

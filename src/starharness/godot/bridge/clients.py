@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from starharness.godot.errors import GodotError
-from starharness.godot.protocol.messages import RpcResponse
+from ..errors import GodotError
+from ..protocol.messages import RpcResponse
 
 
 @dataclass(slots=True, eq=False)

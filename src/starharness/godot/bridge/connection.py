@@ -13,20 +13,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from starharness.godot import errors
-from starharness.godot.bridge.clients import EditorClient
-from starharness.godot.bridge.registry import ClientRegistry
-from starharness.godot.bridge.routing import project_key
-from starharness.godot.errors import HandshakeFailure
-from starharness.godot.protocol.framing import LineSplitter, OversizedLine
-from starharness.godot.protocol.messages import (
+from .. import errors
+from ..errors import HandshakeFailure
+from ..protocol.framing import LineSplitter, OversizedLine
+from ..protocol.messages import (
     EditorReady,
-    MalformedMessage,
+    MalformedMessageError,
     PlayError,
     RpcResponse,
     SceneChanged,
     parse_incoming,
 )
+from .clients import EditorClient
+from .registry import ClientRegistry
+from .routing import project_key
 
 Line = bytes | OversizedLine
 
@@ -168,7 +168,7 @@ class EditorConnection(asyncio.Protocol):
                 continue
             try:
                 message = parse_incoming(line)
-            except MalformedMessage as exc:
+            except MalformedMessageError as exc:
                 # Malformed lines are dropped and remembered; the connection lives on.
                 self._registry.note_malformed(client, str(exc))
                 continue
@@ -195,7 +195,7 @@ def _as_editor_ready(line: Line) -> EditorReady:
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY)
     try:
         message = parse_incoming(line)
-    except MalformedMessage:
+    except MalformedMessageError:
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY) from None
     if not isinstance(message, EditorReady):
         raise _Refused(HandshakeFailure.NOT_EDITOR_READY)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 
-from starharness.godot.bridge.endpoint import EndpointFile
+from .endpoint import EndpointFile
 
 
 def pid_alive(pid: int) -> bool:

@@ -6,7 +6,7 @@ import asyncio
 import errno
 from collections.abc import Callable
 
-from starharness.godot import errors
+from .. import errors
 
 ProtocolFactory = Callable[[], asyncio.Protocol]
 

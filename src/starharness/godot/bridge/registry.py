@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final, Literal
 
-from starharness.godot import errors
-from starharness.godot.bridge.clients import EditorClient
-from starharness.godot.bridge.routing import resolve_target
-from starharness.godot.bridge.status import ErrorRecord, PlayErrorRecord
-from starharness.godot.errors import GodotError, HandshakeFailure
-from starharness.godot.protocol.messages import EditorReady, PlayError, RpcResponse
+from .. import errors
+from ..errors import GodotError, HandshakeFailure
+from ..protocol.messages import EditorReady, PlayError, RpcResponse
+from .clients import EditorClient
+from .routing import resolve_target
+from .status import ErrorRecord, PlayErrorRecord
 
 PLAY_ERROR_CAPACITY: Final = 50
 LAST_ERRORS_CAPACITY: Final = 20

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from starharness.godot import errors
+from .. import errors
 
 
 def project_key(path: str) -> str:

@@ -12,37 +12,37 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from starharness.godot import errors
-from starharness.godot.bridge.clients import EditorClient, PendingCall
-from starharness.godot.bridge.connection import ConnectionRules, EditorConnection
-from starharness.godot.bridge.endpoint import (
+from .. import errors
+from ..errors import GodotError, GodotErrorCode
+from ..protocol.hygiene import hygiene_problem
+from ..protocol.ladder import timeout_ms
+from ..protocol.messages import RESERVED_REQUEST_KEYS, RpcResponse, encode_request
+from ..protocol.methods import TOOL_NAMES, gate_tool, is_allowed_method
+from ..protocol.reply import RpcReply
+from ..protocol.settings_rules import (
+    SettingRuleError,
+    check_setting_value,
+    check_writable_key,
+)
+from ..tools.dispatch import run_tool
+from ..tools.outcome import GodotOutcome
+from .clients import EditorClient, PendingCall
+from .connection import ConnectionRules, EditorConnection
+from .endpoint import (
     EndpointFile,
     build_endpoint,
     new_token,
     read_endpoint,
     write_endpoint,
 )
-from starharness.godot.bridge.liveness import live_bridge
-from starharness.godot.bridge.ports import candidate_ports, listen_first_free
-from starharness.godot.bridge.registry import ClientRegistry, EventSink
-from starharness.godot.bridge.routing import matches, project_key
-from starharness.godot.bridge.settings import BridgeSettings
-from starharness.godot.bridge.status import BridgeStatus, ClientStatus, PlayErrorRecord
-from starharness.godot.errors import ErrorCode, GodotError
-from starharness.godot.protocol.hygiene import hygiene_problem
-from starharness.godot.protocol.ladder import timeout_ms
-from starharness.godot.protocol.messages import RESERVED_REQUEST_KEYS, RpcResponse, encode_request
-from starharness.godot.protocol.methods import TOOL_NAMES, gate_tool, is_allowed_method
-from starharness.godot.protocol.reply import RpcReply
-from starharness.godot.protocol.settings_rules import (
-    SettingRuleError,
-    check_setting_value,
-    check_writable_key,
-)
-from starharness.godot.tools.dispatch import run_tool
-from starharness.godot.tools.outcome import ToolOutcome
+from .liveness import live_bridge
+from .ports import candidate_ports, listen_first_free
+from .registry import ClientRegistry, EventSink
+from .routing import matches, project_key
+from .settings import BridgeSettings
+from .status import BridgeStatus, ClientStatus, PlayErrorRecord
 
-_NO_EDITOR_CODES = frozenset({ErrorCode.NO_EDITOR, ErrorCode.NO_EDITOR_FOR_PROJECT})
+_NO_EDITOR_CODES = frozenset({GodotErrorCode.NO_EDITOR, GodotErrorCode.NO_EDITOR_FOR_PROJECT})
 
 
 def checked_tool_names(names: Iterable[str]) -> frozenset[str]:
@@ -196,7 +196,7 @@ class GodotBridge:
         params: Mapping[str, object] | None = None,
         *,
         client_id: str | None = None,
-    ) -> ToolOutcome:
+    ) -> GodotOutcome:
         """Validate and run one godot_* tool; failures come back as an outcome, not raised."""
         return await run_tool(self, name, params, client_id=client_id)
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from starharness.godot.bridge.endpoint import default_home, endpoint_path
-from starharness.godot.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from ..protocol.framing import DEFAULT_MAX_LINE_BYTES
+from .endpoint import default_home, endpoint_path
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_BASE_PORT: Final = 8765

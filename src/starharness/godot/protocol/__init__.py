@@ -1,8 +1,8 @@
 """The Godot editor RPC wire protocol: methods, ladder, limits, messages and framing."""
 
-from starharness.godot.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
-from starharness.godot.protocol.hygiene import MAX_ARRAY_ITEMS, MAX_STRING_CHARS, hygiene_problem
-from starharness.godot.protocol.ladder import (
+from .framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
+from .hygiene import MAX_ARRAY_ITEMS, MAX_STRING_CHARS, hygiene_problem
+from .ladder import (
     BASE_TIMEOUT_MS,
     clamp_import_wait_ms,
     clamp_list_limit,
@@ -10,11 +10,11 @@ from starharness.godot.protocol.ladder import (
     clamp_scene_tree_depth,
     timeout_ms,
 )
-from starharness.godot.protocol.messages import (
+from .messages import (
     EditorEvent,
     EditorReady,
     Incoming,
-    MalformedMessage,
+    MalformedMessageError,
     PlayError,
     RpcResponse,
     SceneChanged,
@@ -22,7 +22,7 @@ from starharness.godot.protocol.messages import (
     encode_request,
     parse_incoming,
 )
-from starharness.godot.protocol.methods import (
+from .methods import (
     ALLOWED_METHODS,
     EDITOR_METHODS,
     METHOD_TOOL,
@@ -33,8 +33,8 @@ from starharness.godot.protocol.methods import (
     gate_tool,
     is_allowed_method,
 )
-from starharness.godot.protocol.reply import RpcReply
-from starharness.godot.protocol.settings_rules import (
+from .reply import RpcReply
+from .settings_rules import (
     DENIED_KEYS,
     DENIED_PREFIXES,
     SettingRuleError,
@@ -62,7 +62,7 @@ __all__ = [
     "EditorReady",
     "Incoming",
     "LineSplitter",
-    "MalformedMessage",
+    "MalformedMessageError",
     "OversizedLine",
     "PlayError",
     "RpcReply",

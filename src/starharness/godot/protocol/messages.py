@@ -56,7 +56,7 @@ EditorEvent: TypeAlias = EditorReady | SceneChanged | PlayError
 Incoming: TypeAlias = RpcResponse | EditorEvent
 
 
-class MalformedMessage(ValueError):
+class MalformedMessageError(ValueError):
     """A line that is not a message the bridge understands; the text says why."""
 
 
@@ -72,22 +72,22 @@ def parse_incoming(line: bytes) -> Incoming:
     try:
         data: object = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise MalformedMessage(f"not JSON: {exc}") from None
+        raise MalformedMessageError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise MalformedMessage("a message must be a JSON object")
+        raise MalformedMessageError("a message must be a JSON object")
     obj: dict[str, object] = data  # pyright: ignore[reportUnknownVariableType]
     try:
         if "method" in obj:
-            raise MalformedMessage("the editor sent a request; only the bridge sends requests")
+            raise MalformedMessageError("the editor sent a request; only the bridge sends requests")
         if "id" in obj:
             return RpcResponse.model_validate(obj)
         kind = obj.get("type")
         model = _EVENT_MODELS.get(kind) if isinstance(kind, str) else None
         if model is None:
-            raise MalformedMessage(f"unknown event type {kind!r}")
+            raise MalformedMessageError(f"unknown event type {kind!r}")
         return model.model_validate(obj)
     except ValidationError as exc:
-        raise MalformedMessage(_first_error(exc)) from None
+        raise MalformedMessageError(_first_error(exc)) from None
 
 
 def encode_request(request_id: str, method: str, params: Mapping[str, object]) -> bytes:

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from ...runtime.errors import StarHarnessError
+
 MAX_KEY_CHARS: Final = 256
 MAX_CONTAINER_ITEMS: Final = 64
 MAX_VALUE_DEPTH: Final = 2
@@ -37,7 +39,7 @@ DENIED_KEYS: Final = frozenset(
 _KEY_PATTERN: Final = re.compile(r"^[a-zA-Z](?:[a-zA-Z0-9_/]*[a-zA-Z0-9])?$")
 
 
-class SettingRuleError(ValueError):
+class SettingRuleError(StarHarnessError, ValueError):
     """A project-setting key or value that breaks the rules; the message says which rule."""
 
 

@@ -1,25 +1,25 @@
 """The 27 godot_* tools: catalogue, parameter models, dispatch and outcomes."""
 
-from starharness.godot.tools.catalogue import (
-    TOOLS,
+from .catalogue import (
+    GODOT_TOOLS,
     TOOLS_BY_NAME,
     GodotToolSpec,
     enabled_specs,
     tool_spec,
 )
-from starharness.godot.tools.dispatch import ToolCaller, describe_validation, run_tool
-from starharness.godot.tools.outcome import ToolOutcome
-from starharness.godot.tools.params import ToolParams
-from starharness.godot.tools.paths import to_res_path
-from starharness.godot.tools.results import RESULT_CHAR_CAP, render_result
+from .dispatch import ToolCaller, describe_validation, run_tool
+from .outcome import GodotOutcome
+from .params import ToolParams
+from .paths import to_res_path
+from .results import RESULT_CHAR_CAP, render_result
 
 __all__ = [
+    "GODOT_TOOLS",
     "RESULT_CHAR_CAP",
-    "TOOLS",
     "TOOLS_BY_NAME",
+    "GodotOutcome",
     "GodotToolSpec",
     "ToolCaller",
-    "ToolOutcome",
     "ToolParams",
     "describe_validation",
     "enabled_specs",

@@ -7,8 +7,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Final
 
-from starharness.godot.protocol.methods import MUTATING_TOOLS, TOOL_METHOD
-from starharness.godot.tools import params as p
+from ..protocol.methods import MUTATING_TOOLS, TOOL_METHOD
+from . import params as p
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ _DESCRIPTIONS: Final[dict[str, tuple[str, type[p.ToolParams]]]] = {
     ),
 }
 
-TOOLS: Final = tuple(
+GODOT_TOOLS: Final = tuple(
     GodotToolSpec(
         name=name,
         method=TOOL_METHOD[name],
@@ -149,7 +149,7 @@ TOOLS: Final = tuple(
     for name, (description, model) in _DESCRIPTIONS.items()
 )
 
-TOOLS_BY_NAME: Final = MappingProxyType({spec.name: spec for spec in TOOLS})
+TOOLS_BY_NAME: Final = MappingProxyType({spec.name: spec for spec in GODOT_TOOLS})
 
 
 def tool_spec(name: str) -> GodotToolSpec | None:
@@ -159,4 +159,4 @@ def tool_spec(name: str) -> GodotToolSpec | None:
 
 def enabled_specs(enabled: frozenset[str] | set[str]) -> list[GodotToolSpec]:
     """The specs to register for a set of enabled names, in catalogue order."""
-    return [spec for spec in TOOLS if spec.name in enabled]
+    return [spec for spec in GODOT_TOOLS if spec.name in enabled]

@@ -7,12 +7,12 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from starharness.godot import errors
-from starharness.godot.errors import GodotError
-from starharness.godot.protocol.reply import RpcReply
-from starharness.godot.tools.catalogue import TOOLS_BY_NAME
-from starharness.godot.tools.outcome import ToolOutcome
-from starharness.godot.tools.results import render_result
+from .. import errors
+from ..errors import GodotError
+from ..protocol.reply import RpcReply
+from .catalogue import TOOLS_BY_NAME
+from .outcome import GodotOutcome
+from .results import render_result
 
 
 class ToolCaller(Protocol):
@@ -36,26 +36,26 @@ async def run_tool(
     params: Mapping[str, object] | None,
     *,
     client_id: str | None = None,
-) -> ToolOutcome:
+) -> GodotOutcome:
     """One tool call end to end; every failure becomes an outcome with a clear message."""
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
-        return ToolOutcome.failure(name, errors.unknown_tool(name, TOOLS_BY_NAME))
+        return GodotOutcome.failure(name, errors.unknown_tool(name, TOOLS_BY_NAME))
     if name not in caller.enabled_tools:
-        return ToolOutcome.failure(name, errors.tool_disabled(name), mutating=spec.mutating)
+        return GodotOutcome.failure(name, errors.tool_disabled(name), mutating=spec.mutating)
     try:
         validated = spec.params.model_validate(dict(params or {}))
     except ValidationError as exc:
         error = errors.invalid_params(name, describe_validation(exc))
-        return ToolOutcome.failure(name, error, mutating=spec.mutating)
+        return GodotOutcome.failure(name, error, mutating=spec.mutating)
     try:
         reply = await caller.call(spec.method, validated.to_wire(), client_id=client_id)
     except GodotError as error:
-        return ToolOutcome.failure(name, error, mutating=spec.mutating)
+        return GodotOutcome.failure(name, error, mutating=spec.mutating)
     text, truncated = render_result(reply.result)
     if reply.routed_to is not None:
         text += f"\n[routedTo: {reply.routed_to}]"
-    return ToolOutcome(
+    return GodotOutcome(
         tool=name,
         ok=True,
         text=text,

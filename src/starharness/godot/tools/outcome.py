@@ -6,18 +6,18 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from starharness.godot.errors import ErrorCode, GodotError
+from ..errors import GodotError, GodotErrorCode
 
 
 @dataclass(frozen=True, slots=True)
-class ToolOutcome:
+class GodotOutcome:
     """`text` is what the model sees: the result JSON (capped) or `Error: <message>`."""
 
     tool: str
     ok: bool
     text: str
     result: JsonValue = None
-    error_code: ErrorCode | None = None
+    error_code: GodotErrorCode | None = None
     error_message: str | None = None
     truncated: bool = False
     client_id: str | None = None
@@ -25,7 +25,7 @@ class ToolOutcome:
     mutating: bool = False
 
     @classmethod
-    def failure(cls, tool: str, error: GodotError, *, mutating: bool = False) -> ToolOutcome:
+    def failure(cls, tool: str, error: GodotError, *, mutating: bool = False) -> GodotOutcome:
         """An outcome carrying a GodotError's code and message."""
         return cls(
             tool=tool,

@@ -17,15 +17,15 @@ from pydantic import (
     model_validator,
 )
 
-from starharness.godot.protocol import ladder
-from starharness.godot.protocol.hygiene import MAX_ARRAY_ITEMS, MAX_STRING_CHARS
-from starharness.godot.protocol.settings_rules import (
+from ..protocol import ladder
+from ..protocol.hygiene import MAX_ARRAY_ITEMS, MAX_STRING_CHARS
+from ..protocol.settings_rules import (
     MAX_KEY_CHARS,
     check_setting_value,
     check_writable_key,
     normalize_setting_key,
 )
-from starharness.godot.tools.paths import ResFolder, ResPath
+from .paths import ResFolder, ResPath
 
 Text = Annotated[str, StringConstraints(max_length=MAX_STRING_CHARS)]
 NonEmptyText = Annotated[

@@ -7,7 +7,7 @@ from typing import Annotated, Final
 
 from pydantic import AfterValidator, StringConstraints
 
-from starharness.godot.protocol.hygiene import MAX_STRING_CHARS
+from ..protocol.hygiene import MAX_STRING_CHARS
 
 RES_PREFIX: Final = "res://"
 _DRIVE: Final = re.compile(r"^[A-Za-z]:")

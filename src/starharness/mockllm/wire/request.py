@@ -8,7 +8,7 @@ from dataclasses import dataclass
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
-class MalformedHttp(Exception):
+class MalformedHttpError(Exception):
     """The bytes on the connection are not an HTTP/1.x request we can read."""
 
 
@@ -38,10 +38,10 @@ async def read_request(
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError as exc:
         if exc.partial.strip():
-            raise MalformedHttp("connection closed in the middle of a request head") from None
+            raise MalformedHttpError("connection closed in the middle of a request head") from None
         return None
     except asyncio.LimitOverrunError:
-        raise MalformedHttp("request head is too large") from None
+        raise MalformedHttpError("request head is too large") from None
     method, path, version, headers = _parse_head(head)
     if headers.get("expect", "").lower() == "100-continue":
         # curl waits for this before sending a large body.
@@ -54,7 +54,7 @@ def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
     lines = head.decode("latin-1").split("\r\n")
     request_line = lines[0].split(" ")
     if len(request_line) != 3 or not request_line[2].startswith("HTTP/1."):
-        raise MalformedHttp(f"bad request line: {lines[0][:100]!r}")
+        raise MalformedHttpError(f"bad request line: {lines[0][:100]!r}")
     method, target, version = request_line
     headers: dict[str, str] = {}
     for line in lines[1:]:
@@ -62,7 +62,7 @@ def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
             continue
         name, colon, value = line.partition(":")
         if not colon or not name or name != name.strip():
-            raise MalformedHttp(f"bad header line: {line[:100]!r}")
+            raise MalformedHttpError(f"bad header line: {line[:100]!r}")
         headers[name.lower()] = value.strip()
     return method, target.split("?", 1)[0], version, headers
 
@@ -74,14 +74,14 @@ async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> b
     if length_text is None:
         return b""
     if not length_text.isdigit():
-        raise MalformedHttp(f"bad Content-Length: {length_text!r}")
+        raise MalformedHttpError(f"bad Content-Length: {length_text!r}")
     length = int(length_text)
     if length > MAX_BODY_BYTES:
-        raise MalformedHttp(f"request body of {length} bytes exceeds {MAX_BODY_BYTES}")
+        raise MalformedHttpError(f"request body of {length} bytes exceeds {MAX_BODY_BYTES}")
     try:
         return await reader.readexactly(length)
     except asyncio.IncompleteReadError:
-        raise MalformedHttp("connection closed before the request body was complete") from None
+        raise MalformedHttpError("connection closed before the request body was complete") from None
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
@@ -94,7 +94,7 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
             try:
                 size = int(size_text, 16)
             except ValueError:
-                raise MalformedHttp(f"bad chunk size: {size_text[:20]!r}") from None
+                raise MalformedHttpError(f"bad chunk size: {size_text[:20]!r}") from None
             if size == 0:
                 # Trailers (if any) end with an empty line.
                 while await reader.readuntil(b"\r\n") != b"\r\n":
@@ -102,11 +102,11 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
                 return b"".join(parts)
             total += size
             if total > MAX_BODY_BYTES:
-                raise MalformedHttp(f"chunked request body exceeds {MAX_BODY_BYTES} bytes")
+                raise MalformedHttpError(f"chunked request body exceeds {MAX_BODY_BYTES} bytes")
             parts.append(await reader.readexactly(size))
             if await reader.readexactly(2) != b"\r\n":
-                raise MalformedHttp("chunk data is not followed by CRLF")
+                raise MalformedHttpError("chunk data is not followed by CRLF")
     except asyncio.IncompleteReadError:
-        raise MalformedHttp("connection closed inside a chunked request body") from None
+        raise MalformedHttpError("connection closed inside a chunked request body") from None
     except asyncio.LimitOverrunError:
-        raise MalformedHttp("chunk size line is too long") from None
+        raise MalformedHttpError("chunk size line is too long") from None

@@ -1,7 +1,7 @@
 """Game actions: the only way a model changes the world."""
 
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
-from .factory import ActionDefinitionError, Apply, GameAction, Narrate, define_game_action
+from .factory import ActionDefinitionError, Apply, GameAction, Narrate, Tx, define_game_action
 from .guards import Guard, in_range, predicate
 from .refusal import Refusal
 
@@ -16,6 +16,7 @@ __all__ = [
     "Narrate",
     "Refusal",
     "Role",
+    "Tx",
     "define_game_action",
     "in_range",
     "predicate",

@@ -6,10 +6,12 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
 
 from pydantic import BaseModel, create_model
+from typing_extensions import TypeVar
 
+from ...runtime.errors import StarHarnessError
 from ...runtime.tools import ToolDefinition, ToolRunContext, define_tool
 from ..world import AuditRecord
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
@@ -19,19 +21,22 @@ from .refusal import Refusal
 _log = logging.getLogger("starharness.npc.actions")
 
 A = TypeVar("A", bound=BaseModel)
+Tx = TypeVar("Tx", default=Any)
+"""The game's transaction type (what its world's `transaction()` yields)."""
+_Args = TypeVar("_Args", bound=BaseModel, default=BaseModel)
 
-Apply = Callable[[Any, A], Mapping[str, Any] | None]
+Apply = Callable[[Tx, _Args], Mapping[str, Any] | None]
 """`apply(tx, args)`: the writes, inside the transaction; returns the effect (JSON-able)."""
 Narrate = Callable[[A, Mapping[str, Any]], str]
 """`narrate(args, effect)`: one line for the `action` frame and the model."""
 
 
-class ActionDefinitionError(ValueError):
+class ActionDefinitionError(StarHarnessError, ValueError):
     """A game action was declared wrongly."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class GameAction(Generic[A]):
+class GameAction(Generic[A, Tx]):
     """A game action; `tool` is one shared runtime tool whose schema omits bound parameters."""
 
     name: str
@@ -39,7 +44,7 @@ class GameAction(Generic[A]):
     bind: Mapping[str, Role]
     actor_field: str | None
     guards: tuple[Guard[A], ...]
-    apply: Apply[A]
+    apply: Apply[Tx, A]
     narrate: Narrate[A]
     tool: ToolDefinition[Any]
 
@@ -49,12 +54,12 @@ def define_game_action(
     description: str,
     parameters: type[A],
     *,
-    apply: Apply[A],
+    apply: Apply[Tx, A],
     narrate: Narrate[A],
     bind: Mapping[str, Role] | None = None,
     actor: str | None = None,
     guards: Sequence[Guard[A]] = (),
-) -> GameAction[A]:
+) -> GameAction[A, Tx]:
     """Declare an action.
 
     `bind` maps parameter fields to encounter roles; the model never sees them and cannot
@@ -73,7 +78,7 @@ def define_game_action(
     elif actor not in fields:
         raise ActionDefinitionError(f"action {name!r}: actor field {actor!r} is not a parameter")
     public = _public_model(name, parameters, bound)
-    holder: list[GameAction[A]] = []
+    holder: list[GameAction[A, Tx]] = []
 
     async def execute(args: BaseModel, run: ToolRunContext) -> dict[str, Any]:
         return await _run(holder[0], args, run)

@@ -14,7 +14,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
-from starharness.npc.frames import (
+from ..frames import (
     GENERIC_PROTOCOL,
     EncounterClose,
     EncounterOpen,
@@ -25,9 +25,8 @@ from starharness.npc.frames import (
     WorldTick,
     encode,
 )
-from starharness.npc.frames.base import WireModel
-
-from .errors import ClientError, ConnectionLost, ServerUnreachable
+from ..frames.base import WireModel
+from .errors import ClientError, ConnectionLostError, ServerUnreachableError
 
 DEFAULT_URL = "ws://127.0.0.1:3099/gh"
 _MAX_FRAME_BYTES = 16 * 1024 * 1024
@@ -44,11 +43,11 @@ class FrameConnection:
         self.url = url
 
     async def receive(self) -> Frame:
-        """The next down frame; `FrameError` if it cannot be read, `ConnectionLost` at the end."""
+        """The next down frame; `FrameError` if unreadable, `ConnectionLostError` at the end."""
         try:
             raw = await self._socket.recv()
         except ConnectionClosed as exc:
-            raise ConnectionLost(_closed_reason(exc)) from None
+            raise ConnectionLostError(_closed_reason(exc)) from None
         return self._protocol.parse_down_frame(raw)
 
     async def send(self, frame: WireModel) -> None:
@@ -60,7 +59,7 @@ class FrameConnection:
         try:
             await self._socket.send(text)
         except ConnectionClosed as exc:
-            raise ConnectionLost(_closed_reason(exc)) from None
+            raise ConnectionLostError(_closed_reason(exc)) from None
 
     async def hello(self, player_id: str) -> None:
         """Bind this connection to `player_id`; the harness answers `welcome`."""
@@ -99,7 +98,7 @@ async def connect(
     protocol: Protocol = GENERIC_PROTOCOL,
     open_timeout: float = 5.0,
 ) -> AsyncGenerator[FrameConnection]:
-    """Open a frame connection to `url`; `ServerUnreachable` says why when it cannot."""
+    """Open a frame connection to `url`; `ServerUnreachableError` says why when it cannot."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
         socket = await ws_connect(
@@ -115,17 +114,17 @@ async def connect(
         raise ClientError(f"{url!r} is not a WebSocket URL (like {DEFAULT_URL})") from None
     except InvalidStatus as exc:
         status = exc.response.status_code
-        raise ServerUnreachable(f"{url} refused the connection: HTTP {status}") from None
+        raise ServerUnreachableError(f"{url} refused the connection: HTTP {status}") from None
     except InvalidHandshake as exc:
-        raise ServerUnreachable(f"{url} did not accept a WebSocket: {exc}") from None
+        raise ServerUnreachableError(f"{url} did not accept a WebSocket: {exc}") from None
     except TimeoutError:
-        raise ServerUnreachable(f"{url} did not answer within {open_timeout:g} s") from None
+        raise ServerUnreachableError(f"{url} did not answer within {open_timeout:g} s") from None
     except ConnectionRefusedError:
-        raise ServerUnreachable(
+        raise ServerUnreachableError(
             f"cannot reach {url}: connection refused (is the server running?)"
         ) from None
     except OSError as exc:
-        raise ServerUnreachable(f"cannot reach {url}: {exc.strerror or exc}") from None
+        raise ServerUnreachableError(f"cannot reach {url}: {exc.strerror or exc}") from None
     connection = FrameConnection(socket, url, protocol)
     try:
         yield connection

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from ...runtime.errors import StarHarnessError
 
-class ClientError(Exception):
+
+class ClientError(StarHarnessError):
     """A frame-protocol client failed; the message is one line for a person."""
 
 
-class ServerUnreachable(ClientError):
+class ServerUnreachableError(ClientError):
     """The harness could not be reached or refused the WebSocket handshake."""
 
 
-class ConnectionLost(ClientError):
+class ConnectionLostError(ClientError):
     """The open connection ended (the harness stopped, or the network dropped)."""

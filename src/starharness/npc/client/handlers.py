@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from starharness.npc.frames import (
+from ..frames import (
     DOWN_FRAME_TYPES,
     ActionFrame,
     EncounterIdle,

@@ -38,8 +38,9 @@ class SpeechConclusion:
         """Learn the step's calls (logged before any of them runs)."""
         kind = event.type
         if kind == ev.TOOL_CALL:
-            self._calls.append(event.data["call_id"])
-            if event.data["name"] == self._speech_name:
+            call = ev.payload(event, ev.ToolCallEventData)
+            self._calls.append(call["call_id"])
+            if call["name"] == self._speech_name:
                 self._spoke = True
         elif kind == ev.STEP_START:
             self._calls.clear()

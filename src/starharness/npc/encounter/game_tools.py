@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...runtime.errors import StarHarnessError
 from ...runtime.tools import ToolDefinition
 from ..actions import GameAction
 from ..frames import Protocol, build_protocol
@@ -13,7 +14,7 @@ from .mapping import SpeechStyle
 from .speech_tool import define_speech_tool
 
 
-class GameDefinitionError(ValueError):
+class GameDefinitionError(StarHarnessError, ValueError):
     """A Game object cannot be served as declared; the message says what to change."""
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final, Protocol
 from ...runtime.kernel import Context, Next
 from ...runtime.llm import UserMessage
 from ...runtime.loop import (
+    AGENTS,
     REQUEST,
     SESSION_EVENT,
     AgentHandle,
@@ -24,8 +25,9 @@ from ...runtime.loop import (
     LoggedEvent,
     OutgoingRequest,
 )
+from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
-from ...runtime.tools import TOOL_POST_EXECUTE
+from ...runtime.tools import TOOL_POST_EXECUTE, TOOLS
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
@@ -147,13 +149,13 @@ class Encounter:
         )
 
         def setup(layer: Context) -> None:
-            prompt = layer.prompt
+            prompt = layer.get(PROMPT)
             if host.hide_harness_identity:
                 prompt.section(IDENTITY_SECTION, IDENTITY_ORDER, "")
             prompt.section(PROTOCOL_SECTION, PROTOCOL_ORDER, kit.game.protocol_text)
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
-            tools = layer.tools
+            tools = layer.get(TOOLS)
             for tool in kit.tools:
                 tools.register(tool)
             layer.provide(ENCOUNTER, binding)
@@ -161,7 +163,7 @@ class Encounter:
             layer.on_waterfall(REQUEST, self._speech_may_be_forced)
             layer.on_waterfall(TOOL_POST_EXECUTE, self._conclusion.post_execute)
 
-        self._handle = await host.ctx.agents.create(
+        self._handle = await host.ctx.get(AGENTS).create(
             self.session_id, setup=setup, options=host.agent_options, meta=self._meta()
         )
 
@@ -258,9 +260,10 @@ class Encounter:
         kind = event.type
         if kind == ev.TURN_END:
             self._running = False
-            self._host.turn_done(time.perf_counter() - self._turn_started, event.data["reason"])
+            reason = ev.payload(event, ev.TurnEndData)["reason"]
+            self._host.turn_done(time.perf_counter() - self._turn_started, reason)
         elif kind == ev.ASSISTANT_MESSAGE:
-            usage = event.data.get("usage")
+            usage = ev.payload(event, ev.AssistantMessageData).get("usage")
             if usage is not None:
                 self._host.usage(usage)
         self._conclusion.on_event(event)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
@@ -41,7 +40,7 @@ class SpeechStyle:
                             c.option_label_field)  # fmt: skip
 
 
-def error_code_for(turn_end: Mapping[str, Any]) -> ErrorCode:
+def error_code_for(turn_end: ev.TurnEndData) -> ErrorCode:
     """The error code of a turn that ended with reason `error`."""
     kind = turn_end.get("kind")
     if kind == "limit":
@@ -51,7 +50,7 @@ def error_code_for(turn_end: Mapping[str, Any]) -> ErrorCode:
     return ErrorCode.LLM_UNAVAILABLE
 
 
-def _error_message(code: ErrorCode, turn_end: Mapping[str, Any]) -> str:
+def _error_message(code: ErrorCode, turn_end: ev.TurnEndData) -> str:
     if code is ErrorCode.LIMIT:
         return f"the turn was stopped: {turn_end.get('error', 'a bound was hit')}"
     if code is ErrorCode.INTERNAL:
@@ -121,11 +120,12 @@ class FrameMapper:
         """Map one logged event; chunks are the hot path, so they are checked first."""
         kind = event.type
         if kind == ev.ASSISTANT_CHUNK:
-            chunk = event.data["chunk"]
+            # Annotated rather than payload(): this runs for every streamed chunk.
+            chunk: ev.ChunkData = event.data["chunk"]
             chunk_type = chunk["type"]
-            if chunk_type == "tool-call-delta":
+            if chunk_type == ev.TOOL_CALL_DELTA:
                 self._tool_delta(chunk)
-            elif chunk_type == "text-delta" and not self._indices:
+            elif chunk_type == ev.TEXT_DELTA and not self._indices:
                 self._plain_delta(chunk["text"])
         elif kind == ev.STEP_START:
             self._plain = ""
@@ -138,26 +138,28 @@ class FrameMapper:
         elif kind == ev.LLM_RETRY:
             self._retried()
         elif kind == ev.ASSISTANT_MESSAGE:
-            self._message(event.data)
+            self._message(ev.payload(event, ev.AssistantMessageData))
         elif kind == ev.TOOL_CALL:
-            if event.data["name"] == self._speech_name:
-                self._speech_call(event.data)
+            call = ev.payload(event, ev.ToolCallEventData)
+            if call["name"] == self._speech_name:
+                self._speech_call(call)
         elif kind == ev.TOOL_RESULT:
-            final = self._finals.pop(event.data["call_id"], None)
+            result = ev.payload(event, ev.ToolResultData)
+            final = self._finals.pop(result["call_id"], None)
             if final is not None:
-                self._speech_result(final, bool(event.data["is_error"]))
+                self._speech_result(final, bool(result["is_error"]))
         elif kind == ev.TURN_END:
-            self._turn_end(event.data)
+            self._turn_end(ev.payload(event, ev.TurnEndData))
 
-    def _tool_delta(self, chunk: Mapping[str, Any]) -> None:
-        index: int = chunk["index"]
+    def _tool_delta(self, chunk: ev.ChunkData) -> None:
+        index = chunk.get("index", 0)
         self._indices.add(index)
         name = chunk.get("name")
         if name:
             self._names[index] = name
         if self._names.get(index) != self._speech_name:
             return
-        delta: str = chunk.get("arguments_delta") or ""
+        delta = chunk.get("arguments_delta") or ""
         if not delta:
             return
         stream = self._streams.get(index)
@@ -184,10 +186,10 @@ class FrameMapper:
         self._names.clear()
         self._indices.clear()
 
-    def _message(self, data: Mapping[str, Any]) -> None:
+    def _message(self, data: ev.AssistantMessageData) -> None:
         if data.get("interrupted"):
             return
-        calls: tuple[Mapping[str, Any], ...] = data.get("tool_calls", ())
+        calls = data.get("tool_calls", ())
         if calls and self._plain_sent:
             # Words streamed before the model turned to a tool form a line of their own.
             self._end_line(self._style.default_mood)
@@ -199,7 +201,7 @@ class FrameMapper:
                 if stream is not None:
                     self._calls[call["id"]] = stream
             return
-        text = str(data.get("text", "")).strip()
+        text = data.get("text", "").strip()
         sent = self._plain_sent
         if text or sent:
             # A model that answered in plain text instead of speaking is still heard.
@@ -209,8 +211,8 @@ class FrameMapper:
             self._end_line(self._style.default_mood)
             self._options(())
 
-    def _speech_call(self, data: Mapping[str, Any]) -> None:
-        call_id: str = data["call_id"]
+    def _speech_call(self, data: ev.ToolCallEventData) -> None:
+        call_id = data["call_id"]
         try:
             arguments = parse_arguments(data["arguments"])
         except ValueError:
@@ -241,7 +243,7 @@ class FrameMapper:
         self._end_line(final.mood)
         self._options(final.options)
 
-    def _turn_end(self, data: Mapping[str, Any]) -> None:
+    def _turn_end(self, data: ev.TurnEndData) -> None:
         if self._line_open:
             self._end_line(self._style.default_mood)
         if data.get("reason") == "error":

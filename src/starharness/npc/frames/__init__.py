@@ -1,7 +1,7 @@
 """Frame protocol v1: the JSON frames between engines and the harness, as pydantic models."""
 
-from starharness.npc.frames.base import PROTOCOL_VERSION, Frame, WireModel
-from starharness.npc.frames.down import (
+from .base import PROTOCOL_VERSION, Frame, WireModel
+from .down import (
     DOWN_FRAME_TYPES,
     ActionFrame,
     EncounterIdle,
@@ -17,12 +17,12 @@ from starharness.npc.frames.down import (
     Welcome,
     WorldEvent,
 )
-from starharness.npc.frames.encode import encode
-from starharness.npc.frames.errors import ErrorCode, FrameError
-from starharness.npc.frames.parse import parse_up_frame
-from starharness.npc.frames.protocol import GENERIC_PROTOCOL, Protocol, build_protocol
-from starharness.npc.frames.schema import schema_text, write_schema
-from starharness.npc.frames.up import (
+from .encode import encode
+from .errors import ErrorCode, FrameError
+from .parse import parse_up_frame
+from .protocol import GENERIC_PROTOCOL, Protocol, build_protocol
+from .schema import schema_text, write_schema
+from .up import (
     UP_FRAME_TYPES,
     EncounterClose,
     EncounterOpen,

@@ -9,14 +9,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue
 
-from starharness.npc.frames.base import (
+from .base import (
     PROTOCOL_VERSION,
     Frame,
     WireModel,
     omit_none,
     optional_string_schema,
 )
-from starharness.npc.frames.errors import ErrorCode, FrameError
+from .errors import ErrorCode, FrameError
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 HudData = dict[str, JsonValue]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.npc.frames.base import WireModel
+from .base import WireModel
 
 
 def encode(frame: WireModel) -> str:

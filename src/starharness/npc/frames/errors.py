@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ...runtime.errors import StarHarnessError
+
 
 class ErrorCode(StrEnum):
     """Every code an `error` frame can carry; clients may switch on it exhaustively."""
@@ -53,7 +55,7 @@ if set(_MEANINGS) != set(ErrorCode):  # pragma: no cover - guards edits to this 
     raise RuntimeError("every ErrorCode needs a meaning")
 
 
-class FrameError(Exception):
+class FrameError(StarHarnessError):
     """A frame was refused; carries the code and a message naming what is wrong."""
 
     def __init__(self, code: ErrorCode, message: str, encounter_id: str | None = None) -> None:

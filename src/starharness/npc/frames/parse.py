@@ -9,8 +9,8 @@ from typing import Any, Final
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from starharness.npc.frames.errors import ErrorCode, FrameError
-from starharness.npc.frames.up import UP_FRAME_TYPES, UpFrame
+from .errors import ErrorCode, FrameError
+from .up import UP_FRAME_TYPES, UpFrame
 
 _UP_ADAPTER: Final[TypeAdapter[UpFrame]] = TypeAdapter(UpFrame)
 _UP_TAGS: Final = tuple(str(model.model_fields["t"].default) for model in UP_FRAME_TYPES)

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Final, Literal, TypeVar, Union, cast
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
-from starharness.npc.frames.base import PROTOCOL_VERSION, Frame
-from starharness.npc.frames.down import (
+from .base import PROTOCOL_VERSION, Frame
+from .down import (
     ActionFrame,
     EncounterIdle,
     EncounterOpened,
@@ -22,8 +22,8 @@ from starharness.npc.frames.down import (
     Welcome,
     WorldEvent,
 )
-from starharness.npc.frames.parse import invalid_frame_error
-from starharness.npc.frames.up import UpFrame
+from .parse import invalid_frame_error
+from .up import UpFrame
 
 _SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _REF_TEMPLATE: Final = "#/$defs/{model}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from starharness.npc.frames.protocol import Protocol
+from .protocol import Protocol
 
 
 def schema_text(protocol: Protocol) -> str:

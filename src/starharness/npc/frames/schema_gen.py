@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from starharness.npc.frames.protocol import build_protocol
-from starharness.npc.frames.schema import write_schema
+from .protocol import build_protocol
+from .schema import write_schema
 
 
 def parse_moods(text: str) -> list[str]:

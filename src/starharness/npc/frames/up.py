@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
-from starharness.npc.frames.base import Frame, omit_none, optional_string_schema
+from .base import Frame, omit_none, optional_string_schema
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 

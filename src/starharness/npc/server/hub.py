@@ -11,7 +11,8 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
-from ...runtime.loop import AgentOptions
+from ...runtime.loop import AGENTS, AgentOptions
+from ...runtime.session import SESSIONS
 from ..encounter import Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
@@ -52,13 +53,13 @@ class NpcServer:
         self.metrics = ServerMetrics()
         turn = settings.turn
         self._agent_options = replace(
-            ctx.agents.defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
+            ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
         )
         self.connections: set[Connection] = set()
         self._players: dict[str, dict[Connection, int]] = {}
         self._owners: dict[Encounter, Connection] = {}
         self._pending: set[asyncio.Task[str | None]] = set()
-        self.transcripts = TranscriptKeeper(ctx.sessions, settings.transcripts.keep)
+        self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
         self._opens = TokenBucket(
             settings.limits.server_opens_per_second, settings.limits.server_open_burst
         )

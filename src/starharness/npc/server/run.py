@@ -16,10 +16,10 @@ import httpx
 import uvicorn
 
 from ...runtime.kernel import Context
+from ...runtime.llm.transport import stock_transports
 from ..game import Game
 from ..world import World
 from .app import FRAME_PATH, build_app
-from .coalescing import coalescing_protocol
 from .hub import NpcServer
 from .security import resolve_credentials
 from .settings import ServerSettings
@@ -120,7 +120,7 @@ async def start_server(
             log_level="warning",
             access_log=False,
             lifespan="off",
-            ws=coalescing_protocol(settings.frame_batch_ms),
+            ws=_websocket_protocol(settings.frame_batch_ms),
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,
@@ -227,3 +227,13 @@ def _write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text + "\n", encoding="utf-8")
     partial.replace(path)
+
+
+def _websocket_protocol(frame_batch_ms: float) -> type[asyncio.Protocol] | str:
+    """The coalescing protocol, or stock uvicorn websockets when STAR_HARNESS_STOCK_TRANSPORTS
+    is set (the coalescing one subclasses uvicorn's internal sans-I/O implementation)."""
+    if stock_transports():
+        return "websockets-sansio"
+    from .coalescing import coalescing_protocol
+
+    return coalescing_protocol(frame_batch_ms)

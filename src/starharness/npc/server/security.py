@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...runtime.credentials import Secret, aget_secret
+from ...runtime.errors import UserFacingError
 from ..identity import PlayerTokenError, PlayerTokens
 from .settings import ServerSettings
 
@@ -16,7 +17,7 @@ _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhos
 MIN_TOKEN_CHARS = 16
 
 
-class ExposureError(ValueError):
+class ExposureError(UserFacingError, ValueError):
     """The server would be reachable from other machines without player tokens, or a
     configured credential is missing or too weak."""
 

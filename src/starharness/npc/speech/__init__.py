@@ -1,8 +1,8 @@
 """Speech streaming: the NPC's line extracted from tool-call arguments while they arrive."""
 
-from starharness.npc.speech._string_decoder import REPLACEMENT
-from starharness.npc.speech.extractor import LineExtractor
-from starharness.npc.speech.final import (
+from ._string_decoder import REPLACEMENT
+from .extractor import LineExtractor
+from .final import (
     FinalSpeech,
     SpeechFields,
     SpokenOption,

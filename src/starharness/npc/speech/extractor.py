@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from starharness.npc.speech._string_decoder import StringDecoder
+from ._string_decoder import StringDecoder
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _STRING_END_OR_ESCAPE: Final = re.compile(r'["\\]')

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from acp import run_agent
 
-from ..kernel import APPROVALS, Context
+from ..approvals import APPROVALS
+from ..kernel import Context
 from ..protocol import ApprovalRouter, HostInfo, SessionHost
 from ..protocol.host import SendUpdate
 from ..protocol.stdio import PipeOut, protected_stdio

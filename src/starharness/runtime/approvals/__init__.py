@@ -1,6 +1,7 @@
 """runtime/approvals: whether a tool call that a policy asks about may run."""
 
 from .ask import request_approval
+from .keys import APPROVALS
 from .plugin import ApprovalsConfig, ApprovalsPlugin, build_approvals
 from .services import AskUser, InteractiveApprovals, NonInteractiveApprovals
 from .types import (
@@ -13,6 +14,7 @@ from .types import (
 )
 
 __all__ = [
+    "APPROVALS",
     "APPROVAL_ASKED",
     "APPROVAL_DECIDED",
     "ApprovalDecided",

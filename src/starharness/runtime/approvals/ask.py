@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..kernel import APPROVALS, Context
+from ..kernel import Context
+from .keys import APPROVALS
 from .types import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest, Decision
 
 _log = logging.getLogger("starharness.runtime.approvals")
 
 
 async def request_approval(ctx: Context, request: ApprovalRequest) -> ApprovalDecided:
-    """Emit APPROVAL_ASKED, let `ctx.approvals` decide, emit APPROVAL_DECIDED and return it.
+    """Emit APPROVAL_ASKED, let `ctx.get(APPROVALS)` decide, emit APPROVAL_DECIDED and return it.
 
     Without an approval service, or when it fails, the answer is `unavailable`. When the
     waiting call is cancelled, `cancelled` is reported and the cancellation goes on.

@@ -1,4 +1,4 @@
-"""ApprovalsPlugin: provides `ctx.approvals` under the policy its config names."""
+"""ApprovalsPlugin: provides `ctx.get(APPROVALS)` under the policy its config names."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from ..kernel import APPROVALS, Context, Plugin
+from ..kernel import Context, Plugin
+from .keys import APPROVALS
 from .services import InteractiveApprovals, NonInteractiveApprovals
 from .types import ApprovalService
 

@@ -54,7 +54,7 @@ class ApprovalDecided:
 
 
 class ApprovalService(Protocol):
-    """Decides whether a tool call may run (`ctx.approvals`)."""
+    """Decides whether a tool call may run (`ctx.get(APPROVALS)`)."""
 
     async def decide(self, request: ApprovalRequest) -> Decision: ...
 
@@ -63,7 +63,8 @@ class ApprovalService(Protocol):
         ...
 
 
-APPROVAL_ASKED: Event[ApprovalRequest] = Event("approvals/asked")
+APPROVAL_ASKED: Event[ApprovalRequest] = Event("approval/asked")
 """A call needs approval; emitted on the calling agent's context before the service decides."""
-APPROVAL_DECIDED: Event[ApprovalDecided] = Event("approvals/decided")
-"""The answer, emitted on the calling agent's context (the loop logs both)."""
+APPROVAL_DECIDED: Event[ApprovalDecided] = Event("approval/decided")
+"""The answer, emitted on the calling agent's context (the loop logs both as the session
+events of the same names)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import TOOLS, Context, NoConfig, Plugin
-from ..tools import ToolFailure, define_tool
+from ..kernel import Context, NoConfig, Plugin
+from ..tools import TOOLS, ToolFailure, define_tool
 from ..tools.run import ToolRunContext
 from .service import USER_QUESTIONS, Question, UserQuestions
 

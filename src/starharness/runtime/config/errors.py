@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import UserFacingError
 
-class ProfileError(Exception):
+
+class ProfileError(UserFacingError):
     """A profile, bundle or patch is wrong, or a plugin could not be loaded or started."""
 
     def __init__(self, message: str) -> None:

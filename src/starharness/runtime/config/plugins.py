@@ -6,12 +6,13 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, cast
 
+from ..errors import StarHarnessError
 from ..kernel import Plugin
 
 ENTRY_POINT_GROUP = "star_harness.plugins"
 
 
-class PluginNotFoundError(LookupError):
+class PluginNotFoundError(StarHarnessError, LookupError):
     """The plugin string names nothing loadable; the message says why (never a traceback)."""
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..kernel import Plugin, ServiceKey
 from ..paths import star_harness_home
+from .builtins import builtin_provider
 from .errors import ProfileError
 from .patches import DraftRow, Patch, apply_patch, read_patch
 from .plugins import PluginNotFoundError, resolve_plugin
@@ -23,17 +24,6 @@ _PROFILE: TypeAdapter[ProfileSpec] = TypeAdapter(ProfileSpec)
 _BUNDLE: TypeAdapter[list[RowSpec]] = TypeAdapter(list[RowSpec])
 
 USER_PATCH_FILE = "patch.yml"
-
-# Which built-in plugin provides each runtime service, for "add a row with ..." hints.
-_KNOWN_PROVIDERS = {
-    "sessions": "starharness.runtime.session:SessionsPlugin",
-    "llm": "starharness.runtime.llm:LlmPlugin",
-    "tools": "starharness.runtime.tools:ToolsPlugin",
-    "approvals": "starharness.runtime.approvals:ApprovalsPlugin",
-    "prompt": "starharness.runtime.prompt:PromptPlugin",
-    "agents": "starharness.runtime.loop:AgentsPlugin",
-    "telemetry": "starharness.runtime.telemetry:TelemetryPlugin",
-}
 
 PatchSource = str | os.PathLike[str] | Patch
 
@@ -229,8 +219,8 @@ def _missing_service(rows: Sequence[ResolvedRow], index: int, key: ServiceKey[An
                 f"{needs}, which row {later.id!r} ({later.plugin}) provides but starts later; "
                 f"move {later.id!r} before {row.id!r}"
             )
-    known = _KNOWN_PROVIDERS.get(key.name)
-    if known is not None:
-        return f"{needs} but no row provides it; add a row with plugin {known}"
+    provider = key.provider or builtin_provider(key.name)
+    if provider:
+        return f"{needs} but no row provides it; add a row with plugin {provider}"
     hint = f" ({key.doc})" if key.doc else ""
     return f"{needs} but no row provides it{hint}"

@@ -3,8 +3,9 @@ provider refused a request as too long; thresholds per provider (window from its
 
 from __future__ import annotations
 
-from ..kernel import SESSIONS, Context, Plugin
+from ..kernel import Context, Plugin
 from ..loop import COMPACT
+from ..session import SESSIONS
 from .compaction_config import CompactionConfig
 from .compaction_recovery import recover_compaction
 from .compactor import Compactor

@@ -10,12 +10,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import AGENTS, PROMPT, SESSIONS, TOOLS, Context, Plugin
+from ..kernel import Context, Plugin
 from ..llm.types import UserMessage
-from ..prompt import TOOL_GUIDANCE_ORDER
-from ..session import Session, SessionEvent
+from ..loop import AGENTS
+from ..prompt import PROMPT, TOOL_GUIDANCE_ORDER
+from ..session import SESSIONS, Session, SessionEvent
 from ..session import event_types as ev
-from ..tools import ToolFailure, ToolRunContext, ToolSuccess, define_tool
+from ..tools import TOOLS, ToolFailure, ToolRunContext, ToolSuccess, define_tool
 from .events import SUBAGENT_END, SUBAGENT_START
 from .forks import DELEGATION_DEPTH, fork
 

@@ -7,8 +7,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import AGENTS, PROMPT, SESSIONS, TOOLS, Context, Plugin
-from ..tools import ToolFailure, ToolRunContext, ToolSuccess, define_tool
+from ..kernel import Context, Plugin
+from ..loop import AGENTS
+from ..prompt import PROMPT
+from ..session import SESSIONS
+from ..tools import TOOLS, ToolFailure, ToolRunContext, ToolSuccess, define_tool
 from .goals import StaleRevisionError, WorkBook, render_plan, render_state
 
 SET_GOAL_TOOL = "set_goal"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import PROMPT, Context, Plugin
-from ..prompt import PERSONA_ORDER
+from ..kernel import Context, Plugin
+from ..prompt import PERSONA_ORDER, PROMPT
 from ..workspace.limits import DEFAULT_IGNORED_DIRS
 
 SECTION = "context.agents-md"

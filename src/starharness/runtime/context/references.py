@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import PROMPT, SESSIONS, Context, Plugin
+from ..kernel import Context, Plugin
 from ..llm.types import AssistantMessage, Message, ToolMessage
-from ..prompt import PERSONA_ORDER
-from ..session import Projection
+from ..prompt import PERSONA_ORDER, PROMPT
+from ..session import SESSIONS, Projection
 
 SECTION = "context.session-references"
 

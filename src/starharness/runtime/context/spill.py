@@ -7,10 +7,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import AGENTS, SESSIONS, TOOLS, Context, Next, Plugin
-from ..session import Session
+from ..kernel import Context, Next, Plugin
+from ..loop import AGENTS
+from ..session import SESSIONS, Session
 from ..tools import (
     TOOL_POST_EXECUTE,
+    TOOLS,
     PostExecute,
     ToolFailure,
     ToolRunContext,

@@ -9,7 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..kernel import PROMPT, Context, Plugin
+from ..kernel import Context, Plugin
+from ..prompt import PROMPT
 
 CONTEXT_NAME = "context.time"
 _FORMATS = {"day": "%Y-%m-%d (%A)", "hour": "%Y-%m-%d %H:00", "minute": "%Y-%m-%d %H:%M"}

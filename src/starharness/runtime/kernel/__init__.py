@@ -9,23 +9,17 @@ from .context import (
 )
 from .effects import Disposer, Scope, ScopeDisposedError, once
 from .events import Event, EventBus, Hook, Next, Waterfall
-from .keys import AGENTS, APPROVALS, LLM, PROMPT, SESSIONS, TELEMETRY, TOOLS
+from .layers import LayeredTable
 from .plugin import NoConfig, Plugin
 
 __all__ = [
-    "AGENTS",
-    "APPROVALS",
-    "LLM",
-    "PROMPT",
-    "SESSIONS",
-    "TELEMETRY",
-    "TOOLS",
     "Bindable",
     "Context",
     "Disposer",
     "Event",
     "EventBus",
     "Hook",
+    "LayeredTable",
     "MissingServiceError",
     "Next",
     "NoConfig",

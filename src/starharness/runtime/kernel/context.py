@@ -2,61 +2,48 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Generic, TypeVar, cast
 
+from ..errors import StarHarnessError
 from .effects import Disposer, Scope
 from .events import Event, EventBus, Hook, HookListener, Listener, Waterfall, WaterfallListener
 
-if TYPE_CHECKING:
-    from ..approvals import ApprovalService
-    from ..llm import LlmService
-    from ..loop import AgentManager
-    from ..prompt import PromptService
-    from ..session import SessionService
-    from ..telemetry import Telemetry
-    from ..tools import ToolRegistry
-
 T = TypeVar("T")
 R = TypeVar("R")
+V_co = TypeVar("V_co", covariant=True)
 
 
 class ServiceKey(Generic[T]):
     """A typed name for a service: `ctx.get(TOOLS)` is a `ToolRegistry`."""
 
-    __slots__ = ("doc", "name")
+    __slots__ = ("doc", "name", "provider")
 
-    def __init__(self, name: str, doc: str = "") -> None:
+    def __init__(self, name: str, doc: str = "", *, provider: str = "") -> None:
         self.name = name
         self.doc = doc
+        # "module:Class" of the plugin that provides it, for "add a row with ..." hints.
+        self.provider = provider
 
     def __repr__(self) -> str:
         return f"ServiceKey({self.name!r})"
 
 
-class MissingServiceError(LookupError):
+class MissingServiceError(StarHarnessError, LookupError):
     """A service was asked for that no plugin provides."""
 
 
-class ServiceConflictError(RuntimeError):
+class ServiceConflictError(StarHarnessError, RuntimeError):
     """Two plugins tried to provide the same service in the same scope."""
 
 
-@runtime_checkable
-class Bindable(Protocol):
-    """A service that hands each context its own view (to own registrations or shadow them)."""
+class Bindable(Generic[V_co]):
+    """Base of a service that hands each context its own view (to own registrations or shadow
+    them); only subclasses are bound, so a service with an unrelated `bind` is left alone."""
 
-    def bind(self, ctx: Context) -> Any: ...
+    __slots__ = ()
 
-
-_BINDABLE: dict[type, bool] = {}
-
-
-def _is_bindable(kind: type) -> bool:
-    """`isinstance(x, Bindable)` costs a protocol walk; a type's answer never changes."""
-    known = _BINDABLE.get(kind)
-    if known is None:
-        known = _BINDABLE[kind] = callable(getattr(kind, "bind", None))
-    return known
+    def bind(self, ctx: Context) -> V_co:
+        raise NotImplementedError
 
 
 class Context:
@@ -84,7 +71,10 @@ class Context:
         self.scope = Scope(name)
         self.events = events if events is not None else EventBus()
         self._services: dict[str, Any] = services if services is not None else {}
-        self._views: dict[str, Any] = {}
+        # key name -> (the service a view was made from, the view): a view is reused only while
+        # that same service is still the one provided, so a disposed provider's view is never
+        # handed out again.
+        self._views: dict[str, tuple[object, Any]] = {}
 
     # -- structure -------------------------------------------------------------------------
 
@@ -148,17 +138,17 @@ class Context:
 
     def maybe(self, key: ServiceKey[T]) -> T | None:
         """The service for `key` as seen from this context, or None."""
-        view = self._views.get(key.name)
-        if view is not None:
-            return cast(T, view)
         service: object = self._lookup(key.name)
         if service is None:
             return None
-        if _is_bindable(type(service)):
-            view = cast(Bindable, service).bind(self)
-            self._views[key.name] = view
-            return cast(T, view)
-        return cast(T, service)
+        if not isinstance(service, Bindable):
+            return cast(T, service)
+        cached = self._views.get(key.name)
+        if cached is not None and cached[0] is service:
+            return cast(T, cached[1])
+        view = cast(Bindable[T], service).bind(self)
+        self._views[key.name] = (service, view)
+        return view
 
     def get(self, key: ServiceKey[T]) -> T:
         """The service for `key`; raises MissingServiceError naming it when none is provided."""
@@ -184,47 +174,3 @@ class Context:
 
     def emit(self, event: Event[T], payload: T) -> None:
         self.events.emit(event, payload)
-
-    # -- the runtime's own services, typed --------------------------------------------------
-
-    @property
-    def tools(self) -> ToolRegistry:
-        from .keys import TOOLS
-
-        return self.get(TOOLS)
-
-    @property
-    def sessions(self) -> SessionService:
-        from .keys import SESSIONS
-
-        return self.get(SESSIONS)
-
-    @property
-    def llm(self) -> LlmService:
-        from .keys import LLM
-
-        return self.get(LLM)
-
-    @property
-    def prompt(self) -> PromptService:
-        from .keys import PROMPT
-
-        return self.get(PROMPT)
-
-    @property
-    def agents(self) -> AgentManager:
-        from .keys import AGENTS
-
-        return self.get(AGENTS)
-
-    @property
-    def approvals(self) -> ApprovalService:
-        from .keys import APPROVALS
-
-        return self.get(APPROVALS)
-
-    @property
-    def telemetry(self) -> Telemetry:
-        from .keys import TELEMETRY
-
-        return self.get(TELEMETRY)

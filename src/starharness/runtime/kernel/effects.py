@@ -6,6 +6,8 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 
+from ..errors import StarHarnessError
+
 _log = logging.getLogger("starharness.runtime.kernel")
 
 Disposer = Callable[[], None]
@@ -27,7 +29,7 @@ def once(fn: Callable[[], None]) -> Disposer:
     return dispose
 
 
-class ScopeDisposedError(RuntimeError):
+class ScopeDisposedError(StarHarnessError, RuntimeError):
     """Raised when something registers on a scope that was already disposed."""
 
 
@@ -83,19 +85,6 @@ class Scope:
                 result = cleanup()
                 if inspect.isawaitable(result):
                     await result
-            except Exception:
-                _log.exception("cleanup failed while disposing scope %r", self.name)
-
-    def close_sync(self) -> None:
-        """Undo synchronous effects in reverse order (for scopes that own no async cleanups)."""
-        for cleanup in self._close_and_take():
-            try:
-                result = cleanup()
-                if inspect.isawaitable(result):
-                    close = getattr(result, "close", None)
-                    if callable(close):
-                        close()
-                    _log.error("scope %r: async cleanup skipped by close_sync", self.name)
             except Exception:
                 _log.exception("cleanup failed while disposing scope %r", self.name)
 

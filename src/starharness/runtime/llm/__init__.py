@@ -1,4 +1,8 @@
-"""LLM providers behind one streaming interface: profiles, the chat-completions client, retry."""
+"""LLM providers behind one streaming interface: profiles, the chat-completions client, retry.
+
+The wire encoding (`.wire`), request quirks (`.quirks`) and retry loop (`.retry`) are internals;
+tests and tools that need them import those modules.
+"""
 
 from .admission import AdmissionQueue
 from .errors import (
@@ -15,7 +19,7 @@ from .errors import (
     RateLimitedError,
     ServerError,
 )
-from .http_errors import parse_retry_after
+from .keys import LLM
 from .plugin import LlmConfig, LlmPlugin, RetryConfig, TimeoutsConfig, build_provider
 from .profiles import (
     DEEPSEEK,
@@ -28,8 +32,7 @@ from .profiles import (
     get_profile,
 )
 from .provider import SESSION_HEADER, LlmProvider, OpenAICompatibleProvider, Timeouts
-from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request
-from .retry import OnRetry, RetryInfo, RetryPolicy, stream_with_retry
+from .retry import OnRetry, RetryInfo, RetryPolicy
 from .service import LlmService, ProviderSettings
 from .types import (
     AssistantMessage,
@@ -49,11 +52,11 @@ from .types import (
     Usage,
     UserMessage,
 )
-from .wire import WireEncoder, dumps_wire, encoder_for, to_wire_messages, to_wire_tools
 
 __all__ = [
     "DEEPSEEK",
     "LLAMA_CPP",
+    "LLM",
     "OPENAI",
     "OPENAI_COMPATIBLE",
     "PROFILES",
@@ -78,16 +81,13 @@ __all__ = [
     "NamedToolChoice",
     "OnRetry",
     "OpenAICompatibleProvider",
-    "PlansRequests",
     "ProtocolError",
     "ProviderConfigError",
     "ProviderProfile",
     "ProviderSettings",
-    "QuirkChoice",
     "QuotaExceededError",
     "RateLimitedError",
     "ReasoningDelta",
-    "RequestPlan",
     "RetryConfig",
     "RetryInfo",
     "RetryPolicy",
@@ -104,14 +104,6 @@ __all__ = [
     "UnknownProviderError",
     "Usage",
     "UserMessage",
-    "WireEncoder",
     "build_provider",
-    "dumps_wire",
-    "encoder_for",
     "get_profile",
-    "parse_retry_after",
-    "plan_request",
-    "stream_with_retry",
-    "to_wire_messages",
-    "to_wire_tools",
 ]

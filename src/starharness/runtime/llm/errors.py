@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import StarHarnessError, UserFacingError
 
-class LlmError(Exception):
+
+class LlmError(StarHarnessError):
     """A model request failed. `retryable` says whether the same request may succeed later."""
 
     retryable: bool = False
@@ -62,7 +64,7 @@ class InvalidRequestError(LlmError):
     """HTTP 400 for another reason: the request itself is wrong."""
 
 
-class MissingCredentialError(LlmError):
+class MissingCredentialError(LlmError, UserFacingError):
     """A provider was asked for explicitly but its key variable is not set."""
 
 

@@ -1,4 +1,4 @@
-"""The LLM plugin: builds a provider from its config row and registers it with `ctx.llm`."""
+"""The LLM plugin: builds a provider from its config row and registers it with `ctx.get(LLM)`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from ..credentials import aget_secret
-from ..kernel import LLM, Context, Plugin
+from ..kernel import Context, Plugin
 from .admission import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from .errors import MissingCredentialError, ProviderConfigError
+from .keys import LLM
 from .profiles import PROFILES, get_profile
 from .provider import OpenAICompatibleProvider, Timeouts
 from .retry import RetryPolicy
@@ -147,7 +148,7 @@ async def build_provider(
 
 
 class LlmPlugin(Plugin[LlmConfig]):
-    """Provides `ctx.llm` (or joins the one already there) with the configured provider."""
+    """Provides `ctx.get(LLM)` (or joins the one already there) with the configured provider."""
 
     Config: ClassVar[type[BaseModel]] = LlmConfig
     provides = (LLM,)

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ..errors import StarHarnessError
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderProfile:
@@ -115,7 +117,7 @@ PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(
 """The built-in profiles by name."""
 
 
-class UnknownProviderError(LookupError):
+class UnknownProviderError(StarHarnessError, LookupError):
     """A provider name that no profile or registration knows."""
 
 

@@ -1,4 +1,4 @@
-"""The LLM service (`ctx.llm`): named providers, a default, and their request settings."""
+"""The LLM service (`ctx.get(LLM)`): named providers, a default, and their request settings."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ anyio's attribute lookup (which also asks the kernel for the peer's address each
 
 from __future__ import annotations
 
+import os
 import select
 import ssl
 import urllib.request
@@ -46,15 +47,27 @@ _ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
 
 _CORE_ERRORS: tuple[type[Exception], ...] = tuple(theirs for theirs, _ in _ERRORS)
 
+STOCK_TRANSPORTS_ENV = "STAR_HARNESS_STOCK_TRANSPORTS"
+"""Set to 1 to use stock httpx and uvicorn I/O instead of the one-write and coalescing layers."""
+
+
+def stock_transports() -> bool:
+    """Whether `STAR_HARNESS_STOCK_TRANSPORTS` asks for the libraries' own transports.
+
+    This transport and the server's coalescing WebSocket protocol lean on httpcore's and
+    uvicorn's internals; this setting is the way out when a release of either changes them.
+    """
+    return os.environ.get(STOCK_TRANSPORTS_ENV, "").strip().lower() in ("1", "true", "yes")
+
 
 def llm_http_client(*, timeout: httpx.Timeout, limits: httpx.Limits) -> httpx.AsyncClient:
     """An httpx client for model requests; blocking (it loads the CA bundle).
 
-    With a proxy configured in the environment, httpx's own transport is kept, since it is the
-    one that knows how to reach proxies.
+    With a proxy configured in the environment, or STAR_HARNESS_STOCK_TRANSPORTS set, httpx's
+    own transport is kept (it is the one that knows how to reach proxies).
     """
     proxies = urllib.request.getproxies()
-    if any(scheme in proxies for scheme in ("http", "https", "all")):
+    if stock_transports() or any(scheme in proxies for scheme in ("http", "https", "all")):
         return httpx.AsyncClient(timeout=timeout, limits=limits)
     transport = OneWriteTransport(ssl_context=httpx.create_ssl_context(), limits=limits)
     return httpx.AsyncClient(timeout=timeout, transport=transport)
@@ -86,7 +99,7 @@ class OneWriteTransport(httpx.AsyncBaseTransport):
         with _httpx_errors(request):
             answer = await self._pool.handle_async_request(core)
         # httpcore types this as "a mapping or an empty dict literal"; it holds str keys.
-        extensions = cast("MutableMapping[str, Any]", answer.extensions)  # pyright: ignore[reportUnknownMemberType]
+        extensions = cast(MutableMapping[str, Any], answer.extensions)  # pyright: ignore[reportUnknownMemberType]
         return httpx.Response(
             status_code=answer.status,
             headers=answer.headers,

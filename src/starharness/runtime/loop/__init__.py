@@ -17,10 +17,12 @@ from .hooks import (
     StepPlan,
     TurnStopping,
 )
+from .keys import AGENTS
 from .manager import AgentExistsError, AgentHandle, AgentManager, AgentsConfig, AgentsPlugin
 from .options import AgentOptions
 
 __all__ = [
+    "AGENTS",
     "AGENT_CREATED",
     "AGENT_DISPOSED",
     "COMPACT",

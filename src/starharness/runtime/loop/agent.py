@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..kernel import LLM, TELEMETRY, Context
+from ..kernel import Context
+from ..llm import LLM
 from ..llm.types import ToolSchema, UserMessage
+from ..session import event_types as ev
+from ..telemetry import TELEMETRY
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
 from .options import AgentOptions, VerifyMode
 from .view_log import verify_mode
@@ -23,12 +25,16 @@ if TYPE_CHECKING:
 _log = logging.getLogger("starharness.runtime.loop")
 
 
+CancelKind = Literal["user", "parent", "disposed", "hook", "timeout"]
+"""Who cancelled a turn (turn/end's `cause` when its reason is "aborted")."""
+
+
 class CancelCause:
-    """Why a turn was cancelled; `kind` is one of user, parent, disposed, hook, timeout."""
+    """Why a turn was cancelled, and by whom."""
 
     __slots__ = ("kind", "reason")
 
-    def __init__(self, kind: str, reason: str = "") -> None:
+    def __init__(self, kind: CancelKind, reason: str = "") -> None:
         self.kind = kind
         self.reason = reason
 
@@ -66,17 +72,17 @@ class Agent:
     @staticmethod
     def _last_turn(session: Session) -> int:
         for event in reversed(session.events):
-            if event.type == "turn/start":
-                turn: int = event.data["turn"]
-                return turn
+            if event.type == ev.TURN_START:
+                return ev.payload(event, ev.TurnStartData)["turn"]
         return 0
 
     @staticmethod
     def _last_context(session: Session) -> str | None:
         for event in reversed(session.events):
-            if event.type == "user/message" and event.data.get("source") == "context":
-                text: str = event.data["content"]
-                return text
+            if event.type == ev.USER_MESSAGE:
+                message = ev.payload(event, ev.UserMessageData)
+                if message.get("source") == "context":
+                    return message["content"]
         return None
 
     # -- input -------------------------------------------------------------------------------
@@ -208,7 +214,3 @@ class Agent:
                 await asyncio.gather(turn, return_exceptions=True)
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

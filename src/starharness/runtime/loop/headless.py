@@ -10,6 +10,7 @@ from ..kernel import Context
 from ..llm.types import UserMessage
 from ..session import event_types as ev
 from .hooks import SESSION_EVENT, LoggedEvent
+from .keys import AGENTS
 from .options import AgentOptions
 
 
@@ -33,22 +34,25 @@ async def run_task(
         nonlocal wrote_text
         event = logged.event
         if event.type == ev.ASSISTANT_CHUNK:
-            chunk = event.data["chunk"]
-            if chunk["type"] == "text-delta":
-                stdout.write(chunk["text"])
+            chunk: ev.ChunkData = event.data["chunk"]
+            if chunk["type"] == ev.TEXT_DELTA:
+                stdout.write(chunk.get("text", ""))
                 stdout.flush()
                 wrote_text = True
         elif event.type == ev.TOOL_CALL:
-            stderr.write(f"[tool] {event.data['name']}({event.data['arguments']})\n")
+            call = ev.payload(event, ev.ToolCallEventData)
+            stderr.write(f"[tool] {call['name']}({call['arguments']})\n")
         elif event.type == ev.TOOL_RESULT:
-            mark = "error" if event.data["is_error"] else "ok"
-            content = str(event.data["content"])
+            result = ev.payload(event, ev.ToolResultData)
+            mark = "error" if result["is_error"] else "ok"
+            content = str(result["content"])
             short = content if len(content) <= 200 else content[:200] + "..."
-            stderr.write(f"[tool] {event.data['name']} -> {mark}: {short}\n")
+            stderr.write(f"[tool] {result['name']} -> {mark}: {short}\n")
         elif event.type == ev.LLM_RETRY:
+            retry = ev.payload(event, ev.LlmRetryData)
             stderr.write(
-                f"[retry] attempt {event.data['attempt']} in {event.data['delay_s']:.1f} s: "
-                f"{event.data['error']}\n"
+                f"[retry] attempt {retry['attempt']} in {retry['delay_s']:.1f} s: "
+                f"{retry['error']}\n"
             )
         elif event.type == ev.TURN_END:
             ended.update(event.data)
@@ -56,7 +60,7 @@ async def run_task(
     def setup(agent_ctx: Context) -> None:
         agent_ctx.on(SESSION_EVENT, observe)
 
-    handle = await ctx.agents.create(sid, setup=setup, options=options)
+    handle = await ctx.get(AGENTS).create(sid, setup=setup, options=options)
     try:
         handle.agent.followup(UserMessage(task))
         await handle.agent.when_idle()

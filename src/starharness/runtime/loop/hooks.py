@@ -71,11 +71,20 @@ class LoggedEvent:
 
 
 PRE_STEP: Waterfall[StepPlan] = Waterfall("agent/pre-step")
+"""Before each step's request is built: rewrite the messages it sends, or veto (the turn ends
+"aborted")."""
 REQUEST: Waterfall[OutgoingRequest] = Waterfall("agent/request")
+"""The request about to go out (after the static part is known): replace it, or veto."""
 TURN_STOPPING: Hook[TurnStopping, Message] = Hook("agent/turn-stopping")
+"""Bail: the turn would complete; the first listener to answer a message keeps it going."""
 COMPACT: Hook[CompactRequest, bool] = Hook("agent/compact")
-"""Asked before every step and once after a context overflow (then the step is retried)."""
+"""Bail: asked before every step and once after a context overflow (then the step is retried);
+answers whether it compacted."""
 STATUS: Event[StatusChange] = Event("agent/status")
+"""An agent went idle or started running."""
 SESSION_EVENT: Event[LoggedEvent] = Event("agent/session-event")
+"""Every session event an agent appends (chunks included), as it is appended."""
 AGENT_CREATED: Event[Any] = Event("agent/created")
+"""An agent was created (the payload is the Agent)."""
 AGENT_DISPOSED: Event[Any] = Event("agent/disposed")
+"""An agent was disposed (the payload is the Agent)."""

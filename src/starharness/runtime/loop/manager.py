@@ -1,27 +1,29 @@
-"""`ctx.agents`: create, resume, find and dispose agents; the AgentsPlugin provides it."""
+"""`ctx.get(AGENTS)`: create, resume, find and dispose agents; the AgentsPlugin provides it."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..approvals import APPROVAL_ASKED, APPROVAL_DECIDED, ApprovalDecided, ApprovalRequest
-from ..kernel import AGENTS, LLM, SESSIONS, Context, Plugin
-from ..session import SessionEvent
+from ..errors import StarHarnessError
+from ..kernel import Context, Plugin
+from ..llm import LLM
+from ..session import SESSIONS, SessionEvent
 from ..session import event_types as ev
 from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
+from .keys import AGENTS
 from .options import AgentOptions, VerifyMode
 
 Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
 
 
-class AgentExistsError(RuntimeError):
+class AgentExistsError(StarHarnessError, RuntimeError):
     """An agent for that session id is already running."""
 
 
@@ -184,7 +186,7 @@ class AgentsConfig(BaseModel):
 
 
 class AgentsPlugin(Plugin[AgentsConfig]):
-    """Provides `ctx.agents`."""
+    """Provides `ctx.get(AGENTS)`."""
 
     Config = AgentsConfig
     inject = (SESSIONS, LLM)
@@ -204,8 +206,3 @@ class AgentsPlugin(Plugin[AgentsConfig]):
         manager = AgentManager(ctx, defaults)
         ctx.provide(AGENTS, manager)
         ctx.scope.add(manager.aclose)
-
-
-def with_options(base: AgentOptions, **changes: Any) -> AgentOptions:
-    """A copy of `base` with some fields changed."""
-    return replace(base, **changes)

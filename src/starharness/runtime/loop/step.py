@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,10 +95,6 @@ class StepAccumulator:
         elif isinstance(chunk, Finish):  # pyright: ignore[reportUnnecessaryIsInstance]
             self.finish = chunk.reason
 
-    @property
-    def has_output(self) -> bool:
-        return bool(self._text or self._calls or self._reasoning)
-
     def text(self) -> str:
         return "".join(self._text)
 
@@ -147,11 +142,7 @@ def request_context_data(provider: str, request: LlmRequest) -> dict[str, Any]:
     }
 
 
-ChunkSink = Callable[[StreamChunk], None]
-"""Receives each chunk as it arrives (the turn logs and publishes it)."""
-
 __all__ = [
-    "ChunkSink",
     "StepAccumulator",
     "StepResult",
     "chunk_data",

@@ -6,11 +6,12 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import PROMPT, TOOLS
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
+from ..prompt import PROMPT
 from ..session import event_types as ev
 from ..session import freeze_data
 from ..telemetry import request_span
+from ..tools import TOOLS
 from .hooks import REQUEST, OutgoingRequest
 from .step import StepAccumulator, StepResult, chunk_data, message_data, request_context_data
 from .view_log import log_view_change, verify_request
@@ -71,7 +72,7 @@ def _log_header_if_changed(agent: Agent, system: str, tools: Sequence[ToolSchema
 
 async def run_step(
     agent: Agent, turn: int, step: int, messages: Sequence[Message]
-) -> tuple[StepResult, bool] | None:
+) -> StepResult | None:
     """Send one request and fold its stream; None when a request hook vetoed it."""
     ctx = agent.ctx
     llm = agent.llm
@@ -167,8 +168,4 @@ async def run_step(
             cache_read_tokens=usage.cache_read,
         )
     log(ev.ASSISTANT_MESSAGE, message_data(turn, step, result))
-    return result, False
-
-
-def header_of(agent: Agent) -> Any:
-    return agent.header
+    return result

@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import TOOLS
 from ..llm.types import ToolCall
 from ..session import event_types as ev
+from ..tools import TOOLS
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -6,8 +6,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..errors import StarHarnessError
 from ..llm.errors import ContextOverflowError, LlmError
-from ..llm.types import LlmRequest, UserMessage
+from ..llm.types import UserMessage
 from ..session import event_types as ev
 from ..telemetry import turn_span
 from .hooks import COMPACT, PRE_STEP, TURN_STOPPING, CompactRequest, StepPlan, TurnStopping
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger("starharness.runtime.loop")
 
 
-class TurnLimitError(Exception):
+class TurnLimitError(StarHarnessError):
     """A turn hit its step or time bound."""
 
 
@@ -35,7 +36,7 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
     turn = agent.turn
     agent.log(ev.TURN_START, {"turn": turn})
     log_user(agent, first)
-    reason = "completed"
+    reason: ev.TurnEndReason = "completed"
     extra: dict[str, Any] = {}
     with turn_span(agent.id, turn):
         try:
@@ -62,7 +63,7 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
             agent.log(ev.TURN_END, {"turn": turn, "reason": reason, **extra})
 
 
-async def _steps(agent: Agent, turn: int) -> str:
+async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
     step = 0
     overflowed = False
     while True:
@@ -86,7 +87,7 @@ async def _steps(agent: Agent, turn: int) -> str:
             log_view_change(agent, turn, step, plan.messages, PRE_STEP.name)
             messages = agent.session.messages()
         try:
-            outcome = await run_step(agent, turn, step, messages)
+            result = await run_step(agent, turn, step, messages)
         except ContextOverflowError:
             agent.log(ev.STEP_END, {"turn": turn, "step": step, "error": "context-overflow"})
             if overflowed or not agent.ctx.events.has_listeners(COMPACT):
@@ -99,9 +100,9 @@ async def _steps(agent: Agent, turn: int) -> str:
                 raise
             continue
         overflowed = False
-        if outcome is None:
+        if result is None:
             return "aborted"
-        result, concluded = outcome
+        concluded = False
         if result.message.tool_calls:
             concluded = await run_tool_calls(agent, turn, step, result.message.tool_calls)
         agent.log(ev.STEP_END, {"turn": turn, "step": step})
@@ -123,7 +124,7 @@ async def _steps(agent: Agent, turn: int) -> str:
 
 def _snapshot_context(agent: Agent) -> None:
     """Append the dynamic context once per turn, only when its text changed since the last one."""
-    from ..kernel import PROMPT
+    from ..prompt import PROMPT
 
     prompt = agent.ctx.maybe(PROMPT)
     if prompt is None:
@@ -132,17 +133,3 @@ def _snapshot_context(agent: Agent) -> None:
     if text is not None and text != agent.last_context:
         agent.last_context = text
         agent.log(ev.USER_MESSAGE, {"content": text, "source": "context"})
-
-
-def build_request(agent: Agent, messages: Any, system: str, tools: Any, model: str) -> LlmRequest:
-    opts = agent.options
-    return LlmRequest(
-        model=model,
-        system=system,
-        messages=messages,
-        session_id=agent.session.id,
-        tools=tools,
-        tool_choice=opts.tool_choice,
-        max_tokens=opts.max_tokens,
-        temperature=opts.temperature,
-    )

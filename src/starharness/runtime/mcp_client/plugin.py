@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from ..kernel import TOOLS, Context, Plugin, ServiceKey
+from ..kernel import Context, Plugin, ServiceKey
+from ..tools import TOOLS
 from .config import McpClientConfig
 from .connection import McpUnavailable, ServerConnection
 from .tools import bridge_tool, unavailable_tool

@@ -16,7 +16,7 @@ from mcp.server import Server, ServerRequestContext
 from ..approvals import APPROVAL_DECIDED, ApprovalDecided
 from ..kernel import Context
 from ..llm.types import ToolCall, ToolSchema
-from ..tools import MUTATING, ToolRegistry
+from ..tools import MUTATING, TOOLS, ToolRegistry
 
 _log = logging.getLogger("starharness.runtime.mcp_server")
 
@@ -46,7 +46,7 @@ class McpTools:
 
     @property
     def registry(self) -> ToolRegistry:
-        return self.ctx.tools
+        return self.ctx.get(TOOLS)
 
     def listing(self) -> list[types.Tool]:
         """Every visible tool with its JSON Schema, in the registry's stable order."""

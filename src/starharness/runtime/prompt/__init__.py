@@ -1,6 +1,7 @@
 """runtime/prompt: the system prompt from ordered sections, plus dynamic context."""
 
 from .errors import PromptError
+from .keys import PROMPT
 from .plugin import (
     IDENTITY_ORDER,
     PERSONA_ORDER,
@@ -13,6 +14,7 @@ from .service import PromptService, SectionText, VariableValue
 __all__ = [
     "IDENTITY_ORDER",
     "PERSONA_ORDER",
+    "PROMPT",
     "TOOL_GUIDANCE_ORDER",
     "PromptConfig",
     "PromptError",

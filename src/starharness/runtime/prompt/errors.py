@@ -1,5 +1,7 @@
 """Errors of prompt assembly."""
 
+from ..errors import StarHarnessError
 
-class PromptError(ValueError):
+
+class PromptError(StarHarnessError, ValueError):
     """A prompt cannot be assembled or registered; the message names the variable or section."""

@@ -1,10 +1,11 @@
-"""PromptPlugin: provides `ctx.prompt` with the harness identity and an optional persona."""
+"""PromptPlugin: provides `ctx.get(PROMPT)` with the harness identity and an optional persona."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ..kernel import PROMPT, Context, Plugin
+from ..kernel import Context, Plugin
+from .keys import PROMPT
 from .service import PromptService
 
 IDENTITY_ORDER = -100
@@ -31,7 +32,7 @@ class PromptPlugin(Plugin[PromptConfig]):
 
     async def setup(self, ctx: Context, config: PromptConfig) -> None:
         ctx.provide(PROMPT, PromptService())
-        prompt = ctx.prompt
+        prompt = ctx.get(PROMPT)
         if config.include_harness_identity and config.identity:
             prompt.section("harness.identity", IDENTITY_ORDER, config.identity)
         if config.persona:

@@ -1,26 +1,18 @@
-"""`ctx.prompt`: the static system prompt from ordered sections, and dynamic context text."""
+"""`ctx.get(PROMPT)`: the static system prompt from ordered sections, and dynamic context text."""
 
 from __future__ import annotations
 
-from ..kernel import PROMPT, Context, Disposer, once
+from ..kernel import Bindable, Context, Disposer
 from .errors import PromptError
-from .store import (
-    Entry,
-    Layer,
-    Plan,
-    PromptStore,
-    SectionText,
-    V,
-    VariableValue,
-    render_entries,
-)
+from .keys import PROMPT
+from .store import Entry, Layer, Plan, PromptStore, SectionText, VariableValue, render_entries
 from .template import Template
 
 _SEPARATOR = "\n\n"
 
 
-class PromptService:
-    """`ctx.prompt`: sections, dynamic contexts and variables, in layers like the tools.
+class PromptService(Bindable["PromptService"]):
+    """`ctx.get(PROMPT)`: sections, dynamic contexts and variables, in layers like the tools.
 
     Bound to a context, registrations go to that context's layer (global for plugins, the
     agent's own for an agent context) and are undone with its scope; a section, context or
@@ -55,40 +47,17 @@ class PromptService:
 
     def section(self, name: str, order: float, text: SectionText) -> Disposer:
         """A static part of the system prompt; sections are joined by (order, name)."""
-        return self._add(self._store.sections, "section", name, _entry(name, order, text))
+        return self._store.sections.add(self._ctx, name, _entry(name, order, text))
 
     def context(self, name: str, order: float, text: SectionText) -> Disposer:
         """Dynamic context, rendered before every request and sent after the history."""
-        return self._add(self._store.contexts, "context", name, _entry(name, order, text))
+        return self._store.contexts.add(self._ctx, name, _entry(name, order, text))
 
     def variable(self, name: str, value: VariableValue) -> Disposer:
         """The value of `{{name}}` in literal section and context text."""
         if not name:
             raise PromptError("a variable needs a name")
-        return self._add(self._store.variables, "variable", name, value)
-
-    def _add(self, table: dict[Layer, dict[str, V]], kind: str, name: str, item: V) -> Disposer:
-        ctx = self._ctx
-        layer = ctx.layer if ctx is not None else None
-        taken = table.get(layer)
-        if taken is not None and name in taken:
-            where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
-            raise PromptError(f"{kind} {name!r} is already registered in {where}")
-        store = self._store
-
-        def remove() -> None:
-            entries = table.get(layer)
-            if entries is None or entries.get(name) is not item:
-                return
-            del entries[name]
-            if not entries:
-                del table[layer]
-            store.version += 1
-
-        disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
-        table.setdefault(layer, {})[name] = item
-        store.version += 1
-        return disposer
+        return self._store.variables.add(self._ctx, name, value)
 
     # -- assembly ----------------------------------------------------------------------------
 

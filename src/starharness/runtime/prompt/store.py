@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal
 
-from ..kernel import Context
+from ..kernel import Context, LayeredTable
+from .errors import PromptError
 from .template import Template
 
 SectionText = str | Callable[[Context], str | None]
@@ -16,7 +17,6 @@ VariableValue = str | Callable[[Context], str]
 Layer = Context | None
 """An agent layer's context, or None for the global layer."""
 Kind = Literal["section", "context"]
-V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +70,19 @@ def _is_fixed(entry: Entry, variables: dict[str, VariableValue]) -> bool:
 class PromptStore:
     """Every layer's sections, contexts and variables, shared by all views of one service."""
 
-    __slots__ = ("_global_plan", "_global_version", "contexts", "sections", "variables", "version")
+    __slots__ = ("_global_plan", "_global_version", "contexts", "sections", "variables")
 
     def __init__(self) -> None:
-        self.sections: dict[Layer, dict[str, Entry]] = {}
-        self.contexts: dict[Layer, dict[str, Entry]] = {}
-        self.variables: dict[Layer, dict[str, VariableValue]] = {}
-        self.version = 0
+        self.sections: LayeredTable[Entry] = LayeredTable("section", PromptError)
+        self.contexts: LayeredTable[Entry] = LayeredTable("context", PromptError)
+        self.variables: LayeredTable[VariableValue] = LayeredTable("variable", PromptError)
         self._global_plan: Plan | None = None
         self._global_version = -1
+
+    @property
+    def version(self) -> int:
+        """Changes whenever any table changes (each change bumps exactly one of them)."""
+        return self.sections.version + self.contexts.version + self.variables.version
 
     def plan(self, chain: tuple[Layer, ...], last_text: str | None) -> Plan:
         """The plan for `chain` (widest layer first); chains without agent entries share one.
@@ -95,24 +99,19 @@ class PromptStore:
         return shared
 
     def _has_entries(self, layer: Layer) -> bool:
-        return layer in self.sections or layer in self.contexts or layer in self.variables
+        return (
+            self.sections.has_layer(layer)
+            or self.contexts.has_layer(layer)
+            or self.variables.has_layer(layer)
+        )
 
     def _build(self, chain: tuple[Layer, ...], previous_text: str | None) -> Plan:
         return Plan(
-            sorted(_merge(self.sections, chain).values(), key=_sort_key),
-            sorted(_merge(self.contexts, chain).values(), key=_sort_key),
-            _merge(self.variables, chain),
+            sorted(self.sections.merged(chain).values(), key=_sort_key),
+            sorted(self.contexts.merged(chain).values(), key=_sort_key),
+            self.variables.merged(chain),
             previous_text,
         )
-
-
-def _merge(table: dict[Layer, dict[str, V]], chain: tuple[Layer, ...]) -> dict[str, V]:
-    merged: dict[str, V] = {}
-    for layer in chain:
-        entries = table.get(layer)
-        if entries:
-            merged.update(entries)
-    return merged
 
 
 def _sort_key(entry: Entry) -> tuple[float, str]:

@@ -15,10 +15,11 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..approvals import ApprovalRequest, Decision
-from ..kernel import TOOLS, Context
+from ..kernel import Context
 from ..loop import SESSION_EVENT, AgentExistsError, AgentHandle, CancelCause, LoggedEvent
 from ..session import SessionExistsError, SessionNotFound
 from ..session import event_types as ev
+from ..tools import TOOLS
 from .approval_answers import NO_ANSWER, decision_for
 from .approval_router import ApprovalRouter
 from .jsonrpc import (

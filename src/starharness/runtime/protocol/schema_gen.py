@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from starharness.runtime.protocol.reference import reference_text
-from starharness.runtime.protocol.schema import schema_text
+from .reference import reference_text
+from .schema import schema_text
 
 
 def main(argv: list[str]) -> int:

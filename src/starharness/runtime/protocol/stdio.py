@@ -10,7 +10,8 @@ import sys
 from collections.abc import AsyncGenerator
 from typing import BinaryIO, Protocol
 
-from ..kernel import APPROVALS, Context
+from ..approvals import APPROVALS
+from ..kernel import Context
 from .approval_router import ApprovalRouter
 from .connection import Connection
 from .host import HostInfo, SessionHost

@@ -9,11 +9,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..kernel import PROMPT, TOOLS, Context, Next, Plugin
+from ..kernel import Context, Next, Plugin
 from ..kernel.events import WaterfallListener
 from ..loop.hooks import AGENT_CREATED
-from ..prompt import TOOL_GUIDANCE_ORDER
-from ..tools import TOOL_PRE_EXECUTE, PreExecute, ToolDefinition
+from ..prompt import PROMPT, TOOL_GUIDANCE_ORDER
+from ..tools import TOOL_PRE_EXECUTE, TOOLS, PreExecute, ToolDefinition
 from ..workspace.plugin import WORKSPACE
 from .bubblewrap import BubblewrapProvider
 from .chain import SandboxChain

@@ -6,13 +6,14 @@ from .errors import (
     SessionCorruptError,
     SessionError,
     SessionExistsError,
-    SessionNotFound,
+    SessionNotFoundError,
     StoreClosedError,
     StoreError,
     StoreFormatError,
     StoreWriteError,
 )
 from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
+from .keys import SESSIONS
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
 from .projection import (
@@ -44,6 +45,7 @@ from .view import (
 
 __all__ = [
     "MODEL_VISIBLE",
+    "SESSIONS",
     "SURFACE",
     "VIEW_REWRITE",
     "EventListener",
@@ -61,7 +63,7 @@ __all__ = [
     "SessionEvent",
     "SessionExistsError",
     "SessionInfo",
-    "SessionNotFound",
+    "SessionNotFoundError",
     "SessionService",
     "SessionStore",
     "SessionsConfig",

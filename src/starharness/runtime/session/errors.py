@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from ..errors import StarHarnessError
 
-class SessionError(Exception):
+
+class SessionError(StarHarnessError):
     """Base of the session errors."""
 
 
-class SessionNotFound(SessionError, LookupError):
+class SessionNotFoundError(SessionError, LookupError):
     """No live or stored session has this id."""
 
 

@@ -8,8 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import StarHarnessError
 
-class SessionDataError(ValueError):
+
+class SessionDataError(StarHarnessError, ValueError):
     """Event data that is not plain JSON (names where in the data the problem is)."""
 
 

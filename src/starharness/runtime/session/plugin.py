@@ -1,4 +1,4 @@
-"""SessionsPlugin: provides `ctx.sessions` over an in-memory, SQLite or PostgreSQL store."""
+"""SessionsPlugin: provides `ctx.get(SESSIONS)` over an in-memory, SQLite or PostgreSQL store."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..kernel import SESSIONS, Context, Plugin
+from ..kernel import Context, Plugin
 from ..paths import star_harness_home
+from .keys import SESSIONS
 from .memory_store import MemoryStore
 from .service import SessionService
 from .sqlite import SqliteStore

@@ -13,6 +13,10 @@ from .event_types import (
     REQUEST_HEADER,
     TOOL_RESULT,
     USER_MESSAGE,
+    AssistantMessageData,
+    ToolResultData,
+    UserMessageData,
+    payload,
 )
 from .events import SessionDataError, SessionEvent
 from .view import APPEND, SURFACE, VIEW_REWRITE, ViewError, check_surface, data_to_message
@@ -90,22 +94,25 @@ def event_to_message(event: SessionEvent) -> Message | None:
     """The model-visible message an event stands for, or None for everything else (and for
     view/rewrite, which may stand for several: see `event_messages`)."""
     kind = event.type
-    data = event.data
     if kind == USER_MESSAGE:
-        return UserMessage(content=data["content"], source=data.get("source", "user"))
+        user = payload(event, UserMessageData)
+        return UserMessage(content=user["content"], source=user.get("source", "user"))
     if kind == ASSISTANT_MESSAGE:
-        calls: Sequence[Mapping[str, str]] = data.get("tool_calls", ())
+        assistant = payload(event, AssistantMessageData)
         return AssistantMessage(
-            text=data["text"],
-            reasoning=data.get("reasoning"),
+            text=assistant["text"],
+            reasoning=assistant.get("reasoning"),
             tool_calls=tuple(
                 ToolCall(id=call["id"], name=call["name"], arguments=call["arguments"])
-                for call in calls
+                for call in assistant.get("tool_calls", ())
             ),
         )
     if kind == TOOL_RESULT:
+        result = payload(event, ToolResultData)
         return ToolMessage(
-            call_id=data["call_id"], content=data["content"], is_error=data.get("is_error", False)
+            call_id=result["call_id"],
+            content=result["content"],
+            is_error=result.get("is_error", False),
         )
     return None
 

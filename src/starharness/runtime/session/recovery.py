@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from .event_types import (
@@ -13,6 +12,11 @@ from .event_types import (
     TOOL_RESULT,
     TURN_END,
     TURN_START,
+    AssistantMessageData,
+    StepData,
+    ToolResultData,
+    TurnStartData,
+    payload,
 )
 from .events import SessionEvent
 from .session import Session
@@ -36,19 +40,18 @@ def close_interrupted_turn(session: Session) -> list[SessionEvent]:
             break
     if start is None:
         return []
-    turn = start.data.get("turn")
+    turn = payload(start, TurnStartData)["turn"]
     owed: dict[str, tuple[Any, str]] = {}
     open_step: Any = None
     for event in events[start.seq + 1 :]:
-        data = event.data
         if event.type == ASSISTANT_MESSAGE:
-            calls: tuple[Mapping[str, str], ...] = data.get("tool_calls", ())
-            for call in calls:
-                owed[call["id"]] = (data.get("step"), call["name"])
+            message = payload(event, AssistantMessageData)
+            for call in message.get("tool_calls", ()):
+                owed[call["id"]] = (message.get("step"), call["name"])
         elif event.type == TOOL_RESULT:
-            owed.pop(data["call_id"], None)
+            owed.pop(payload(event, ToolResultData)["call_id"], None)
         elif event.type == STEP_START:
-            open_step = data.get("step")
+            open_step = payload(event, StepData).get("step")
         elif event.type == STEP_END:
             open_step = None
     appended: list[SessionEvent] = []

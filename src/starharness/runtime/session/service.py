@@ -1,4 +1,4 @@
-"""The sessions service (`ctx.sessions`): creates, resumes and closes sessions over a store."""
+"""The sessions service (`ctx.get(SESSIONS)`): creates, resumes and closes sessions over a store."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..kernel import Disposer, once
-from .errors import SessionExistsError, SessionNotFound
+from .errors import SessionExistsError, SessionNotFoundError
 from .events import SessionEvent
 from .memory_store import MemoryStore
 from .recovery import close_interrupted_turn
@@ -86,7 +86,7 @@ class SessionService:
 
     async def resume(self, session_id: str) -> Session:
         """The open session with this id, else load it from the store and close a turn a crash
-        interrupted; raises SessionNotFound when there is none."""
+        interrupted; raises SessionNotFoundError when there is none."""
         _check_id(session_id)
         live = self._live.get(session_id)
         if live is not None:
@@ -97,7 +97,7 @@ class SessionService:
         if live is not None:
             return live
         if stored is None:
-            raise SessionNotFound(f"no session {session_id!r} in the store")
+            raise SessionNotFoundError(f"no session {session_id!r} in the store")
         if stored.dropped:
             _log.warning(
                 "session %r: dropped %d torn event(s) at the end of its log",

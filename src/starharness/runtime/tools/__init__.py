@@ -19,6 +19,7 @@ from .hooks import (
     PreExecute,
     Verdict,
 )
+from .keys import TOOLS
 from .pipeline import RunFactory
 from .plugin import ToolsConfig, ToolsPlugin
 from .registry import ToolConflictError, ToolRegistry
@@ -35,6 +36,7 @@ from .run import CancelSignal, ToolRunContext
 __all__ = [
     "MUTATING",
     "REQUIRES_APPROVAL",
+    "TOOLS",
     "TOOL_POST_EXECUTE",
     "TOOL_PRE_EXECUTE",
     "TOOL_RESULT",

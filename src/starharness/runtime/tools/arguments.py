@@ -9,12 +9,14 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import ErrorDetails, core_schema
 
+from ..errors import StarHarnessError
+
 M = TypeVar("M", bound=BaseModel)
 
 _MAX_REPORTED_ERRORS = 8
 
 
-class ToolArgsError(ValueError):
+class ToolArgsError(StarHarnessError, ValueError):
     """Raised by an argument parser; the message names the field that is wrong."""
 
 

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from ..errors import StarHarnessError
 from ..llm.types import ToolSchema
 from .arguments import copy_schema, model_parser, parameters_schema
 from .run import ToolRunContext
@@ -28,7 +29,7 @@ REQUIRES_APPROVAL = "requires-approval"
 """Tag for tools the default approval policy asks about before running."""
 
 
-class ToolDefinitionError(ValueError):
+class ToolDefinitionError(StarHarnessError, ValueError):
     """A tool was defined wrongly (bad name, missing description, unusable signature)."""
 
 

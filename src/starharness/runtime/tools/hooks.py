@@ -60,5 +60,6 @@ TOOL_PRE_EXECUTE: Waterfall[PreExecute] = Waterfall("tools/pre-execute")
 """Guards and approval policies: allow, deny with a reason, or ask the approval service."""
 TOOL_POST_EXECUTE: Waterfall[PostExecute] = Waterfall("tools/post-execute")
 """Rewrite or replace what a tool returned (it also sees tools that raised or timed out)."""
-TOOL_RESULT: Event[ToolOutcome] = Event("tools/result")
-"""Every call's final outcome, in completion order, for observers."""
+TOOL_RESULT: Event[ToolOutcome] = Event("tool/result")
+"""Every call's final outcome, in completion order, for observers (the loop logs each one as
+the session event of the same name)."""

@@ -1,11 +1,12 @@
-"""ToolsPlugin: provides `ctx.tools`."""
+"""ToolsPlugin: provides `ctx.get(TOOLS)`."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import TOOLS, Context, Plugin
+from ..kernel import Context, Plugin
 from .definition import REQUIRES_APPROVAL
+from .keys import TOOLS
 from .registry import ToolRegistry
 
 

@@ -1,11 +1,12 @@
-"""`ctx.tools`: a tool registry in layers (global, then agent layers) with shared schemas."""
+"""`ctx.get(TOOLS)`: a tool registry in layers (global, then agent layers) with shared schemas."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..kernel import Context, Disposer, once
+from ..errors import StarHarnessError
+from ..kernel import Bindable, Context, Disposer, LayeredTable
 from ..llm.types import ToolCall, ToolSchema
 from .definition import REQUIRES_APPROVAL, ToolDefinition
 from .pipeline import PipelineSettings, RunFactory, run_batch, run_call
@@ -18,7 +19,7 @@ Layer = Context | None
 """An agent layer's context, or None for the global layer."""
 
 
-class ToolConflictError(ValueError):
+class ToolConflictError(StarHarnessError, ValueError):
     """A tool with that name is already registered in the same layer."""
 
 
@@ -44,59 +45,40 @@ class _Resolved:
 class _Store:
     """Every layer's tools, shared by all views of one registry."""
 
-    __slots__ = ("filters", "global_view", "layers", "settings", "version")
+    __slots__ = ("filter_version", "filters", "global_view", "settings", "table")
 
     def __init__(self, settings: PipelineSettings) -> None:
         self.settings = settings
-        self.layers: dict[Layer, dict[str, ToolDefinition[Any]]] = {}
+        self.table: LayeredTable[ToolDefinition[Any]] = LayeredTable("tool", ToolConflictError)
         self.filters: dict[Layer, frozenset[str]] = {}
         """Agent layers narrowed to these names (they and their children see no others)."""
-        self.version = 0
+        self.filter_version = 0
         self.global_view = _Resolved()
 
-    def check_free(self, layer: Layer, name: str) -> None:
-        taken = self.layers.get(layer)
-        if taken is not None and name in taken:
-            where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
-            raise ToolConflictError(f"tool {name!r} is already registered in {where}")
-
-    def insert(self, layer: Layer, tool: ToolDefinition[Any]) -> None:
-        self.layers.setdefault(layer, {})[tool.name] = tool
-        self.version += 1
-
-    def remover(self, layer: Layer, tool: ToolDefinition[Any]) -> Disposer:
-        def remove() -> None:
-            tools = self.layers.get(layer)
-            if tools is None or tools.get(tool.name) is not tool:
-                return
-            del tools[tool.name]
-            if not tools:
-                del self.layers[layer]
-            self.version += 1
-
-        return remove
+    @property
+    def version(self) -> int:
+        # Both counters only grow, so their sum changes whenever either does.
+        return self.table.version + self.filter_version
 
     def resolve(self, chain: Sequence[Layer], into: _Resolved) -> _Resolved:
         """Refresh `into` for `chain` (widest layer first); agents without tools share one view."""
-        layers = self.layers
-        own = [layers[layer] for layer in chain if layer is not None and layer in layers]
+        table = self.table
         narrow = [self.filters[layer] for layer in chain if layer in self.filters]
-        if not own and not narrow:
+        if not narrow and not any(layer is not None and table.has_layer(layer) for layer in chain):
             into = self.global_view
         elif into is self.global_view:
             into = _Resolved()
-        if into.version != self.version:
-            merged = dict(layers.get(None, {}))
-            for tools in own:
-                merged.update(tools)
+        version = self.version
+        if into.version != version:
+            merged = table.merged(chain)
             for names in narrow:
                 merged = {name: tool for name, tool in merged.items() if name in names}
-            into.refresh(self.version, merged)
+            into.refresh(version, merged)
         return into
 
 
-class ToolRegistry:
-    """`ctx.tools`: register tools, list their schemas, and run calls through the pipeline.
+class ToolRegistry(Bindable["ToolRegistry"]):
+    """`ctx.get(TOOLS)`: register tools, list their schemas, and run calls through the pipeline.
 
     Bound to a context, it registers into that context's layer (global for plugins, the
     agent's own layer for an agent context) and sees the global layer, then the ancestors'
@@ -141,14 +123,7 @@ class ToolRegistry:
 
     def register(self, tool: ToolDefinition[Any]) -> Disposer:
         """Add `tool` to this context's layer until the returned disposer (or the scope) runs."""
-        store = self._store
-        ctx = self._ctx
-        layer = ctx.layer if ctx is not None else None
-        store.check_free(layer, tool.name)
-        remove = store.remover(layer, tool)
-        disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
-        store.insert(layer, tool)
-        return disposer
+        return self._store.table.add(self._ctx, tool.name, tool)
 
     def restrict(self, names: Iterable[str]) -> Disposer:
         """Narrow what this agent layer (and layers made from it) sees to `names`."""
@@ -159,12 +134,12 @@ class ToolRegistry:
         store = self._store
         allowed = frozenset(names)
         store.filters[layer] = allowed
-        store.version += 1
+        store.filter_version += 1
 
         def remove() -> None:
             if store.filters.get(layer) is allowed:
                 del store.filters[layer]
-                store.version += 1
+                store.filter_version += 1
 
         return ctx.scope.add(remove)
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import PROMPT, TOOLS, Context, Plugin, ServiceKey
-from ..prompt import TOOL_GUIDANCE_ORDER
+from ..kernel import Context, Plugin, ServiceKey
+from ..prompt import PROMPT, TOOL_GUIDANCE_ORDER
+from ..tools import TOOLS
 from .limits import DEFAULT_IGNORED_DIRS, Limits
 from .root import Workspace
 from .tools import workspace_tools
@@ -64,7 +65,7 @@ class WorkspacePlugin(Plugin[WorkspaceConfig]):
         workspace = await asyncio.to_thread(Workspace.open, root)
         ctx.provide(WORKSPACE, workspace)
         for definition in workspace_tools(workspace, config.limits(), writable=config.writable):
-            ctx.tools.register(definition)
+            ctx.get(TOOLS).register(definition)
         prompt = ctx.maybe(PROMPT)
         if config.guidance and prompt is not None:
             # A callable, so a folder name containing braces is never read as a template.

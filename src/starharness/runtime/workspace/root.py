@@ -6,8 +6,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import StarHarnessError
 
-class WorkspaceError(ValueError):
+
+class WorkspaceError(StarHarnessError, ValueError):
     """A file tool was asked for something it must not or cannot do; the message says which."""
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from starharness.npc.actions import Refusal
-
+from ...npc.actions import Refusal
 from ..store import WorldTx
 from ._naming import good_name, place_name
 from .pricing import PriceBand, band_around

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import Refusal, Role, define_game_action
-
+from ...npc.actions import Refusal, Role, define_game_action
 from ..store import WorldTx
 
 CHANGE_ATTITUDE = "change_attitude"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-from starharness.npc import SpeechContract, define_speech_tool
-
+from ...npc import SpeechContract, define_speech_tool
 from ..content import SPEECH_ACTION
 
 Mood = Literal["neutral", "friendly", "pleased", "amused", "wary", "annoyed", "hostile"]

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from starharness.mockllm import ChatRequest, Step
-
+from ...mockllm import ChatRequest, Step
 from .intents import Intent
 from .options import Option
 from .plans import Plan, Situation

@@ -47,9 +47,6 @@ class Situation:
         """The lowest unit price the game's price band allows."""
         return max(1, math.ceil(going * (1 - self.transcript.price_band)))
 
-    def band_high(self, going: int) -> int:
-        return max(self.band_low(going), math.floor(going * (1 + self.transcript.price_band)))
-
 
 def accepted_floor(going: int) -> int:
     return math.ceil(going * ACCEPT_SHARE)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.mockllm import ChatRequest, Step, Success
-
+from ...mockllm import ChatRequest, Step, Success
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
 from .plans import Act, Plan, Situation

@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from starharness.mockllm import ChatMessage, ChatRequest
-
+from ...mockllm import ChatMessage, ChatRequest
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
 from .tools import SELL_GOODS, SPEAK
@@ -53,10 +52,6 @@ class Transcript:
     @property
     def calls(self) -> list[Call]:
         return [call for step in self.steps for call in step]
-
-    @property
-    def last_step(self) -> list[Call]:
-        return self.steps[-1] if self.steps else []
 
 
 def read_transcript(request: ChatRequest) -> Transcript:

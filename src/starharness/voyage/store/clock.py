@@ -10,8 +10,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from starharness.npc.world import WorldEvent
-
+from ...npc.world import WorldEvent
 from .rows import MarketQuote
 from .transaction import WorldTx
 

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from starharness.runtime.credentials import create_owner_only
-
+from ...runtime.credentials import create_owner_only
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
 
 APPLICATION_ID = 0x4F4D4547

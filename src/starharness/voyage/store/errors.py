@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ...runtime.errors import StarHarnessError
 
-class WorldError(Exception):
+
+class WorldError(StarHarnessError):
     """Base class for every world store fault."""
 
 

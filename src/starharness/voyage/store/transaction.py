@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from starharness.npc.world import AuditRecord, WorldEvent
-
+from ...npc.world import AuditRecord, WorldEvent
 from .errors import (
     InsufficientCargoError,
     InsufficientCreditsError,

@@ -9,8 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
-
+from ...npc.world import AuditRecord, NpcCard, WorldEvent
 from ..content import OMEGA_STATION, WorldSeed
 from ..paths import default_world_path
 from .clock import ClockRules, advance

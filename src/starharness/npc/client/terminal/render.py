@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from starharness.npc.frames import ErrorCode
+from ...frames import ErrorCode
 
 ERROR_WORDS: Mapping[ErrorCode, str] = {
     ErrorCode.BAD_FRAME: "the harness could not read what this client sent",

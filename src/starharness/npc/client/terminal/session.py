@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from starharness.npc.frames import FrameError
-
+from ...frames import FrameError
 from ..connection import FrameConnection, connect
-from ..errors import ConnectionLost
+from ..errors import ConnectionLostError
 from ..handlers import dispatch
 from .commands import (
     HELP_TEXT,
@@ -53,7 +52,7 @@ class TalkSettings:
 async def run_talk(settings: TalkSettings, lines: AsyncIterator[str], console: Console) -> int:
     """Talk until `/quit` or end of input (0), or until the session fails (1).
 
-    Raises `ServerUnreachable` (or `ClientError`) when the harness cannot be reached at all.
+    Raises `ServerUnreachableError` (or `ClientError`) when the harness cannot be reached at all.
     """
     async with connect(settings.url, token=settings.token) as connection:
         return await _Talk(settings, connection, console).run(lines)
@@ -83,7 +82,7 @@ class _Talk:
         finished = typing if typing in done else receiving
         try:
             return finished.result()
-        except ConnectionLost as exc:
+        except ConnectionLostError as exc:
             self._out.line(f"connection lost: {exc}", "bold red")
             return EXIT_FAILED
 

@@ -8,7 +8,7 @@ from enum import Enum
 
 from pydantic import JsonValue
 
-from starharness.npc.frames import NpcEntry, OptionItem
+from ...frames import NpcEntry, OptionItem
 
 
 class Phase(Enum):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.npc.frames import (
+from ...frames import (
     ActionFrame,
     EncounterIdle,
     EncounterOpened,
@@ -16,7 +16,6 @@ from starharness.npc.frames import (
     Welcome,
     WorldEvent,
 )
-
 from ..handlers import DownFrameHandler
 from .printer import Printer
 from .render import error_words, hud_changes, hud_summary

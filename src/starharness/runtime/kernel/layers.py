@@ -1,0 +1,64 @@
+"""A table of named items in layers: the global layer, then agent layers that shadow it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from .effects import Disposer, once
+
+if TYPE_CHECKING:
+    from .context import Context
+
+V = TypeVar("V")
+
+
+class LayeredTable(Generic[V]):
+    """name -> item per layer; registrations belong to the registering context's scope.
+
+    Tools and prompt sections share this: an item lives in the layer of the context that added
+    it (global for plugins, an agent's own layer for an agent context) until that scope closes.
+    """
+
+    __slots__ = ("_error", "_kind", "layers", "version")
+
+    def __init__(self, kind: str, error: type[Exception]) -> None:
+        self._kind = kind
+        self._error = error
+        self.layers: dict[Context | None, dict[str, V]] = {}
+        # Bumped on every change, so views can tell that what they resolved is stale.
+        self.version = 0
+
+    def add(self, ctx: Context | None, name: str, item: V) -> Disposer:
+        """Put `item` in `ctx`'s layer until the returned disposer (or `ctx`'s scope) runs."""
+        layer = ctx.layer if ctx is not None else None
+        taken = self.layers.get(layer)
+        if taken is not None and name in taken:
+            where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
+            raise self._error(f"{self._kind} {name!r} is already registered in {where}")
+
+        def remove() -> None:
+            entries = self.layers.get(layer)
+            if entries is None or entries.get(name) is not item:
+                return
+            del entries[name]
+            if not entries:
+                del self.layers[layer]
+            self.version += 1
+
+        disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
+        self.layers.setdefault(layer, {})[name] = item
+        self.version += 1
+        return disposer
+
+    def has_layer(self, layer: Context | None) -> bool:
+        return layer in self.layers
+
+    def merged(self, chain: Sequence[Context | None]) -> dict[str, V]:
+        """What `chain` (widest layer first) sees: later layers shadow earlier ones."""
+        merged: dict[str, V] = {}
+        for layer in chain:
+            entries = self.layers.get(layer)
+            if entries:
+                merged.update(entries)
+        return merged
