@@ -37,8 +37,9 @@ from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolC
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.context.events import COMPACTION_END, COMPACTION_SUMMARY, SPILL_STORED
 from starharness.runtime.kernel import Context
+from starharness.runtime.loop import AGENTS
 from starharness.runtime.session import event_types as ev
-from starharness.runtime.tools import ToolRunContext, define_tool
+from starharness.runtime.tools import TOOLS, ToolRunContext, define_tool
 
 GOAL_CPU_RATIO = 1.5
 WINDOW_TURNS = 20
@@ -93,7 +94,7 @@ def _tools(ctx: Context) -> None:
     async def produce(args: SizeArgs, run: ToolRunContext) -> str:
         return blob(args.size)
 
-    ctx.tools.register(define_tool("produce", "Produce `size` characters.", SizeArgs, produce))
+    ctx.get(TOOLS).register(define_tool("produce", "Produce `size` characters.", SizeArgs, produce))
 
 
 def _patch(base_url: str, window: int, store: str, db: Path) -> Patch:
@@ -140,7 +141,7 @@ async def run(args: argparse.Namespace, base_url: str, home: Path) -> int:
     blob(2 * 1024 * 1024)
     cpu: list[float] = []
     async with await start(resolved) as runtime:
-        handle = await runtime.ctx.agents.create("long", setup=_tools)
+        handle = await runtime.ctx.get(AGENTS).create("long", setup=_tools)
         agent = handle.agent
         for turn in range(1, args.turns + 1):
             before = time.process_time()

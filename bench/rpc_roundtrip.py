@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from starharness.runtime.loop import AGENTS
+
 GOAL_RATIO = 1.2
 ANSWER = " ".join(f"word{i % 37}" for i in range(120)) + "."
 
@@ -82,7 +84,7 @@ async def _run(patch: Path, turns: int) -> dict[str, Any]:
 
     resolved = composition.load("task", [patch])
     async with await start(resolved) as runtime:
-        handle = await runtime.ctx.agents.create(f"bench-{time.monotonic_ns()}")
+        handle = await runtime.ctx.get(AGENTS).create(f"bench-{time.monotonic_ns()}")
         agent = handle.agent
         client = await Client.spawn("task", patches=[patch])
         transport: Any = client.transport

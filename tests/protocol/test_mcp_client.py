@@ -18,8 +18,10 @@ from starharness import app as composition
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import Patch, start
 from starharness.runtime.kernel import Context
+from starharness.runtime.loop import AGENTS
 from starharness.runtime.mcp_client import MCP_CLIENTS, McpClientConfig
 from starharness.runtime.session import event_types as ev
+from starharness.runtime.tools import TOOLS
 
 TINY = Path(__file__).with_name("tiny_mcp_server.py")
 
@@ -77,9 +79,9 @@ def bridge_patch(base_url: str, servers: list[dict[str, Any]], allow: list[str])
 
 async def turn(ctx: Context, session_id: str, text: str) -> list[dict[str, Any]]:
     """Run one turn of `session_id` (created on first use); the events it logged."""
-    agent = ctx.agents.get(session_id)
+    agent = ctx.get(AGENTS).get(session_id)
     if agent is None:
-        agent = (await ctx.agents.create(session_id)).agent
+        agent = (await ctx.get(AGENTS).create(session_id)).agent
     before = len(agent.session.events)
     agent.followup(text)
     await agent.when_idle()
@@ -109,8 +111,8 @@ async def test_the_agent_calls_stdio_and_http_tools_and_survives_their_death(
     resolved = composition.load("task", [bridge_patch(mock.base_url, servers, tools)], home=home)
     async with await start(resolved) as runtime:
         ctx = runtime.ctx
-        assert sorted(n for n in ctx.tools.names() if n.startswith("mcp_")) == tools
-        definition = ctx.tools.get("mcp_web_add")
+        assert sorted(n for n in ctx.get(TOOLS).names() if n.startswith("mcp_")) == tools
+        definition = ctx.get(TOOLS).get("mcp_web_add")
         assert definition is not None and "requires-approval" in definition.tags
         mock.script(
             "s1",
@@ -161,7 +163,7 @@ async def test_a_server_that_fails_to_start_leaves_the_process_running(
     resolved = composition.load("task", [bridge_patch(mock.base_url, servers, allow)], home=home)
     async with await start(resolved) as runtime:
         ctx = runtime.ctx
-        names = [n for n in ctx.tools.names() if n.startswith("mcp_")]
+        names = [n for n in ctx.get(TOOLS).names() if n.startswith("mcp_")]
         assert names == ["mcp_broken_lookup", "mcp_local_add"]
         mock.script("s3", [call("mcp_broken_lookup", {"q": "x"}), say("It is down.")])
         [(_, content, is_error)] = results(await turn(ctx, "s3", "look it up"))

@@ -14,6 +14,8 @@ sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
 
 from context_support import SPILL_ROW, compaction_row, context_runtime  # noqa: E402
 
+from starharness.runtime.loop import AGENTS  # noqa: E402
+
 DELEGATE_ROW = {
     "id": "delegate",
     "plugin": "starharness.runtime.context:DelegatePlugin",
@@ -24,7 +26,7 @@ DELEGATE_ROW = {
 async def main(base_url: str, home: Path, db: Path, mode: str) -> None:
     rows = [SPILL_ROW, compaction_row(), DELEGATE_ROW]
     async with context_runtime(base_url, home, rows, store="sqlite", path=db) as rt:
-        handle = await rt.ctx.agents.create(f"crash-{mode}")
+        handle = await rt.ctx.get(AGENTS).create(f"crash-{mode}")
         for text in ("hello " * 30, "go on"):
             handle.agent.followup(text)
             await handle.agent.when_idle()

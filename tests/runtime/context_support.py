@@ -19,7 +19,7 @@ from starharness.runtime.config import Patch, Runtime, load_profile, start
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.session import SessionEvent, rebuild_requests
-from starharness.runtime.tools import ToolRunContext, define_tool
+from starharness.runtime.tools import TOOLS, ToolRunContext, define_tool
 
 SPILL_ROW = {"id": "spill", "plugin": "starharness.runtime.context:SpillPlugin"}
 
@@ -71,7 +71,7 @@ def register_blob_tool(ctx: Context) -> None:
     async def produce(args: SizeArgs, run: ToolRunContext) -> str:
         return make_blob(args.size, args.size)
 
-    ctx.tools.register(
+    ctx.get(TOOLS).register(
         define_tool(
             "produce",
             "Produce a result of `size` characters.",

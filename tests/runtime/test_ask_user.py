@@ -7,7 +7,7 @@ import json
 from starharness.runtime.ask_user import NO_ANSWER, USER_QUESTIONS, AskUserPlugin, Question
 from starharness.runtime.kernel import Context, NoConfig
 from starharness.runtime.llm.types import ToolCall
-from starharness.runtime.tools import ToolOutcome, ToolsConfig, ToolsPlugin
+from starharness.runtime.tools import TOOLS, ToolOutcome, ToolsConfig, ToolsPlugin
 
 
 async def _root() -> Context:
@@ -19,7 +19,7 @@ async def _root() -> Context:
 
 async def _ask(agent: Context, **arguments: object) -> ToolOutcome:
     call = ToolCall("q1", "ask_user", json.dumps(arguments))
-    [outcome] = await agent.tools.execute_calls([call], session_id="s-1")
+    [outcome] = await agent.get(TOOLS).execute_calls([call], session_id="s-1")
     return outcome
 
 

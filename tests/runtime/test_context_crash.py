@@ -25,7 +25,8 @@ from starharness.runtime.context.events import (
     SUBAGENT_START,
     SUMMARY_SOURCE,
 )
-from starharness.runtime.session import Session
+from starharness.runtime.loop import AGENTS
+from starharness.runtime.session import SESSIONS, Session
 from starharness.runtime.session import event_types as ev
 
 CHILD = Path(__file__).parent / "context_crash_child.py"
@@ -115,7 +116,7 @@ async def test_kill_during_compaction_then_resume(home: Path) -> None:
 
         await _run_and_kill(mock.base_url, home, db, "compaction", ready)
         async with context_runtime(mock.base_url, home, ROWS, store="sqlite", path=db) as rt:
-            handle = await rt.ctx.agents.resume("crash-compaction")
+            handle = await rt.ctx.get(AGENTS).resume("crash-compaction")
             session = handle.agent.session
             after_crash = list(session.events)
             ends = [e for e in after_crash if e.type == COMPACTION_END]
@@ -192,9 +193,9 @@ async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
         child_id = child_requests[0]
         mock.script(child_id, [Success(text="resumed child answer")])
         async with context_runtime(mock.base_url, home, ROWS, store="sqlite", path=db) as rt:
-            parent = await rt.ctx.sessions.resume("crash-delegate")
+            parent = await rt.ctx.get(SESSIONS).resume("crash-delegate")
             parent_events = list(parent.events)
-            handle = await rt.ctx.agents.resume(child_id)
+            handle = await rt.ctx.get(AGENTS).resume(child_id)
             child = handle.agent.session
             await verify_seed(rt.ctx, child)
             seed_length = child.meta["seed_length"]

@@ -15,8 +15,9 @@ from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolC
 from starharness.runtime.context import ForkError, completed_prefix, fork, verify_seed
 from starharness.runtime.context.events import SUBAGENT_END, SUBAGENT_START
 from starharness.runtime.kernel import Context
+from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
-from starharness.runtime.tools import ToolRunContext, define_tool
+from starharness.runtime.tools import TOOLS, ToolRunContext, define_tool
 
 DELEGATE_ROW = {
     "id": "delegate",
@@ -40,7 +41,7 @@ def _global_tools(ctx: Context) -> None:
         return "never for children"
 
     for name, fn in (("lookup", lookup), ("shout", shout), ("secret", secret)):
-        ctx.tools.register(define_tool(name, f"The {name} tool.", Key, fn))
+        ctx.get(TOOLS).register(define_tool(name, f"The {name} tool.", Key, fn))
 
 
 @pytest.fixture
@@ -77,8 +78,8 @@ async def test_delegate_runs_a_seeded_child_with_narrowed_tools(home: Path) -> N
                 await handle.agent.when_idle()
             parent_events = list(handle.agent.session.events)
             await handle.dispose()
-            await rt.ctx.sessions.flush()
-            infos = {info.id: info for info in await rt.ctx.sessions.stored()}
+            await rt.ctx.get(SESSIONS).flush()
+            infos = {info.id: info for info in await rt.ctx.get(SESSIONS).stored()}
         requests = list(mock.requests)
     parent_requests = [r for r in requests if ".sub-" not in (r.conversation or "")]
     child_requests = [r for r in requests if ".sub-" in (r.conversation or "")]
@@ -99,7 +100,7 @@ async def test_delegate_runs_a_seeded_child_with_narrowed_tools(home: Path) -> N
     assert meta["parent_session"] == "par"
     assert meta["seed_length"] == start.data["seed_length"] > 0
     async with context_runtime(mock.base_url, home, [DELEGATE_ROW], store="sqlite", path=db) as rt:
-        child = await rt.ctx.sessions.resume(child_id)
+        child = await rt.ctx.get(SESSIONS).resume(child_id)
         await verify_seed(rt.ctx, child)
         assert list(child.events[: meta["seed_length"]]) == parent_events[: meta["seed_length"]]
         assert_rebuilt_equals_sent(

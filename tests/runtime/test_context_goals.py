@@ -13,6 +13,8 @@ from loop_support import create_agent
 from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
 from starharness.runtime.context import WorkBook
 from starharness.runtime.context.events import GOAL_CHANGE, PLAN_CHANGE
+from starharness.runtime.loop import AGENTS
+from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
 
 GOALS_ROW = {"id": "goals", "plugin": "starharness.runtime.context:GoalsPlugin"}
@@ -53,7 +55,7 @@ async def test_plans_and_goals_use_compare_and_set_and_survive_a_restart(home: P
             handle.agent.followup("plan it")
             await handle.agent.when_idle()
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         results = [e.data for e in rec.of(ev.TOOL_RESULT)]
         assert results[0]["content"].startswith("Goal (revision 1, active): ship the level")
         assert "[~] 1. step 1" in results[1]["content"]
@@ -64,7 +66,7 @@ async def test_plans_and_goals_use_compare_and_set_and_survive_a_restart(home: P
         assert [e.data["revision"] for e in rec.of(GOAL_CHANGE)] == [1]
 
         async with context_runtime(mock.base_url, home, [GOALS_ROW], store="sqlite", path=db) as rt:
-            handle = await rt.ctx.agents.resume("g1")
+            handle = await rt.ctx.get(AGENTS).resume("g1")
             state = WorkBook().state(handle.agent.session)
             assert (state.goal, state.goal_revision, state.plan_revision) == (
                 "ship the level",

@@ -20,6 +20,7 @@ from starharness.runtime.context import (
     find_instructions,
     render_instructions,
 )
+from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
 
 
@@ -70,7 +71,7 @@ async def test_instructions_time_and_references_reach_the_model_and_the_log(
             handle.agent.followup("remember the door code")
             await handle.agent.when_idle()
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         rows = [
             {
                 "id": "agents-md",

@@ -28,6 +28,7 @@ from starharness.runtime.context.events import (
     SPILL_STORED,
     SUBAGENT_START,
 )
+from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
 
 TURNS = 200
@@ -97,15 +98,15 @@ async def test_a_200_turn_session_rebuilds_every_request_byte_for_byte(home: Pat
                 handle.agent.followup(f"task {turn}: " + "context " * 12)
                 await handle.agent.when_idle()
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         requests = list(mock.requests)
     assert [e.data["reason"] for e in rec.of(ev.TURN_END)] == ["completed"] * TURNS
 
     async with context_runtime(mock.base_url, home, ROWS, store="sqlite", path=db) as rt:
-        stored = await rt.ctx.sessions.resume("long")
+        stored = await rt.ctx.get(SESSIONS).resume("long")
         events = list(stored.events)
         (start,) = [e for e in events if e.type == SUBAGENT_START]
-        child = await rt.ctx.sessions.resume(start.data["child"])
+        child = await rt.ctx.get(SESSIONS).resume(start.data["child"])
         await verify_seed(rt.ctx, child)
         child_events = list(child.events)
         state = WorkBook().state(stored)

@@ -21,6 +21,7 @@ from loop_support import create_agent
 from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolCall, ToolCalls
 from starharness.runtime.context import READ_TOOL, spilled_content
 from starharness.runtime.context.events import SPILL_STORED
+from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
 
 BIG = 200_000
@@ -55,12 +56,12 @@ async def test_a_big_result_is_spilled_whole_and_read_back_by_range(home: Path) 
             session = handle.agent.session
             events = list(session.events)
             await handle.dispose()
-            await rt.ctx.sessions.flush()
+            await rt.ctx.get(SESSIONS).flush()
         sent = [r.body for r in mock.requests]
         async with context_runtime(
             mock.base_url, home, [SPILL_ROW], store="sqlite", path=home / "s.db"
         ) as rt:
-            stored = await rt.ctx.sessions.resume("sp1")
+            stored = await rt.ctx.get(SESSIONS).resume("sp1")
             stored_events = list(stored.events)
     assert rec.of(ev.TURN_END)[-1].data["reason"] == "completed"
     whole = make_blob(BIG, BIG)

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from pg_support import pg_execute
 from starharness.runtime.kernel import Context
 from starharness.runtime.session import (
+    SESSIONS,
     SessionsConfig,
     SessionService,
     SessionsPlugin,
@@ -129,8 +130,8 @@ async def test_the_plugin_provides_sessions_on_postgresql(pg_target: PostgresTar
     root = Context()
     config = SessionsConfig(url=pg_target.url, password_env=pg_target.password_env)
     await SessionsPlugin().setup(root.fork("sessions"), config)
-    assert isinstance(root.sessions.store, PostgresStore)
-    root.sessions.create("p").append(ev.USER_MESSAGE, {"content": "kept", "source": "user"})
+    assert isinstance(root.get(SESSIONS).store, PostgresStore)
+    root.get(SESSIONS).create("p").append(ev.USER_MESSAGE, {"content": "kept", "source": "user"})
     await root.dispose()
     store = await PostgresStore.open(pg_target)
     stored = await store.load("p")

@@ -34,7 +34,7 @@ from starharness.runtime.sandbox import (
     SandboxConfig,
     SandboxPlugin,
 )
-from starharness.runtime.tools import ToolOutcome, ToolsConfig, ToolsPlugin
+from starharness.runtime.tools import TOOLS, ToolOutcome, ToolsConfig, ToolsPlugin
 
 BWRAP_MISSING = BubblewrapProvider().probe()
 LANDLOCK_MISSING = LandlockProvider().probe()
@@ -111,7 +111,7 @@ class Rig:
     async def call(self, name: str, session_id: str = "s-1", **arguments: Any) -> ToolOutcome:
         self.calls += 1
         call = ToolCall(f"c{self.calls}", name, json.dumps(arguments))
-        [outcome] = await self.agent.tools.execute_calls([call], session_id=session_id)
+        [outcome] = await self.agent.get(TOOLS).execute_calls([call], session_id=session_id)
         return outcome
 
     async def shell(self, command: str, **arguments: Any) -> ToolOutcome:

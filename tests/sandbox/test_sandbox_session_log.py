@@ -11,7 +11,7 @@ from sandbox_support import PROVIDERS, Machine
 from starharness.app import profile_search_path
 from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
 from starharness.runtime.config import Patch, load_profile, start
-from starharness.runtime.loop import SESSION_EVENT, LoggedEvent
+from starharness.runtime.loop import AGENTS, SESSION_EVENT, LoggedEvent
 from starharness.runtime.sandbox import COMMAND_DONE, COMMAND_RUN, SANDBOX_MODE
 from starharness.runtime.session import SessionEvent
 from starharness.runtime.session import event_types as ev
@@ -77,7 +77,7 @@ async def test_commands_tiers_and_approvals_are_session_events(
         )
         async with await start(resolved) as runtime:
             recorder = Recorder()
-            handle = await runtime.ctx.agents.create(
+            handle = await runtime.ctx.get(AGENTS).create(
                 "s1", setup=lambda ctx: ctx.on(SESSION_EVENT, recorder)
             )
             handle.agent.followup("make a file")

@@ -13,6 +13,7 @@ from webui_support import web_stack
 
 from session_protocol_support import call, mock_rows, say
 from starharness.mockllm import MockLlmServer
+from starharness.runtime.session import SESSIONS
 from starharness.sdk import ApprovalAsked, Client, RpcCallError, TextDelta
 from starharness.webui import WebSettings
 
@@ -88,7 +89,7 @@ async def test_a_question_whose_client_goes_away_cancels_the_turn(
             async for update in session.prompt("write x"):
                 if isinstance(update, ApprovalAsked):
                     break  # leave without answering: the socket closes with the client
-        sessions = stack.runtime.ctx.sessions
+        sessions = stack.runtime.ctx.get(SESSIONS)
         for _ in range(2000):
             if "ws-2" not in sessions:
                 break

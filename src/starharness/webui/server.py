@@ -20,6 +20,7 @@ from ..runtime.approvals import APPROVALS
 from ..runtime.kernel import Context
 from ..runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
 from ..runtime.protocol.jsonrpc import update_line
+from ..runtime.session import SESSIONS
 from .access import TOKEN_COOKIE, Access
 from .godot_panel import godot_check, godot_status
 from .transcripts import transcript_detail, transcript_list
@@ -85,11 +86,11 @@ class WebUi:
         return response
 
     async def _transcripts(self, request: Request) -> Response:
-        return JSONResponse({"transcripts": await transcript_list(self.ctx.sessions.store)})
+        return JSONResponse({"transcripts": await transcript_list(self.ctx.get(SESSIONS).store)})
 
     async def _transcript(self, request: Request) -> Response:
         session_id = request.path_params["session_id"]
-        stored = await find_transcript(self.ctx.sessions.store, session_id)
+        stored = await find_transcript(self.ctx.get(SESSIONS).store, session_id)
         if stored is None:
             return JSONResponse({"error": f"no transcript {session_id!r}"}, status_code=404)
         return JSONResponse(transcript_detail(stored))

@@ -43,7 +43,7 @@ class AskUserPlugin(Plugin[NoConfig]):
                 )
             return f"The user answered: {answer.strip()}"
 
-        ctx.tools.register(
+        ctx.get(TOOLS).register(
             define_tool(
                 "ask_user",
                 "Ask the user a question and wait for the answer, when you cannot go on "

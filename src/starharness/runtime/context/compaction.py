@@ -22,4 +22,4 @@ class CompactionPlugin(Plugin[CompactionConfig]):
     async def setup(self, ctx: Context, config: CompactionConfig) -> None:
         compactor = Compactor(config)
         ctx.on_hook(COMPACT, compactor.on_compact)
-        ctx.scope.add(ctx.sessions.add_recovery(recover_compaction))
+        ctx.scope.add(ctx.get(SESSIONS).add_recovery(recover_compaction))

@@ -63,8 +63,8 @@ class DelegatePlugin(Plugin[DelegateConfig]):
     inject = (SESSIONS, TOOLS)  # ctx.agents is looked up per call: the agents row comes last
 
     async def setup(self, ctx: Context, config: DelegateConfig) -> None:
-        ctx.tools.register(_delegate_tool(ctx, config))
-        ctx.scope.add(ctx.sessions.add_recovery(recover_subagents))
+        ctx.get(TOOLS).register(_delegate_tool(ctx, config))
+        ctx.scope.add(ctx.get(SESSIONS).add_recovery(recover_subagents))
         prompt = ctx.maybe(PROMPT)
         if config.guidance and prompt is not None:
             text = config.guidance
@@ -80,7 +80,7 @@ def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
         depth = int(parent.session.meta.get(DELEGATION_DEPTH, 0)) + 1
         if depth > config.max_depth:
             return ToolFailure(f"delegation is limited to {config.max_depth} level(s)")
-        visible = set(ctx.tools.names()) - {DELEGATE_TOOL}
+        visible = set(ctx.get(TOOLS).names()) - {DELEGATE_TOOL}
         allowed = visible if config.tools is None else visible & set(config.tools)
         if args.tools is not None:
             unknown = sorted(set(args.tools) - allowed)
@@ -88,12 +88,12 @@ def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
                 return ToolFailure(f"a subagent may not use {', '.join(unknown)}")
             allowed = set(args.tools)
         names = sorted(allowed)
-        if depth < config.max_depth and DELEGATE_TOOL in ctx.tools.names():
+        if depth < config.max_depth and DELEGATE_TOOL in ctx.get(TOOLS).names():
             names.append(DELEGATE_TOOL)
         child_id = f"{parent.id}.sub-{uuid.uuid4().hex[:8]}"
 
         def setup(child: Context) -> None:
-            child.tools.restrict(names)
+            child.get(TOOLS).restrict(names)
             prompt = child.maybe(PROMPT)
             if prompt is not None:
                 prompt.section(CHILD_SECTION, TOOL_GUIDANCE_ORDER + 30, CHILD_TEXT)

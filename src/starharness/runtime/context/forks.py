@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ..kernel import Context
-from ..session import Session, SessionEvent
+from ..loop import AGENTS
+from ..session import SESSIONS, Session, SessionEvent
 from ..session import event_types as ev
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ async def fork(
     seed_length = completed_prefix(parent) if boundary is None else boundary
     check_boundary(parent, seed_length)
     seed: tuple[SessionEvent, ...] = tuple(parent.events[:seed_length])
-    return await ctx.agents.create(
+    return await ctx.get(AGENTS).create(
         child_id,
         setup=setup,
         options=options,
@@ -94,11 +95,11 @@ async def verify_seed(ctx: Context, child: Session) -> None:
     if found is None:
         raise ForkError(f"session {child.id!r} is not a fork")
     parent_id, length = found
-    live = ctx.sessions.get(parent_id)
+    live = ctx.get(SESSIONS).get(parent_id)
     if live is not None:
         parent_events = list(live.events[:length])
     else:
-        stored = await ctx.sessions.store.load(parent_id)
+        stored = await ctx.get(SESSIONS).store.load(parent_id)
         if stored is None:
             raise ForkError(f"fork {child.id!r}: its parent {parent_id!r} is not in the store")
         parent_events = stored.events[:length]

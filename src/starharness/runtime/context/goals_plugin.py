@@ -65,9 +65,9 @@ class GoalsPlugin(Plugin[GoalsConfig]):
     async def setup(self, ctx: Context, config: GoalsConfig) -> None:
         book = WorkBook()
         if config.plan_tool:
-            ctx.tools.register(_todo_tool(ctx, book))
+            ctx.get(TOOLS).register(_todo_tool(ctx, book))
         if config.goal_tool:
-            ctx.tools.register(_goal_tool(ctx, book))
+            ctx.get(TOOLS).register(_goal_tool(ctx, book))
         prompt = ctx.maybe(PROMPT)
         if config.context and prompt is not None:
 

@@ -97,7 +97,7 @@ class AgentsMdPlugin(Plugin[AgentsMdConfig]):
         found = await asyncio.to_thread(find_instructions, root, config)
         text = render_instructions(found, config.max_bytes)
         if text is not None:
-            ctx.prompt.section(SECTION, config.order, lambda _ctx: text)
+            ctx.get(PROMPT).section(SECTION, config.order, lambda _ctx: text)
 
 
 def _workspace_root(ctx: Context) -> Path:

@@ -62,7 +62,7 @@ class SessionReferencesPlugin(Plugin[SessionReferencesConfig]):
     async def setup(self, ctx: Context, config: SessionReferencesConfig) -> None:
         parts: list[str] = []
         for reference in config.sessions:
-            stored = await ctx.sessions.store.load(reference.id)
+            stored = await ctx.get(SESSIONS).store.load(reference.id)
             if stored is None:
                 parts.append(f"## Session {reference.id}\n(not in the session store)")
                 continue
@@ -70,4 +70,4 @@ class SessionReferencesPlugin(Plugin[SessionReferencesConfig]):
             parts.append(render_reference(reference.id, messages, reference.max_bytes))
         if parts:
             text = "Earlier sessions the user referred this one to:\n\n" + "\n\n".join(parts)
-            ctx.prompt.section(SECTION, config.order, lambda _ctx: text)
+            ctx.get(PROMPT).section(SECTION, config.order, lambda _ctx: text)

@@ -135,11 +135,11 @@ class SpillPlugin(Plugin[SpillConfig]):
 
         ctx.on_waterfall(TOOL_POST_EXECUTE, spill)
         if config.read_tool:
-            ctx.tools.register(_read_tool(ctx, config, index))
+            ctx.get(TOOLS).register(_read_tool(ctx, config, index))
 
 
 def _store(ctx: Context, run: ToolRunContext, content: str, index: SpillIndex) -> int | None:
-    session = ctx.sessions.get(run.session_id)
+    session = ctx.get(SESSIONS).get(run.session_id)
     if session is None:
         return None
     spill_id = index.next_id(session)
@@ -162,7 +162,7 @@ def _store(ctx: Context, run: ToolRunContext, content: str, index: SpillIndex) -
 
 def _read_tool(ctx: Context, config: SpillConfig, index: SpillIndex) -> Any:
     async def read_spilled(args: ReadSpilledArgs, run: ToolRunContext) -> ToolSuccess | ToolFailure:
-        session = ctx.sessions.get(run.session_id)
+        session = ctx.get(SESSIONS).get(run.session_id)
         content = index.content(session, args.spill) if session is not None else None
         if content is None:
             return ToolFailure(

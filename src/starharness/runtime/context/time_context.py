@@ -45,4 +45,4 @@ class TimeContextPlugin(Plugin[TimeContextConfig]):
             current = datetime.now(UTC)
             return current if config.timezone == "utc" else current.astimezone()
 
-        ctx.prompt.context(CONTEXT_NAME, config.order, lambda _ctx: time_text(now(), config))
+        ctx.get(PROMPT).context(CONTEXT_NAME, config.order, lambda _ctx: time_text(now(), config))

@@ -60,7 +60,7 @@ class McpClientPlugin(Plugin[McpClientConfig]):
                     else "no tools registered",
                 )
                 for remote in declared:
-                    ctx.tools.register(
+                    ctx.get(TOOLS).register(
                         unavailable_tool(connection, remote, str(error), ask=server.ask)
                     )
                 continue
@@ -71,4 +71,4 @@ class McpClientPlugin(Plugin[McpClientConfig]):
                 definition = bridge_tool(
                     connection, tool, ask=server.ask, timeout_s=config.call_timeout_s
                 )
-                ctx.tools.register(definition)
+                ctx.get(TOOLS).register(definition)

@@ -16,8 +16,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..approvals import ApprovalRequest, Decision
 from ..kernel import Context
-from ..loop import SESSION_EVENT, AgentExistsError, AgentHandle, CancelCause, LoggedEvent
-from ..session import SessionExistsError, SessionNotFound
+from ..loop import AGENTS, SESSION_EVENT, AgentExistsError, AgentHandle, CancelCause, LoggedEvent
+from ..session import SESSIONS, SessionExistsError, SessionNotFound
 from ..session import event_types as ev
 from ..tools import TOOLS
 from .approval_answers import NO_ANSWER, decision_for
@@ -175,7 +175,7 @@ class SessionHost:
     async def _create(self, params: CreateSession) -> SessionOpened:
         session_id = params.session_id or f"{self._info.session_prefix}-{uuid.uuid4().hex[:12]}"
         try:
-            handle = await self._ctx.agents.create(
+            handle = await self._ctx.get(AGENTS).create(
                 session_id,
                 setup=lambda layer: self._watch(layer, session_id),
                 meta={"kind": CHAT_KIND, "profile": self._info.profile},
@@ -190,7 +190,7 @@ class SessionHost:
         current = self._open.get(session_id)
         if current is None:
             try:
-                handle = await self._ctx.agents.resume(
+                handle = await self._ctx.get(AGENTS).resume(
                     session_id, setup=lambda layer: self._watch(layer, session_id)
                 )
             except SessionNotFound as error:
@@ -209,7 +209,7 @@ class SessionHost:
         )
 
     async def _list(self, params: ListSessions) -> SessionList:
-        sessions = self._ctx.sessions
+        sessions = self._ctx.get(SESSIONS)
         summaries: list[SessionSummary] = []
         for info in await sessions.stored():
             kind = info.meta.get("kind")

@@ -127,7 +127,7 @@ class SandboxPlugin(Plugin[SandboxConfig]):
         ctx.scope.add(service.aclose)
         tools = sandbox_tools(settings, approve_commands=config.approve_commands)
         for definition in tools:
-            ctx.tools.register(definition)
+            ctx.get(TOOLS).register(definition)
         ctx.on(AGENT_CREATED, _log_records)
         ctx.on_waterfall(TOOL_PRE_EXECUTE, _skip_pointless_questions(service, tools))
         prompt = ctx.maybe(PROMPT)
