@@ -40,7 +40,7 @@ def _read_ms(world: World, reads: int = 200) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[10, 100_000])
     args = parser.parse_args()
     results: list[tuple[int, float]] = []

@@ -317,7 +317,7 @@ async def _main(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[250, 1000, 2000])
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--service-ms", type=float, default=100.0)

@@ -42,7 +42,8 @@ def load_game(spec: str) -> Game[Any]:
         found = found()
     if not isinstance(found, Game):
         raise GameLoadError(f"{spec!r} is a {type(found).__name__}, not a starharness.npc.Game")
-    return found
+    game: Game[Any] = found  # pyright: ignore[reportUnknownVariableType]
+    return game
 
 
 def is_path_spec(module_part: str) -> bool:

@@ -126,7 +126,7 @@ class FrameMapper:
             if chunk_type == ev.TOOL_CALL_DELTA:
                 self._tool_delta(chunk)
             elif chunk_type == ev.TEXT_DELTA and not self._indices:
-                self._plain_delta(chunk["text"])
+                self._plain_delta(chunk.get("text", ""))
         elif kind == ev.STEP_START:
             self._plain = ""
             self._plain_sent = 0

@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ..approvals import ApprovalRequest, Decision
 from ..kernel import Context
 from ..loop import AGENTS, SESSION_EVENT, AgentExistsError, AgentHandle, CancelCause, LoggedEvent
-from ..session import SESSIONS, SessionExistsError, SessionNotFound
+from ..session import SESSIONS, SessionExistsError, SessionNotFoundError
 from ..session import event_types as ev
 from ..tools import TOOLS
 from .approval_answers import NO_ANSWER, decision_for
@@ -193,7 +193,7 @@ class SessionHost:
                 handle = await self._ctx.get(AGENTS).resume(
                     session_id, setup=lambda layer: self._watch(layer, session_id)
                 )
-            except SessionNotFound as error:
+            except SessionNotFoundError as error:
                 raise RpcError(SESSION_NOT_FOUND, f"{error}") from None
             except AgentExistsError:
                 raise RpcError(
