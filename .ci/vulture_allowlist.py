@@ -23,3 +23,25 @@ _.preset
 _.output_dir
 _.cursor
 _.include_addons
+_.pending_approvals  # a field of the session protocol's SessionOpened, serialized for clients
+# Keys of context-management session event data (TypedDicts in runtime/context/events.py),
+# written as dict literals by compaction and read with .get() by chat and the docs.
+_.tokens_before
+_.tokens_after
+_.chars_saved
+# The ACP Agent interface (runtime/acp/agent.py): the agent-client-protocol library calls these
+# methods by name, and passes these parameters by keyword.
+_.on_connect
+_.close_session
+_.fork_session
+_.set_session_mode
+_.set_config_option
+_.ext_method
+_.ext_notification
+_.client_capabilities
+_.client_info
+_.additional_directories
+_.mcp_servers
+_.mode_id
+_.config_id
+_.method_id

@@ -14,6 +14,10 @@ from ..runtime.context.events import (
     GOAL_CHANGE,
     PLAN_CHANGE,
     SUBAGENT_START,
+    CompactionEndData,
+    GoalChangeData,
+    PlanChangeData,
+    SubagentStartData,
 )
 from ..runtime.context.goals import render_state
 from ..runtime.kernel import Context
@@ -159,7 +163,6 @@ class ChatSession:
     def _observe(self, logged: LoggedEvent) -> None:
         event = logged.event
         kind = event.type
-        data = event.data
         if kind == ev.ASSISTANT_CHUNK:
             chunk: ev.ChunkData = event.data["chunk"]
             if chunk["type"] == ev.TEXT_DELTA:
@@ -176,16 +179,21 @@ class ChatSession:
             retry = ev.payload(event, ev.LlmRetryData)
             self._line(f"[retry] attempt {retry['attempt']}: {retry['error']}")
         elif kind == PLAN_CHANGE:
-            self._line("[plan] " + render_plan(data["items"], data["revision"]))
+            plan = ev.payload(event, PlanChangeData)
+            self._line("[plan] " + render_plan(plan["items"], plan["revision"]))
         elif kind == GOAL_CHANGE:
-            self._line(f"[goal] {data['goal']} ({data['status']}, revision {data['revision']})")
-        elif kind == COMPACTION_END and data.get("outcome") not in ("nothing", None):
-            self._line(
-                f"[context compacted: {data['outcome']}, about {data['tokens_before']} ->"
-                f" {data.get('tokens_after', '?')} tokens]"
-            )
+            goal = ev.payload(event, GoalChangeData)
+            self._line(f"[goal] {goal['goal']} ({goal['status']}, revision {goal['revision']})")
+        elif kind == COMPACTION_END:
+            end = ev.payload(event, CompactionEndData)
+            if end.get("outcome") not in ("nothing", None):
+                self._line(
+                    f"[context compacted: {end.get('outcome')}, about"
+                    f" {end.get('tokens_before', '?')} -> {end.get('tokens_after', '?')} tokens]"
+                )
         elif kind == SUBAGENT_START:
-            self._line(f"[subagent] {data['child']}: {shorten(data['task'], _SHORT_ARGUMENTS)}")
+            child = ev.payload(event, SubagentStartData)
+            self._line(f"[subagent] {child['child']}: {shorten(child['task'], _SHORT_ARGUMENTS)}")
         elif kind == ev.TURN_END:
             end = ev.payload(event, ev.TurnEndData)
             if end["reason"] != "completed":

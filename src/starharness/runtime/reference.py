@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, get_type_hints
 
 from .kernel import EventBus
@@ -92,40 +94,51 @@ def _hooks() -> list[str]:
     return lines
 
 
+def _event_modules() -> list[ModuleType]:
+    """Modules that declare session event types in a PAYLOADS mapping, the session's first."""
+    from .context import events as context_events
+    from .sandbox import keys as sandbox_events
+
+    return [event_types, context_events, sandbox_events]
+
+
 def _events() -> list[str]:
-    constants = {
-        value: name
-        for name, value in vars(event_types).items()
-        if name.isupper() and isinstance(value, str) and value in event_types.PAYLOADS
-    }
     lines: list[str] = []
-    for type_, shape in event_types.PAYLOADS.items():
-        doc = " ".join((inspect.getdoc(shape) or "").split())
-        if doc.startswith("dict() ->"):
-            doc = ""  # a TypedDict without a docstring inherits dict's
-        lines.append(f"- `{type_}` (`{constants[type_]}`, `{shape.__name__}`)")
-        if doc:
-            lines.append(f"  {doc}")
-        lines.extend(f"  - {field}" for field in _fields(shape))
+    for module in _event_modules():
+        payloads: Mapping[str, type[Any]] = module.PAYLOADS
+        constants = {
+            value: name
+            for name, value in vars(module).items()
+            if name.isupper() and isinstance(value, str) and value in payloads
+        }
+        for type_, shape in payloads.items():
+            doc = " ".join((inspect.getdoc(shape) or "").split())
+            if doc.startswith("dict() ->"):
+                doc = ""  # a TypedDict without a docstring inherits dict's
+            lines.append(f"- `{type_}` (`{constants[type_]}`, `{shape.__name__}`)")
+            if doc:
+                lines.append(f"  {doc}")
+            lines.extend(f"  - {field}" for field in _fields(shape))
     return lines
 
 
 def _fields(shape: type[Any]) -> list[str]:
-    hints = get_type_hints(shape, dict(vars(event_types)))
+    home = vars(sys.modules[shape.__module__])
+    hints = get_type_hints(shape, {**vars(event_types), **home})
     required: frozenset[str] = getattr(shape, "__required_keys__", frozenset())
     shown: list[str] = []
     for name, hint in hints.items():
-        text = _type_text(hint)
+        text = _type_text(hint, shape.__module__)
         optional = "" if name in required else " (optional)"
         shown.append(f"`{name}`: `{text}`{optional}")
     return shown
 
 
-def _type_text(hint: Any) -> str:
+def _type_text(hint: Any, module: str) -> str:
     text = getattr(hint, "__name__", None) if isinstance(hint, type) else None
     if text is None:
         text = str(hint)
-    for prefix in ("typing.", "collections.abc.", "starharness.runtime.session.event_types."):
+    for prefix in ("typing.", "collections.abc.", f"{module}.", f"{event_types.__name__}."):
         text = text.replace(prefix, "")
     return text.replace("NotRequired[", "").rstrip("]") if "NotRequired[" in text else text
 

@@ -6,7 +6,8 @@ event (a tool/result, a user/message with a `surface`, a view/rewrite) logged be
 
 from __future__ import annotations
 
-from typing import Final, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Any, Final, Literal, TypedDict
 
 SPILL_STORED: Final = "spill/stored"
 """The whole result of one tool call, too big to show inline; `id` counts the session's spills."""
@@ -100,3 +101,17 @@ class SubagentEndData(TypedDict, total=False):
     status: Literal["ok", "error"]
     reason: str
     text: str
+
+
+PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
+    SPILL_STORED: SpillStoredData,
+    COMPACTION_START: CompactionStartData,
+    COMPACTION_PRUNE: CompactionPruneData,
+    COMPACTION_SUMMARY: CompactionSummaryData,
+    COMPACTION_END: CompactionEndData,
+    GOAL_CHANGE: GoalChangeData,
+    PLAN_CHANGE: PlanChangeData,
+    SUBAGENT_START: SubagentStartData,
+    SUBAGENT_END: SubagentEndData,
+}
+"""Each context-management session event type and the TypedDict of its data (for the docs)."""

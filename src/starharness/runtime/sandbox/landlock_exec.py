@@ -47,6 +47,22 @@ SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 SCOPE_SIGNAL = 1 << 1  # ABI 6
 
 READ_ACCESS = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+ABI1_ACCESS = (
+    FS_EXECUTE
+    | FS_WRITE_FILE
+    | FS_READ_FILE
+    | FS_READ_DIR
+    | FS_REMOVE_DIR
+    | FS_REMOVE_FILE
+    | FS_MAKE_CHAR
+    | FS_MAKE_DIR
+    | FS_MAKE_REG
+    | FS_MAKE_SOCK
+    | FS_MAKE_FIFO
+    | FS_MAKE_BLOCK
+    | FS_MAKE_SYM
+)
+"""Every filesystem right of ABI 1, the first 13 bits."""
 FILE_ONLY_ACCESS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
 
 _PR_SET_NO_NEW_PRIVS = 38
@@ -88,7 +104,7 @@ def abi_version() -> int:
 
 def fs_access_for(abi: int) -> int:
     """Every filesystem right the kernel of `abi` can handle."""
-    access = (1 << 13) - 1
+    access = ABI1_ACCESS
     if abi >= 2:
         access |= FS_REFER
     if abi >= 3:

@@ -11,6 +11,8 @@ arrays are tuples, its mappings FrozenDicts.
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict, TypeVar, cast
 
+from .view import VIEW_REWRITE, ViewRewriteData
+
 if TYPE_CHECKING:
     from .events import SessionEvent
 
@@ -212,6 +214,7 @@ PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
     LLM_RETRY: LlmRetryData,
     APPROVAL_ASKED: ApprovalAskedData,
     APPROVAL_DECIDED: ApprovalDecidedData,
+    VIEW_REWRITE: ViewRewriteData,
 }
 """Each runtime session event type and the TypedDict of its data (the docs are made from it)."""
 
