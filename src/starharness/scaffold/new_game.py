@@ -9,13 +9,15 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
+from ..runtime.errors import UserFacingError
+
 TEMPLATE = "starter"
 """The template package's name; every mention of it in the files becomes the new name."""
 _SKIP = ("__pycache__", "*.pyc")
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-class NewGameError(ValueError):
+class NewGameError(UserFacingError, ValueError):
     """The game cannot be made as asked; the message says why and what to do."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.errors import StarHarnessError
 
-class SdkError(Exception):
+
+class SdkError(StarHarnessError):
     """Base of the SDK's errors."""
 
 

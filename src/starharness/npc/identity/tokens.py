@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import jwt
 
+from ...runtime.errors import StarHarnessError
+
 ALGORITHM = "HS256"
 DEFAULT_AUDIENCE = "star-harness"
 MIN_SECRET_CHARS = 32
@@ -22,7 +24,7 @@ SCOPE_METRICS = "metrics"
 _REQUIRED = ("sub", "exp", "aud")
 
 
-class PlayerTokenError(ValueError):
+class PlayerTokenError(StarHarnessError, ValueError):
     """A player token that is malformed, forged, expired or for another server."""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from ..errors import StarHarnessError
 from ..kernel import Context
 from ..loop import AGENTS
 from ..session import SESSIONS, Session, SessionEvent
@@ -21,7 +22,7 @@ ORIGIN: Final = "origin"
 DELEGATION_DEPTH: Final = "delegation_depth"
 
 
-class ForkError(ValueError):
+class ForkError(StarHarnessError, ValueError):
     """A fork boundary that is not the end of a completed turn, or a seed that no longer
     matches its parent."""
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import StarHarnessError
 from ..session import Session
 from .events import GOAL_CHANGE, PLAN_CHANGE
 
@@ -18,7 +19,7 @@ GOAL_STATUSES = ("active", "done", "dropped")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
 
 
-class StaleRevisionError(Exception):
+class StaleRevisionError(StarHarnessError):
     """A change expected a revision that is no longer the current one."""
 
     def __init__(self, what: str, expected: int, current: int) -> None:

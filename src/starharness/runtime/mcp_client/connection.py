@@ -16,6 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, PaginatedRequestParams, Tool
 
+from ..errors import UserFacingError
 from .config import McpServerConfig
 
 _log = logging.getLogger("starharness.runtime.mcp_client")
@@ -23,7 +24,7 @@ _log = logging.getLogger("starharness.runtime.mcp_client")
 State = Literal["starting", "ready", "failed", "stopped"]
 
 
-class McpUnavailable(Exception):
+class McpUnavailable(UserFacingError):
     """The server is not running (it failed to start, or it went away)."""
 
 

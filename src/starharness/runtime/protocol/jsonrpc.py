@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from ..errors import StarHarnessError
 from .models import UPDATE_METHOD
 
 PARSE_ERROR: Final = -32700
@@ -28,7 +29,7 @@ RequestId = int | str | None
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-class RpcError(Exception):
+class RpcError(StarHarnessError):
     """A failure the peer sees as a JSON-RPC error object."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:

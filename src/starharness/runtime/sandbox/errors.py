@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..errors import UserFacingError
+
 SANDBOX_UNAVAILABLE: Final = "SANDBOX_UNAVAILABLE"
 """Failure code the model reads when no sandbox provider works (the command never ran)."""
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(UserFacingError):
     """No provider in the chain can confine commands here; `reasons` says why each one failed."""
 
     code = SANDBOX_UNAVAILABLE

@@ -9,13 +9,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import StarHarnessError
 from .output import Unread
 from .processes import ProcessOwner
 
 _READ_SIZE = 65536
 
 
-class JobError(Exception):
+class JobError(StarHarnessError):
     """A job request that cannot be served (unknown id, too many jobs); the message says why."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ..errors import StarHarnessError
+
 
 class Tier(StrEnum):
     """How much of the machine a command may change, narrowest first."""
@@ -23,7 +25,7 @@ class Tier(StrEnum):
 _ORDER = (Tier.READ_ONLY, Tier.WORKSPACE_WRITE, Tier.FULL)
 
 
-class EscalationRefused(Exception):
+class EscalationRefused(StarHarnessError):
     """A request to widen the tier that is refused without asking anyone."""
 
 

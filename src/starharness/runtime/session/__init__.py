@@ -10,6 +10,7 @@ from .errors import (
     StoreClosedError,
     StoreError,
     StoreFormatError,
+    StoreUnreachableError,
     StoreWriteError,
 )
 from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
@@ -72,6 +73,7 @@ __all__ = [
     "StoreClosedError",
     "StoreError",
     "StoreFormatError",
+    "StoreUnreachableError",
     "StoreWriteError",
     "StoredSession",
     "Surface",

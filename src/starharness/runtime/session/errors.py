@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import StarHarnessError
+from ..errors import StarHarnessError, UserFacingError
 
 
 class SessionError(StarHarnessError):
@@ -25,7 +25,7 @@ class StoreError(SessionError):
     """A session store failed."""
 
 
-class StoreFormatError(StoreError):
+class StoreFormatError(StoreError, UserFacingError):
     """The file is not ours, or of a schema this build does not read; it is left untouched."""
 
 
@@ -35,6 +35,10 @@ class StoreClosedError(StoreError):
 
 class StoreWriteError(StoreError):
     """Events could not be written to the store."""
+
+
+class StoreUnreachableError(StoreError, UserFacingError):
+    """The store's server cannot be reached or logged into (address, password, permissions)."""
 
 
 class SessionCorruptError(StoreError):

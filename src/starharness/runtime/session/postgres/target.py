@@ -9,7 +9,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from ...credentials import CredentialError, resolve_secret
-from ..errors import StoreError
+from ..errors import StoreUnreachableError
 
 _SCHEMES = ("postgresql://", "postgres://")
 _CONNECT_TIMEOUT_S = 10
@@ -62,9 +62,9 @@ class PostgresTarget:
             try:
                 password = resolve_secret(self.password_env)
             except CredentialError as exc:
-                raise StoreError(f"cannot read {self.password_env}: {exc}") from None
+                raise StoreUnreachableError(f"cannot read {self.password_env}: {exc}") from None
             if password is None:
-                raise StoreError(
+                raise StoreUnreachableError(
                     f"{self.password_env} is not set: it holds the password of {self.describe()}"
                 )
         extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
@@ -74,7 +74,9 @@ class PostgresTarget:
             return psycopg.connect(make_conninfo(self.url, **extra), autocommit=autocommit)
         except psycopg.Error as exc:
             # libpq's messages name host and user, never the password.
-            raise StoreError(f"cannot connect to {self.describe()}: {exc}".strip()) from None
+            raise StoreUnreachableError(
+                f"cannot connect to {self.describe()}: {exc}".strip()
+            ) from None
 
     def __repr__(self) -> str:
         return f"PostgresTarget({self.describe()!r}, password_env={self.password_env!r})"
