@@ -26,19 +26,45 @@ def _absolute_own_imports(path: Path, root: Path = SRC.parent) -> list[str]:
     return found
 
 
+GAMES = (SRC / "voyage", SRC / "scaffold" / "starter")
+"""Game packages a user copies out as their own (voyage) or that `new-game` copies (the
+starter): they import starharness by name, as any game does, and only themselves relatively."""
+
+
+def _game_of(path: Path) -> Path | None:
+    return next((game for game in GAMES if game in path.parents), None)
+
+
+def _imports_leaving(game: Path, path: Path) -> list[str]:
+    """Relative imports in `path` that climb out of `game` (they break in a copy)."""
+    depth = len(path.relative_to(game).parts) - 1  # folders between the game's root and path
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level > depth + 1:
+            found.append(f"{path.relative_to(SRC.parent)}:{node.lineno}")
+    return found
+
+
 def test_src_imports_its_own_modules_relatively() -> None:
-    # The new-game starter is a template copied into the user's own package: it imports
-    # starharness by name, as any game does.
-    starter = SRC / "scaffold" / "starter"
     offenders = [
         hit
         for path in sorted(SRC.rglob("*.py"))
-        if starter not in path.parents
+        if _game_of(path) is None
         for hit in _absolute_own_imports(path)
     ]
     assert offenders == [], "use `from ..x import y` inside src/starharness: " + ", ".join(
         offenders
     )
+
+
+def test_game_packages_import_the_framework_by_name() -> None:
+    offenders = [
+        hit
+        for game in GAMES
+        for path in sorted(game.rglob("*.py"))
+        for hit in _imports_leaving(game, path)
+    ]
+    assert offenders == [], "a copyable game imports starharness by name: " + ", ".join(offenders)
 
 
 def test_the_check_sees_absolute_imports_and_passes_relative_ones(tmp_path: Path) -> None:

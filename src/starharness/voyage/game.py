@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..npc import Game
+from starharness.npc import Game
+
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT

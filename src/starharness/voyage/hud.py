@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..npc.frames import WireModel
+from starharness.npc.frames import WireModel
 
 
 class HudPlace(WireModel):

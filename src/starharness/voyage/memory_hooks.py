@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..npc import CommittedAction, NpcCard
-from ..npc import World as GameWorld
+from starharness.npc import CommittedAction, NpcCard
+from starharness.npc import World as GameWorld
+
 from .content import SPEECH_ACTION
 from .store import World
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from ...npc.actions import Refusal
+from starharness.npc.actions import Refusal
+
 from ..store import WorldTx
 from ._naming import good_name, place_name
 from .pricing import PriceBand, band_around

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import Refusal, Role, define_game_action
+
 from ..store import Intel, WorldTx
 from ._naming import listing
 from .guards import attitude_at_least, can_afford, same_location

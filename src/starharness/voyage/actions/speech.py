@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-from ...npc import SpeechContract, define_speech_tool
+from starharness.npc import SpeechContract, define_speech_tool
+
 from ..content import SPEECH_ACTION
 
 Mood = Literal["neutral", "friendly", "pleased", "amused", "wary", "annoyed", "hostile"]

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import Refusal, Role, define_game_action
+
 from ..store import WorldTx
 from ._naming import good_name, listing
 from .guards import (

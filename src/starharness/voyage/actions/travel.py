@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import Refusal, Role, define_game_action
+
 from ..store import Route, WorldTx
 from ._naming import listing, place_name
 from .guards import can_afford, same_location

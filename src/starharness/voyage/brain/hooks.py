@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ...mockllm import ChatRequest, Step
+from starharness.mockllm import ChatRequest, Step
+
 from .intents import Intent
 from .options import Option
 from .plans import Plan, Situation

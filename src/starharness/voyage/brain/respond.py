@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...mockllm import ChatRequest, Step, Success
+from starharness.mockllm import ChatRequest, Step, Success
+
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
 from .plans import Act, Plan, Situation

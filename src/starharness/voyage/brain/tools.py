@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ...mockllm import ToolCall, ToolCalls
+from starharness.mockllm import ToolCall, ToolCalls
 
 SPEAK: Final = "npc_speak"
 SELL_GOODS: Final = "sell_goods"

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ...mockllm import ChatMessage, ChatRequest
+from starharness.mockllm import ChatMessage, ChatRequest
+
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
 from .tools import SELL_GOODS, SPEAK

@@ -10,7 +10,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from ...npc.world import WorldEvent
+from starharness.npc.world import WorldEvent
+
 from .rows import MarketQuote
 from .transaction import WorldTx
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ...runtime.credentials import create_owner_only
+from starharness.runtime.credentials import create_owner_only
+
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
 
 APPLICATION_ID = 0x4F4D4547

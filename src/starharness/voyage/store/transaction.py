@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from ...npc.world import AuditRecord, WorldEvent
+from starharness.npc.world import AuditRecord, WorldEvent
+
 from .errors import (
     InsufficientCargoError,
     InsufficientCreditsError,

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ...npc.world import AuditRecord, NpcCard, WorldEvent
+from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
+
 from ..content import OMEGA_STATION, WorldSeed
 from ..paths import default_world_path
 from .clock import ClockRules, advance
