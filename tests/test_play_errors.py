@@ -135,7 +135,9 @@ def test_an_unreachable_model_is_logged_and_named_at_start(tmp_path: Path) -> No
     finally:
         out, err = _stop(proc)
     assert f"brain      openai-compatible / some-model at {dead}" in out
-    assert "the model could not answer" in err and "encounter e1" in err
+    # The player's frame says only "try again" (issue 19); the operator's log names the
+    # encounter, the code and the cause, with the model's URL.
+    assert "encounter e1: the turn ended with llm_unavailable" in err and dead in err
 
 
 def test_the_brain_line_names_the_default_model(tmp_path: Path) -> None:
