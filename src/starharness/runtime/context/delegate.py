@@ -60,7 +60,7 @@ class DelegatePlugin(Plugin[DelegateConfig]):
     needs_agent_loop = True
 
     Config = DelegateConfig
-    inject = (SESSIONS, TOOLS)  # ctx.agents is looked up per call: the agents row comes last
+    inject = (SESSIONS, TOOLS)  # AGENTS is looked up per call: the agents row comes last
 
     async def setup(self, ctx: Context, config: DelegateConfig) -> None:
         ctx.get(TOOLS).register(_delegate_tool(ctx, config))
