@@ -22,12 +22,13 @@ from .profiles import (
     OPENAI,
     OPENAI_COMPATIBLE,
     PROFILES,
+    ArgumentConstraint,
     ProviderProfile,
     UnknownProviderError,
     get_profile,
 )
 from .provider import SESSION_HEADER, LlmProvider, OpenAICompatibleProvider, Timeouts
-from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request
+from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request, strict_compatible
 from .retry import OnRetry, RetryInfo, RetryPolicy, stream_with_retry
 from .service import LlmService, ProviderSettings
 from .types import (
@@ -57,6 +58,7 @@ __all__ = [
     "OPENAI_COMPATIBLE",
     "PROFILES",
     "SESSION_HEADER",
+    "ArgumentConstraint",
     "AssistantMessage",
     "AuthError",
     "ContextOverflowError",
@@ -110,6 +112,7 @@ __all__ = [
     "parse_retry_after",
     "plan_request",
     "stream_with_retry",
+    "strict_compatible",
     "to_wire_messages",
     "to_wire_tools",
 ]

@@ -5,6 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
+
+ArgumentConstraint = Literal["none", "forced-grammar", "strict-schema"]
+"""How a server keeps tool arguments to their JSON schema: not at all; by a grammar built from
+the schema for a forced (named) call (llama-cpp-python); or, for function definitions marked
+`strict: true`, by the schema itself (OpenAI's structured outputs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +55,11 @@ class ProviderProfile:
     """False: the server refuses a streamed request with tools whose tool choice is "auto" or
     "required". The provider then forces the request's `forcible_tool`, or, when the caller
     allows none, sends that request unstreamed (see `plan_request`)."""
+    shows_tool_results: bool = True
+    """False: the server's chat template drops tool messages, so the model never reads a tool
+    result; whoever needs the model to read one must also say it in a user message."""
+    argument_constraint: ArgumentConstraint = "none"
+    """Whether and how the server constrains tool arguments to their schema (see the type)."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -73,6 +84,7 @@ OPENAI = ProviderProfile(
     cache_key_field="prompt_cache_key",
     # Reasoning models refuse `max_tokens`; every current model accepts this one.
     max_tokens_field="max_completion_tokens",
+    argument_constraint="strict-schema",
 )
 
 OPENAI_COMPATIBLE = ProviderProfile(
@@ -102,6 +114,10 @@ LLAMA_CPP = ProviderProfile(
     # Its chat handlers (chatml-function-calling and others) stream only a named tool choice:
     # "auto" and "required" fail inside the server when `stream` is true.
     streams_open_tool_choice=False,
+    # `chatml-function-calling` renders system, user and assistant messages only.
+    shows_tool_results=False,
+    # A named tool choice is generated under a grammar made from that tool's JSON schema.
+    argument_constraint="forced-grammar",
 )
 
 PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(
