@@ -21,6 +21,13 @@ class SpeechContract:
     option_id_field: str = "id"
     option_label_field: str = "label"
     max_options: int = 4
+    min_options: int = 0
+    """The fewest options a line offers (the speech tool's schema says so; a server that
+    constrains arguments by schema enforces it)."""
+    max_line_chars: int | None = None
+    """The longest line the schema allows; None: no limit."""
+    max_label_chars: int | None = None
+    """The longest option label the schema allows; None: no limit."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,10 @@ class GameKit:
             tools[speech.name] = speech
         if contract.max_options < 1:
             raise GameDefinitionError(f"game {game.name!r}: speech max_options must be >= 1")
+        if not 0 <= contract.min_options <= contract.max_options:
+            raise GameDefinitionError(
+                f"game {game.name!r}: speech min_options must be between 0 and max_options"
+            )
         protocol = build_protocol(
             game.moods,
             game.attitude_range,

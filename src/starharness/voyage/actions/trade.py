@@ -1,4 +1,5 @@
-"""Trading goods: the NPC sells from its hold to the player, and buys from the player's hold."""
+"""Trading goods, named from the player's side (what the player asks for is what the model
+picks): the player buys from the NPC's hold, or sells from their own hold to the NPC."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from .guards import (
 )
 from .pricing import PRICE_BAND
 
-SELL_GOODS = "sell_goods"
-BUY_GOODS = "buy_goods"
+SELL_GOODS = "player_buys"
+BUY_GOODS = "player_sells"
 MAX_UNITS = 1_000
 _BAND = f"{PRICE_BAND:.0%}"
 
@@ -118,9 +119,9 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
     SELL_GOODS,
-    "Sell the player units from your hold at a unit price you choose. Refused if you do not "
-    f"sell it, the price is over {_BAND} off the going price, you hold too few, or they cannot "
-    "pay.",
+    "The player buys units of a good from your hold, at a unit price you choose: use it when "
+    "they want to buy. Refused if you do not sell it, the price is over "
+    f"{_BAND} off the going price, you hold too few, or they cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -137,8 +138,9 @@ SELL = define_game_action(
 
 BUY = define_game_action(
     BUY_GOODS,
-    "Buy units from the player's hold at a unit price you choose. Refused if you do not buy it, "
-    f"the price is over {_BAND} off the going price, they hold too few, or you cannot pay.",
+    "The player sells you units of a good from their hold, at a unit price you choose: use it "
+    "when they want to sell. Refused if you do not buy it, the price is over "
+    f"{_BAND} off the going price, they hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
