@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import Refusal, Role, define_game_action
 
+from ..content.seed import GOODS
 from ..store import WorldTx
 from ._naming import good_name, listing
 from .guards import (
@@ -33,7 +34,13 @@ class TradeArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    good_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    good_id: str = Field(
+        min_length=1,
+        description="Id in [brackets] in the scene.",
+        # The ids the world has: a server that constrains arguments by schema keeps a small
+        # model to them (the guards still refuse what this NPC does not trade).
+        json_schema_extra={"enum": [good.id for good in GOODS]},
+    )
     qty: int = Field(ge=1, le=MAX_UNITS)
     unit_price: int = Field(ge=1, description="Credits per unit.")
 
