@@ -142,6 +142,7 @@ def test_entities_and_call_syntax_heard_fail(
 def test_numbers_in_neither_the_scene_nor_a_tool_result_fail() -> None:
     assert numbers_grounded(_turn("Medical gel? 1,100 a unit.")).passed is True
     assert numbers_grounded(_turn("Two for 900, since it's you.")).passed is True  # 2 x 450
+    assert numbers_grounded(_turn("Five of them: 2,250.")).passed is True  # 5 x 450
     assert numbers_grounded(_turn("Yours for 375 each.", said="375 each?")).passed is True
     invented = numbers_grounded(_turn("You have 48,500 credits, kid; fuel is 390."))
     assert invented.passed is False

@@ -285,7 +285,8 @@ def _derivable(value: str, known: set[str]) -> bool:
     if number <= 10:
         return True
     floats = [float(k) for k in known if k.replace(".", "", 1).isdigit()]
-    return any(a * b == number or a + b == number for a in floats for b in floats)
+    counts = [float(n) for n in range(1, 11)]
+    return any(a * b == number or a + b == number for a in floats for b in [*floats, *counts])
 
 
 def _key_terms(text: str) -> set[str]:
