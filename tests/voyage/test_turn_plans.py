@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from voyage_e2e_support import Player, actions, line, serving_voyage
 
+from starharness.mockllm import Success, ToolCall, ToolCalls
 from starharness.mockllm.capabilities import FULL, LLAMA_CPP, NO_TOOL_RESULTS, STRICT
 from starharness.npc.encounter.decision import DECISION_TOOL, OUTCOME_PREFIX
 from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
@@ -171,3 +172,71 @@ def test_strict_schemas_are_marked_where_the_profile_declares_them() -> None:
     marked_loose = {"tools": [{"type": "function", "function": loose_function}]}
     refused = STRICT.refusal(marked_loose)
     assert refused is not None and refused[0] == 400
+
+
+def _conversation(stack: Any) -> str:
+    """The encounter's conversation at the mock (its session header)."""
+    conversation = stack.mock.requests[-1].conversation
+    assert isinstance(conversation, str)
+    return conversation
+
+
+def _unreadable_speech() -> ToolCalls:
+    # A speech call with no line: the speech tool refuses it, the model is told.
+    return ToolCalls(calls=[ToolCall(name="npc_speak", arguments='{"mood": "neutral"')])
+
+
+async def test_speech_that_cannot_be_read_twice_ends_with_the_fallback_line(
+    tmp_path: Path,
+) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        stack.mock.script(_conversation(stack), [_unreadable_speech(), _unreadable_speech()])
+        frames = await me.say("e1", BUY)
+        requests_in_turn = len(stack.mock.requests)
+    heard = line(frames)
+    assert heard == GAME.fallback_line
+    assert "{" not in heard and "mood" not in heard
+    errors = [f for f in frames if f["t"] == "error"]
+    assert [e["code"] for e in errors] == ["llm_unavailable"]
+    assert "could not be read twice" in errors[0]["message"]
+    assert frames[-1]["t"] == "encounter.idle"
+    assert requests_in_turn > 0
+
+
+async def test_call_syntax_written_as_text_is_never_read_aloud(tmp_path: Path) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        text = '{"line": "Two fuel cells, 900.", "mood": "neutral"}'
+        stack.mock.script(_conversation(stack), [Success(text=text)])
+        frames = await me.say("e1", BUY)
+    assert line(frames) == GAME.fallback_line
+    assert [f["code"] for f in frames if f["t"] == "error"] == ["llm_unavailable"]
+
+
+async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: Path) -> None:
+    speech = {
+        "line": "I&#39;m out of spice, kid &amp; that&#x27;s that.",
+        "mood": "wary",
+        "options": [{"id": "a", "label": "I&#39;ll take fuel"}, {"id": "b", "label": "Bye"}],
+    }
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        call = ToolCall(name="npc_speak", arguments=json.dumps(speech))
+        stack.mock.script(_conversation(stack), [ToolCalls(calls=[call], fragment_size=3)])
+        frames = await me.say("e1", BUY)
+    assert line(frames) == "I'm out of spice, kid & that's that."
+    labels = [i["label"] for f in frames if f["t"] == "options" for i in f["items"]]
+    assert labels == ["I'll take fuel", "Bye"]
