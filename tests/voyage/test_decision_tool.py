@@ -42,6 +42,10 @@ def test_a_decision_is_read_into_the_action_and_its_parsed_arguments() -> None:
     assert decision.name == "player_buys"
     assert decision.arguments.qty == 2
     assert DECIDE.parse('{"action": {"name": "none"}}').tool is None
+    # Entities copied from an escaping template are decoded before the world sees them.
+    reason = {"delta": -2, "reason": "a &#34;fair&#34; price"}
+    raw = {"action": {"name": "change_attitude", "arguments": reason}}
+    assert DECIDE.parse(json.dumps(raw)).arguments.reason == 'a "fair" price'
 
 
 @pytest.mark.parametrize(

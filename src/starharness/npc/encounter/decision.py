@@ -22,6 +22,7 @@ from ...runtime.tools import (
     describe_invalid,
 )
 from ..speech import parse_arguments
+from .entities import decode_entities
 from .plans import TURN_PLAN
 
 DECISION_TOOL: Final = "decide"
@@ -78,7 +79,8 @@ def define_decision_tool(
         inner = chosen.get("arguments", {})
         if not isinstance(inner, Mapping):
             raise ToolArgsError("field 'action.arguments': give an object")
-        inner_args = cast(Mapping[str, Any], inner)
+        # Entities copied from an escaping chat template must not reach the world either.
+        inner_args = cast(Mapping[str, Any], _decoded(inner))
         try:
             parsed = tool.parse(json.dumps(inner_args))
         except (ValidationError, ToolArgsError) as exc:
@@ -102,6 +104,16 @@ def define_decision_tool(
         return result
 
     return define_raw_tool(name, DESCRIPTION, schema, parse, execute, concurrency_safe=False)
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, str):
+        return decode_entities(value)
+    if isinstance(value, Mapping):
+        return {k: _decoded(v) for k, v in cast(Mapping[str, Any], value).items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in cast(list[Any], value)]
+    return value
 
 
 def _schema(actions: Sequence[ToolDefinition[Any]]) -> dict[str, Any]:
