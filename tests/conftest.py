@@ -2,6 +2,8 @@
 
 import os
 
+from hypothesis import HealthCheck, settings
+
 # `pg_target`: a fresh PostgreSQL database per test (skips without a server; fails under CI);
 # `store_place`: a session store test on SQLite and on PostgreSQL.
 pytest_plugins = ["pg_support", "store_support"]
@@ -10,7 +12,6 @@ pytest_plugins = ["pg_support", "store_support"]
 # log before it is sent (runtime/loop/view_log.py).
 os.environ.setdefault("STAR_HARNESS_VERIFY_VIEW", "rebuild")
 
-from hypothesis import HealthCheck, settings
 
 # No timing asserts in tests (the machines are shared and noisy): hypothesis's per-example
 # deadline and its too-slow health check are timing checks, so both are off everywhere.

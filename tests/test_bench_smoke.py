@@ -69,6 +69,7 @@ def test_long_session_bench_completes_and_prints_its_figures(tmp_path: Path) -> 
     assert re.search(r"^ratio last/first: \d+\.\d\dx \(goal <= 1\.5x\)", out, re.M), out
     assert re.search(r"^compactions: \d+ \(\d+ summarized\), time per compaction", out, re.M), out
 
+
 RPC_ROUNDTRIP = BENCH.parent / "rpc_roundtrip.py"
 
 

@@ -27,8 +27,8 @@ from . import (
     seed,
     serve,
     talk,
-    web,
     token,
+    web,
 )
 from ._errors import USAGE_EXIT, user_message
 

@@ -23,12 +23,13 @@ from .profiles import (
     OPENAI,
     OPENAI_COMPATIBLE,
     PROFILES,
+    ArgumentConstraint,
     ProviderProfile,
     UnknownProviderError,
     get_profile,
 )
 from .provider import SESSION_HEADER, LlmProvider, OpenAICompatibleProvider, Timeouts
-from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request
+from .quirks import PlansRequests, QuirkChoice, RequestPlan, plan_request, strict_compatible
 from .retry import OnRetry, RetryInfo, RetryPolicy, stream_with_retry
 from .service import LlmService, ProviderSettings
 from .types import (
@@ -59,6 +60,7 @@ __all__ = [
     "PROFILES",
     "SESSION_HEADER",
     "AdmissionQueue",
+    "ArgumentConstraint",
     "AssistantMessage",
     "AuthError",
     "ContextOverflowError",
@@ -112,6 +114,7 @@ __all__ = [
     "parse_retry_after",
     "plan_request",
     "stream_with_retry",
+    "strict_compatible",
     "to_wire_messages",
     "to_wire_tools",
 ]
