@@ -135,7 +135,7 @@ def test_an_unreachable_model_is_logged_and_named_at_start(tmp_path: Path) -> No
     finally:
         out, err = _stop(proc)
     assert f"brain      openai-compatible / some-model at {dead}" in out
-    assert "the model could not answer" in err and "encounter e1" in err
+    assert "encounter e1" in err and "llm_unavailable: could not connect" in err
 
 
 def test_the_brain_line_names_the_default_model(tmp_path: Path) -> None:
