@@ -66,6 +66,7 @@ async def start_runtime(
     sessions: SessionsConfig | None = None,
     max_attempts: int = 2,
     first_byte_s: float = 10.0,
+    provider: str = "openai-compatible",
 ) -> Context:
     """The runtime rows a game server needs, with the LLM pointed at `base_url`.
 
@@ -73,7 +74,7 @@ async def start_runtime(
     and agents. Dispose the returned root context to stop it.
     """
     llm = LlmConfig(
-        provider="openai-compatible",
+        provider=provider,
         base_url=base_url,
         model="mock-model",
         retry=RetryConfig(max_attempts=max_attempts, base_delay_s=0.0, jitter=0.0),

@@ -52,7 +52,11 @@ def _turn(
         player.frames.append({"t": "encounter.idle", "id": ENC})
     player.invalid_frames = invalid or []
     if model is None:
-        model = ModelTurn(started_ms=0, speech_lines=player.lines())
+        model = ModelTurn(
+            started_ms=0,
+            speech_lines=player.lines(),
+            grounding=["Sells from the hold, units at going price: fuel cells [fuel] 40 at 450."],
+        )
     return TurnEvidence(
         scenario="hand",
         index=1,
@@ -77,6 +81,8 @@ def test_a_disciplined_turn_passes_every_rule_that_applies() -> None:
         "reflects_refusal": None,
         "no_false_claims": True,
         "options_well_formed": True,
+        "nothing_raw": True,
+        "numbers_grounded": True,
     }
 
 
@@ -140,7 +146,7 @@ def test_persona_and_stage_rules_do_not_apply_to_a_silent_turn() -> None:
 
 def _refused(next_line: str | None) -> ModelTurn:
     refusal = RefusalFollowUp(
-        action="sell_goods",
+        action="player_buys",
         reason="cannot_afford",
         hint="they have 12,000 credits; 6 units cost 17,400",
         next_line=next_line,
@@ -159,8 +165,8 @@ def test_the_line_after_a_refusal_must_use_its_hint() -> None:
     assert silent.passed is False and "said nothing" in silent.detail
 
 
-SALE = AuditRow(7, "sell_goods", True, None, "Sold 2 fuel cells for 900 credits.")
-SALE_FRAME = {"t": "action", "id": ENC, "name": "sell_goods", "ok": True, "summary": "Sold"}
+SALE = AuditRow(7, "player_buys", True, None, "Sold 2 fuel cells for 900 credits.")
+SALE_FRAME = {"t": "action", "id": ENC, "name": "player_buys", "ok": True, "summary": "Sold"}
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest_asyncio
 
 from starharness.eval import EvalSettings, Target, load_scenarios, run_eval
 from starharness.mockllm import MockLlmServer
+from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
 from starharness.runtime.llm import (
     DEEPSEEK,
     LLAMA_CPP,
@@ -203,20 +204,24 @@ async def test_the_service_reports_the_quirk_only_for_providers_that_can_say() -
 # -- through the loop: an NPC on the llama-cpp profile ---------------------------------------
 
 
-async def test_an_npc_on_llama_cpp_streams_speech_and_the_log_says_so(tmp_path: Path) -> None:
+async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
+    tmp_path: Path,
+) -> None:
+    # The mock plays llama-cpp-python: an open choice streamed would be an HTTP 500 and tool
+    # results are hidden. The profile declares both, so the NPC runs decide-act-speak.
     scenarios = load_scenarios(_greeting_file(tmp_path))
-    async with MockLlmServer(responder=GAME.offline_responder) as brain:
+    async with MockLlmServer(responder=GAME.offline_responder, plays=PLAYS_LLAMA_CPP) as brain:
         settings = EvalSettings(Target("llama-cpp", "local", brain.base_url), turn_timeout_s=20)
         report = await run_eval(settings, scenarios, tmp_path)
         bodies = [r.body for r in brain.requests if isinstance(r.body, dict)]
     turns = report.turns()
-    assert turns and all(turn.quirks == ["forced-tool"] for turn in turns)
+    # Every request names its tool, so no quirk had to change one.
+    assert turns and all(turn.quirks == [] for turn in turns)
     assert bodies and all(body["stream"] is True for body in bodies)
-    assert all(
-        body["tool_choice"] == {"type": "function", "function": {"name": "npc_speak"}}
-        for body in bodies
-    )
+    forced = [body["tool_choice"]["function"]["name"] for body in bodies]
+    assert forced == ["decide", "npc_speak"] * len(turns)
     assert all(turn.verdicts["completed"].passed for turn in turns)
+    assert all(turn.verdicts["spoke_via_action"].passed for turn in turns)
 
 
 def _greeting_file(tmp_path: Path) -> Path:

@@ -42,9 +42,19 @@ def test_eval_on_smollm2_writes_a_report_for_every_scenario(
     assert summary["turns"] == sum(len(s["turns"]) for s in report["scenarios"])
     assert summary["world_ok"] is True
     assert set(summary["rules"]) >= {"spoke_via_action", "no_false_claims", "in_persona"}
+    # llama-cpp declares no streamed open tool choice and no tool results: the NPC runs the
+    # decide-act-speak plan, whose every request names the tool it forces, so no request
+    # needs adapting (before, every step was forced to speak and the NPC could not act).
     assert all(
-        turn["quirks"] == ["forced-tool"]
+        turn["quirks"] == []
         for scenario in report["scenarios"]
         for turn in scenario["turns"]
         if turn["errors"] == []
     )
+    # Task success and every rule are measured and printed, not asserted: a 135M model on a
+    # loaded machine fails many of them (docs/eval-report-2026-12-01-smollm2-135m.md).
+    assert set(summary["task_success"]) == {"model", "passed", "scenarios", "share"}
+    assert summary["task_success"]["scenarios"] == sum(
+        1 for s in report["scenarios"] if s["expected"] is not None
+    )
+    assert {"nothing_raw", "numbers_grounded"} <= set(summary["rules"])

@@ -123,3 +123,55 @@ def test_without_the_model_package_the_error_says_how_to_install_it() -> None:
         resolve_model(None, package="no_such_model_package")
     assert INSTALL_HINT in str(caught.value)
     assert "--model PATH" in str(caught.value)
+
+
+async def test_a_server_that_answers_models_but_dies_computing_is_not_ready(
+    tmp_path: Path,
+) -> None:
+    # A llama.cpp built for another CPU lists its model and dies of SIGSEGV on the first
+    # completion; `ready` must not be reported for it.
+    server = LocalModelServer(_settings(_gguf(tmp_path, tail=b"crash")))
+    with pytest.raises(LocalModelError) as caught:
+        await server.start()
+    message = str(caught.value)
+    assert "died on its first completion (killed by SIGSEGV)" in message
+    assert "ggml_backend_amx_mul_mat" in message
+    assert "\n" not in message
+    assert server.pid is None or not _alive(server.pid)
+
+
+async def test_every_core_is_used_by_default_and_the_chat_format_is_passed(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "server.log"
+    settings = _settings(_gguf(tmp_path), log_file=log, chat_format="chatml")
+    async with LocalModelServer(settings):
+        pass
+    cores = len(os.sched_getaffinity(0))
+    assert f"{cores} threads ({cores} batch), chat chatml" in log.read_text()
+    async with LocalModelServer(replace(settings, threads=1)):
+        pass
+    assert "1 threads (1 batch)" in log.read_text()
+
+
+async def test_serving_ends_with_one_line_when_the_model_process_dies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from starharness.cli.models import _serve  # pyright: ignore[reportPrivateUsage]
+
+    server = LocalModelServer(_settings(_gguf(tmp_path, tail=b"later")))
+    serving = asyncio.ensure_future(_serve(server))
+    printed = ""
+    while "serving at" not in printed:
+        await asyncio.sleep(0.05)
+        printed += capsys.readouterr().out
+    async with httpx.AsyncClient(trust_env=False) as client:
+        with pytest.raises(httpx.HTTPError):
+            await client.post(server.base_url + "/chat/completions", json={"messages": []})
+    assert await asyncio.wait_for(serving, 30) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "the model server died (killed by SIGSEGV)" in err
+    assert "ggml_backend_amx_mul_mat" in err

@@ -99,6 +99,8 @@ async def test_inspect_lists_and_prints_transcripts(
     assert GAME.protocol_text in text and "You are Bea, a cheerful baker." in text
     assert '"role":"user","content":"Hello 0"' in text
     assert "tool sell_bread -> ok" in text and "=== turn 2 ended: completed" in text
+    # The turn plan and why it was chosen are part of the transcript.
+    assert "turn plan: native (openai-compatible streams an open tool choice" in text
 
     missing = await asyncio.to_thread(run, "nope", *where)
     assert missing.exit_code != 0 and "no transcript 'nope'" in str(missing.exception)

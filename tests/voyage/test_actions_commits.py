@@ -16,7 +16,7 @@ from starharness.voyage.content import CERES, DOCK_MASTER, OMEGA, PLAYER_ID, SMU
 
 async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: World) -> None:
     before = ledger(world)
-    result = await Bench(world).call("sell_goods", good_id="fuel", qty=5, unit_price=430)
+    result = await Bench(world).call("player_buys", good_id="fuel", qty=5, unit_price=430)
     assert result["ok"] is True
     assert result["summary"] == "Sold 5 fuel cells for 2,150 credits."
     assert result["their_credits"] == before.credits[PLAYER_ID] - 2_150
@@ -41,7 +41,7 @@ async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: Worl
 async def test_buying_from_the_player_pays_them(world: World) -> None:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 4)
-    result = await Bench(world).call("buy_goods", good_id="parts", qty=3, unit_price=1_250)
+    result = await Bench(world).call("player_sells", good_id="parts", qty=3, unit_price=1_250)
     assert result["ok"] is True
     after = ledger(world)
     assert after.credits[PLAYER_ID] == 12_000 + 3_750
@@ -60,25 +60,25 @@ async def test_a_fault_in_mid_trade_rolls_back_every_write(world_path: Path) -> 
         before = ledger(world)
         bench = Bench(world)
         outcome = await bench.call_raw(
-            "sell_goods", json.dumps({"good_id": "fuel", "qty": 5, "unit_price": 450})
+            "player_buys", json.dumps({"good_id": "fuel", "qty": 5, "unit_price": 450})
         )
         assert isinstance(outcome.result, ToolFailure)
         assert "hold jammed" in outcome.content
         assert ledger(world) == before
         with world.snapshot() as reader:
             row = reader.audit_log(1)[0]
-        assert (row.action, row.ok) == ("sell_goods", False)
+        assert (row.action, row.ok) == ("player_buys", False)
         assert row.reason is not None and "hold jammed" in row.reason
         assert bench.reports == []
 
 
 async def test_accepted_and_refused_attempts_are_audited(world: World) -> None:
     bench = Bench(world)
-    await bench.call("sell_goods", good_id="fuel", qty=2, unit_price=450)
-    await bench.call("sell_goods", good_id="fuel", qty=2, unit_price=10)
+    await bench.call("player_buys", good_id="fuel", qty=2, unit_price=450)
+    await bench.call("player_buys", good_id="fuel", qty=2, unit_price=10)
     with world.snapshot() as reader:
         refused, accepted = reader.audit_log(2)
-    assert (accepted.action, accepted.ok, accepted.reason) == ("sell_goods", True, None)
+    assert (accepted.action, accepted.ok, accepted.reason) == ("player_buys", True, None)
     assert accepted.summary == "Sold 2 fuel cells for 900 credits."
     assert accepted.arguments == {
         "good_id": "fuel",
@@ -90,7 +90,10 @@ async def test_accepted_and_refused_attempts_are_audited(world: World) -> None:
     assert (refused.ok, refused.reason, refused.summary) == (False, "price_out_of_band", None)
     assert refused.arguments["unit_price"] == 10
     assert (refused.actor_id, refused.target_id) == (SMUGGLER, PLAYER_ID)
-    assert [(r.name, r.ok) for r in bench.reports] == [("sell_goods", True), ("sell_goods", False)]
+    assert [(r.name, r.ok) for r in bench.reports] == [
+        ("player_buys", True),
+        ("player_buys", False),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -106,7 +109,7 @@ async def test_bad_arguments_are_refused_by_the_schema_naming_the_field(
     world: World, arguments: dict[str, object], field: str
 ) -> None:
     before = ledger(world)
-    outcome = await Bench(world).call_raw("sell_goods", json.dumps(arguments))
+    outcome = await Bench(world).call_raw("player_buys", json.dumps(arguments))
     assert isinstance(outcome.result, ToolFailure)
     assert outcome.result.code == FailureCode.INVALID_ARGS
     assert f"'{field}'" in outcome.content
@@ -119,7 +122,12 @@ async def test_the_model_cannot_choose_whose_wallet_it_touches(world: World) -> 
         assert "npc_id" not in properties and "player_id" not in properties
     bench = Bench(world)
     await bench.call(
-        "sell_goods", good_id="fuel", qty=1, unit_price=450, player_id=DOCK_MASTER, npc_id=PLAYER_ID
+        "player_buys",
+        good_id="fuel",
+        qty=1,
+        unit_price=450,
+        player_id=DOCK_MASTER,
+        npc_id=PLAYER_ID,
     )
     after = ledger(world)
     assert after.credits[PLAYER_ID] == 12_000 - 450

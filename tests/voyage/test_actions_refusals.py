@@ -20,7 +20,7 @@ async def _refused(bench: Bench, name: str, why: str, **arguments: object) -> di
 
 async def test_stock_refusal_names_what_the_npc_holds(world: World) -> None:
     result = await _refused(
-        Bench(world), "sell_goods", "insufficient_stock", good_id="fuel", qty=50, unit_price=450
+        Bench(world), "player_buys", "insufficient_stock", good_id="fuel", qty=50, unit_price=450
     )
     assert result["hint"] == "you hold only 40 fuel cells; sell at most 40"
     assert result["facts"] == {"good_id": "fuel", "have": 40, "want": 50}
@@ -28,7 +28,7 @@ async def test_stock_refusal_names_what_the_npc_holds(world: World) -> None:
 
 async def test_funds_refusal_names_both_amounts_and_what_fits(world: World) -> None:
     result = await _refused(
-        Bench(world), "sell_goods", "insufficient_funds", good_id="spice", qty=5, unit_price=2_900
+        Bench(world), "player_buys", "insufficient_funds", good_id="spice", qty=5, unit_price=2_900
     )
     assert result["hint"] == "they have 12,000, the deal is 14,500; at 2,900 a unit that pays for 4"
     assert result["facts"] == {"payer": PLAYER_ID, "have": 12_000, "need": 14_500, "max_qty": 4}
@@ -47,7 +47,7 @@ async def test_attitude_refusal_names_the_score_and_the_threshold(world: World) 
 async def test_price_band_refusal_names_the_band(world: World, unit_price: int) -> None:
     result = await _refused(
         Bench(world),
-        "sell_goods",
+        "player_buys",
         "price_out_of_band",
         good_id="fuel",
         qty=1,
@@ -63,7 +63,7 @@ async def test_an_npc_buys_only_below_what_it_sells_at(world: World, unit_price:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 3)
     result = await _refused(
-        Bench(world), "buy_goods", "price_out_of_band", good_id="parts", qty=1,
+        Bench(world), "player_sells", "price_out_of_band", good_id="parts", qty=1,
         unit_price=unit_price,
     )  # fmt: skip
     # The going price of drive parts is 1,500: the NPC pays from 75% to 85% of it.
@@ -72,7 +72,7 @@ async def test_an_npc_buys_only_below_what_it_sells_at(world: World, unit_price:
 
 @pytest.mark.parametrize("unit_price", [405, 562])
 async def test_the_band_edges_are_allowed(world: World, unit_price: int) -> None:
-    result = await Bench(world).call("sell_goods", good_id="fuel", qty=1, unit_price=unit_price)
+    result = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=unit_price)
     assert result["ok"] is True, result
 
 
@@ -82,27 +82,27 @@ async def test_the_npc_cannot_pay_for_what_it_buys(world: World) -> None:
         tx.add_cargo(PLAYER_ID, "spice", 10)
     bench = Bench(world, npc_id=BROKER)
     result = await _refused(
-        bench, "buy_goods", "insufficient_funds", good_id="spice", qty=10, unit_price=1_700
+        bench, "player_sells", "insufficient_funds", good_id="spice", qty=10, unit_price=1_700
     )
     assert result["hint"] == "you have 15,000, the deal is 17,000; at 1,700 a unit that pays for 8"
 
 
 async def test_the_player_cannot_sell_what_they_do_not_hold(world: World) -> None:
     result = await _refused(
-        Bench(world), "buy_goods", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_275
+        Bench(world), "player_sells", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_275
     )
     assert result["hint"] == "they hold no drive parts; they have nothing of it to sell"
 
 
 async def test_goods_the_npc_does_not_trade_are_refused_with_what_it_does(world: World) -> None:
     result = await _refused(
-        Bench(world), "sell_goods", "not_for_sale", good_id="ore", qty=1, unit_price=380
+        Bench(world), "player_buys", "not_for_sale", good_id="ore", qty=1, unit_price=380
     )
     assert result["hint"] == (
         "you do not sell titanium ore; you sell fuel cells, medical gel, nebula spice"
     )
     result = await _refused(
-        Bench(world), "buy_goods", "not_wanted", good_id="fuel", qty=1, unit_price=450
+        Bench(world), "player_sells", "not_wanted", good_id="fuel", qty=1, unit_price=450
     )
     assert "you buy" in str(result["hint"])
 
@@ -111,7 +111,7 @@ async def test_a_player_elsewhere_cannot_trade(world: World) -> None:
     with world.transaction() as tx:
         tx.move_actor(PLAYER_ID, KESSLER)
     result = await _refused(
-        Bench(world), "sell_goods", "not_here", good_id="fuel", qty=1, unit_price=450
+        Bench(world), "player_buys", "not_here", good_id="fuel", qty=1, unit_price=450
     )
     assert result["hint"] == (
         "they are at Kessler's Hollow and you are at Omega station; they must travel here first"

@@ -15,17 +15,17 @@ from starharness.voyage.content import DOCK_MASTER_PERSONA
 
 SCENE = """\
 Day 1. Omega station: The Rusty Nebula, a dim bar on the docking ring; the dock office is next door.
-You (Jonah Karsk) have 48,000 credits.
-You sell from your hold, units at going price: fuel cells [fuel] 40 at 450, medical gel [medgel] \
+Jonah Karsk: 48,000 credits.
+Sells from the hold, units at going price: fuel cells [fuel] 40 at 450, medical gel [medgel] \
 12 at 1,100, nebula spice [spice] 6 at 2,900.
-You buy at going price: real coffee [coffee] 160, medical gel [medgel] 1,100, drive parts [parts] \
+Buys at going price: real coffee [coffee] 160, medical gel [medgel] 1,100, drive parts [parts] \
 1,500, nebula spice [spice] 2,900.
-Before you: Captain Ash, 12,000 credits; hold: empty.
-Your attitude to them: 0 (neutral).
-Jobs you may offer: [quest-medgel] "bring 10 medical gel for a clinic", reward 14,000.
-Intel you may sell: [intel-patrols] rumour "customs patrol times" 1,500 (needs attitude 20); \
+The player: Captain Ash, 12,000 credits; hold: empty.
+Attitude to the player: 0 (neutral).
+Jobs on offer to the player: [quest-medgel] "bring 10 medical gel for a clinic", reward 14,000.
+Intel for sale: [intel-patrols] rumour "customs patrol times" 1,500 (needs attitude 20); \
 [intel-shortcut] route "the Kessler shortcut" 4,000 (needs attitude 40).
-Your memories of them: You have never dealt with them."""
+Memories of the player: You have never dealt with them."""
 
 GREETING_OPTIONS = [
     ("buy:fuel:5", "Buy 5 fuel cells (2,250)"),
@@ -62,7 +62,10 @@ def test_the_greeting_follows_a_different_scene() -> None:
 
 def test_picking_an_option_carries_it_out_through_the_tool() -> None:
     talk = _greeted().player("Buy 5 fuel cells (2,250)")
-    assert only_call(talk.ask()) == ("sell_goods", {"good_id": "fuel", "qty": 5, "unit_price": 450})
+    assert only_call(talk.ask()) == (
+        "player_buys",
+        {"good_id": "fuel", "qty": 5, "unit_price": 450},
+    )
 
 
 @pytest.mark.parametrize(
@@ -70,12 +73,15 @@ def test_picking_an_option_carries_it_out_through_the_tool() -> None:
     [
         (
             "I'll buy 3 medical gel",
-            ("sell_goods", {"good_id": "medgel", "qty": 3, "unit_price": 1100}),
+            ("player_buys", {"good_id": "medgel", "qty": 3, "unit_price": 1100}),
         ),
-        ("buy 2 spice", ("sell_goods", {"good_id": "spice", "qty": 2, "unit_price": 2900})),
-        ("10 fuel at 420 each", ("sell_goods", {"good_id": "fuel", "qty": 10, "unit_price": 420})),
+        ("buy 2 spice", ("player_buys", {"good_id": "spice", "qty": 2, "unit_price": 2900})),
+        ("10 fuel at 420 each", ("player_buys", {"good_id": "fuel", "qty": 10, "unit_price": 420})),
         # The trader pays 85% of the going price (1,500): below the 90% it sells at, at least.
-        ("sell 2 drive parts", ("buy_goods", {"good_id": "parts", "qty": 2, "unit_price": 1275})),
+        (
+            "sell 2 drive parts",
+            ("player_sells", {"good_id": "parts", "qty": 2, "unit_price": 1275}),
+        ),
     ],
 )
 def test_free_text_requests_become_actions(said: str, call: tuple[str, dict[str, object]]) -> None:
@@ -86,7 +92,9 @@ def test_free_text_requests_become_actions(said: str, call: tuple[str, dict[str,
 def test_text_that_looks_like_an_option_id_is_not_a_deal(said: str) -> None:
     step = _greeted().player(said).ask()
     assert isinstance(step, ToolCalls), step
-    deals = [json.loads(c.arguments) for c in step.calls if c.name in ("sell_goods", "buy_goods")]
+    deals = [
+        json.loads(c.arguments) for c in step.calls if c.name in ("player_buys", "player_sells")
+    ]
     assert all(deal["unit_price"] not in (1, 99999) for deal in deals), deals
 
 
@@ -114,7 +122,7 @@ def test_the_brain_speaks_about_a_done_deal_after_warming_to_a_fair_payer() -> N
 
 def test_a_refusal_is_spoken_with_an_alternative_the_player_can_afford() -> None:
     talk = _greeted().player("buy 5 nebula spice")
-    assert only_call(talk.ask())[0] == "sell_goods"
+    assert only_call(talk.ask())[0] == "player_buys"
     refusal = {
         "ok": False,
         "reason": "insufficient_funds",
@@ -196,12 +204,12 @@ def test_a_lowball_cools_the_npc_at_once_and_it_holds_its_price() -> None:
 
 def test_a_return_visit_mentions_the_last_deal() -> None:
     memories = (
-        "Your memories of them: 3 memories since day 1.\n"
+        "Memories of the player: 3 memories since day 1.\n"
         "- day 1: They bought 5 fuel cells for 2,250 (450 each).\n"
         "- day 1: Warmed to them (+5): paid my price for fuel cells, no fuss\n"
         "- day 1: They came by. Sold 5 fuel cells for 2,250 credits."
     )
-    scene = SCENE.replace("Your memories of them: You have never dealt with them.", memories)
+    scene = SCENE.replace("Memories of the player: You have never dealt with them.", memories)
     line = speech(Conversation().player(ARRIVAL).scene(scene).ask())["line"]
     assert line.startswith("Back again, kid.")
     assert "Last time you bought 5 fuel cells off me for 2,250." in line
@@ -209,13 +217,13 @@ def test_a_return_visit_mentions_the_last_deal() -> None:
 
 def test_a_folded_last_deal_is_found_too() -> None:
     memories = (
-        "Your memories of them: 40 memories since day 1.\n"
+        "Memories of the player: 40 memories since day 1.\n"
         "Earlier: 30 deals (they bought 120 fuel cells for 54,000); first deal day 1: they bought "
         "5 fuel cells for 2,250.\n"
         "Last deal: day 4, they sold 3 drive parts for 4,050.\n"
         "- day 5: Asked about my old crew."
     )
-    scene = SCENE.replace("Your memories of them: You have never dealt with them.", memories)
+    scene = SCENE.replace("Memories of the player: You have never dealt with them.", memories)
     line = speech(Conversation().player(ARRIVAL).scene(scene).ask())["line"]
     assert "Last time you sold me 3 drive parts for 4,050." in line
 
@@ -250,11 +258,11 @@ def test_jobs_are_offered_then_taken_through_the_tool() -> None:
 
 def test_the_dock_master_sells_passage() -> None:
     scene = (
-        "Day 1. Omega station: The Rusty Nebula.\nYou (Ilse Brandt) have 30,000 credits.\n"
-        "Before you: Captain Ash, 12,000 credits; hold: empty.\n"
-        "Your attitude to them: 10 (neutral).\n"
-        "Passage you sell: Ceres Deep [ceres-deep] 1,800, 1d; Kessler's Hollow [kessler-hollow] "
-        "2,500, 2d\nYour memories of them: You have never dealt with them."
+        "Day 1. Omega station: The Rusty Nebula.\nIlse Brandt: 30,000 credits.\n"
+        "The player: Captain Ash, 12,000 credits; hold: empty.\n"
+        "Attitude to the player: 10 (neutral).\n"
+        "Passage for sale: Ceres Deep [ceres-deep] 1,800, 1d; Kessler's Hollow [kessler-hollow] "
+        "2,500, 2d\nMemories of the player: You have never dealt with them."
     )
     talk = Conversation(persona=DOCK_MASTER_PERSONA).player(ARRIVAL).scene(scene)
     greeting = talk.ask()
@@ -329,7 +337,10 @@ def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> No
     talk = _greeted().player("anything cheap?")
     talk.spoke("Try this.", [("buy:fuel:5:100", "Buy 5 fuel cells (500)")])
     talk.player("Buy 5 fuel cells (500)")
-    assert only_call(talk.ask()) == ("sell_goods", {"good_id": "fuel", "qty": 5, "unit_price": 100})
+    assert only_call(talk.ask()) == (
+        "player_buys",
+        {"good_id": "fuel", "qty": 5, "unit_price": 100},
+    )
     talk.follow(
         talk.ask(),
         {

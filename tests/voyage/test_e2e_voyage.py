@@ -36,14 +36,14 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(tmp_path: Path) -> No
         assert options(greeting)[0] == "buy:fuel:5"
 
         bought = await me.pick("e1", "buy:fuel:5")
-        assert actions(bought) == [("sell_goods", True), ("change_attitude", True)]
+        assert actions(bought) == [("player_buys", True), ("change_attitude", True)]
         assert "5 fuel cells for 2,250" in line(bought)
         huds = [f["data"] for f in bought if f["t"] == "hud"]
         assert huds and huds[-1]["credits"] == 9_750
         assert huds[-1]["cargo"] == [{"goodId": "fuel", "name": "fuel cells", "qty": 5}]
 
         refused = await me.say("e1", "I'll buy 5 nebula spice")
-        assert actions(refused) == [("sell_goods", False)]
+        assert actions(refused) == [("player_buys", False)]
         assert "You have 9,750, kid, the deal is 14,500." in line(refused)
         assert options(refused)[0] == "buy:spice:3"
         assert stack.world.player_view(PLAYER_ID)["credits"] == 9_750

@@ -65,7 +65,7 @@ def test_the_hud_model_describes_the_player_view(world: World) -> None:
 
 async def test_closing_an_encounter_remembers_the_visit(world: World) -> None:
     bench = Bench(world)
-    await bench.call("sell_goods", good_id="fuel", qty=5, unit_price=450)
+    await bench.call("player_buys", good_id="fuel", qty=5, unit_price=450)
     committed = [CommittedAction(r.name, r.arguments, r.summary) for r in bench.reports if r.ok] + [
         CommittedAction(SPEECH_ACTION, {"line": "Done."}, "Done.")
     ]

@@ -26,9 +26,11 @@ def test_scene_shows_place_time_wares_player_and_attitude(world: World) -> None:
     assert scene.startswith("Day 9. Omega station: The Rusty Nebula")
     assert "fuel cells [fuel] 33 at 450" in scene
     assert "medical gel [medgel] 12 at 1,234" in scene
-    assert "You buy at going price:" in scene and "drive parts [parts] 1,500" in scene
+    assert "Buys at going price:" in scene and "drive parts [parts] 1,500" in scene
     assert "Captain Ash, 11,679 credits; hold: 7 fuel cells" in scene
-    assert "attitude to them: -45 (hostile)" in scene
+    assert "Attitude to the player: -45 (hostile)" in scene
+    # The third person: the NPC is named, never addressed ("You (Jonah Karsk) have ...").
+    assert "Jonah Karsk: " in scene and "You (" not in scene
     assert "[intel-patrols]" in scene and "[quest-medgel]" in scene
     assert "You have never dealt with them." in scene
 

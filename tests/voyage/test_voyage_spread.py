@@ -37,19 +37,23 @@ async def test_a_round_trip_at_the_band_edges_loses_money(tmp_path: Path) -> Non
         stack.mock.script_next(
             [
                 _talk("Evening."),
-                _call("sell_goods", good_id="medgel", qty=5, unit_price=cheapest),
+                _call("player_buys", good_id="medgel", qty=5, unit_price=cheapest),
                 _talk("Done."),
-                _call("buy_goods", good_id="medgel", qty=5, unit_price=int(going * 1.25)),
-                _call("buy_goods", good_id="medgel", qty=5, unit_price=going),
-                _call("buy_goods", good_id="medgel", qty=5, unit_price=dearest),
+                _call("player_sells", good_id="medgel", qty=5, unit_price=int(going * 1.25)),
+                _call("player_sells", good_id="medgel", qty=5, unit_price=going),
+                _call("player_sells", good_id="medgel", qty=5, unit_price=dearest),
                 _talk("Done."),
             ]
         )
         await me.hello()
         await me.open("e1", SMUGGLER)
         bought = await me.say("e1", "Five gel at your lowest price.")
-        assert actions(bought) == [("sell_goods", True)]
+        assert actions(bought) == [("player_buys", True)]
         sold = await me.say("e1", "Buy them back at the top of your band.")
-        assert actions(sold) == [("buy_goods", False), ("buy_goods", False), ("buy_goods", True)]
+        assert actions(sold) == [
+            ("player_sells", False),
+            ("player_sells", False),
+            ("player_sells", True),
+        ]
         credits = stack.world.player_view(PLAYER_ID)["credits"]
         assert credits == 12_000 - 5 * cheapest + 5 * dearest < 12_000

@@ -14,8 +14,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from stack_support import start_runtime
-from starharness.mockllm import MockLlmServer
-from starharness.npc import RunningServer, ServerSettings, start_server
+from starharness.mockllm import MockCapabilities, MockLlmServer
+from starharness.mockllm.capabilities import FULL
+from starharness.npc import Game, RunningServer, ServerSettings, start_server
 from starharness.voyage import GAME, World
 
 WAIT_S = 15.0
@@ -37,13 +38,25 @@ class Stack:
 
 
 @asynccontextmanager
-async def serving_voyage(tmp_path: Path) -> AsyncIterator[Stack]:
-    """Omega station on a fresh world file, its NPCs played by the offline brain."""
+async def serving_voyage(
+    tmp_path: Path,
+    *,
+    plays: MockCapabilities = FULL,
+    provider: str = "openai-compatible",
+    game: Game = GAME,
+) -> AsyncIterator[Stack]:
+    """Omega station on a fresh world file, its NPCs played by the offline brain.
+
+    `plays` is the kind of server the mock behaves as; `provider` the profile the harness
+    believes it talks to (what it chooses the turn plan from).
+    """
     settings = ServerSettings(port=0, world=tmp_path / "world.db")
-    async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S)
+    async with MockLlmServer(responder=GAME.offline_responder, plays=plays) as mock:
+        ctx = await start_runtime(
+            mock.base_url, max_attempts=1, first_byte_s=WAIT_S, provider=provider
+        )
         try:
-            running = await start_server(ctx, GAME, settings)
+            running = await start_server(ctx, game, settings)
             try:
                 yield Stack(mock, running)
             finally:

@@ -49,11 +49,20 @@ def mock_llm(
         str | None,
         typer.Option(help="Name of an environment variable holding the bearer key to require."),
     ] = None,
+    plays: Annotated[
+        str,
+        typer.Option(
+            help="The kind of server to behave as: full, llama-cpp, no-open-stream, "
+            "no-tool-results or strict (see docs/mock-llm.md)."
+        ),
+    ] = "full",
 ) -> None:
     """Run the mock LLM until Ctrl-C."""
     import asyncio
 
-    server = _build_server(host, port, script, behaviours, repeat_last, responder, api_key_env)
+    server = _build_server(
+        host, port, script, behaviours, repeat_last, responder, api_key_env, plays
+    )
     asyncio.run(_serve(server))
 
 
@@ -65,10 +74,12 @@ def _build_server(
     repeat_last: bool,
     responder_spec: str | None,
     api_key_env: str | None,
+    plays: str = "full",
 ) -> MockLlmServer:
     import os
 
     from ..mockllm import (
+        CAPABILITY_PROFILES,
         SERVING_KEEP_CONVERSATIONS,
         MockLlmServer,
         Responder,
@@ -81,6 +92,10 @@ def _build_server(
 
     if script is not None and behaviours is not None:
         raise CliError("mock-llm: give either --script or --behaviours, not both")
+    capabilities = CAPABILITY_PROFILES.get(plays)
+    if capabilities is None:
+        known = ", ".join(CAPABILITY_PROFILES)
+        raise CliError(f"mock-llm: --plays {plays!r} is not a kind of server it plays ({known})")
     api_key: str | None = None
     if api_key_env is not None:
         api_key = os.environ.get(api_key_env)
@@ -108,6 +123,7 @@ def _build_server(
         repeat_last=repeat_last,
         keep_requests=0,
         keep_conversations=SERVING_KEEP_CONVERSATIONS,
+        plays=capabilities,
     )
     try:
         if script is not None:

@@ -42,6 +42,17 @@ def serve_local(
     log_file: Annotated[
         Path | None, typer.Option(help="Append the server's own output to this file.")
     ] = None,
+    chat_format: Annotated[
+        str,
+        typer.Option(
+            help="llama-cpp-python's chat handler: chatml-function-calling parses tool calls "
+            "and constrains forced calls by their schema (its template shows no tool results)."
+        ),
+    ] = "chatml-function-calling",
+    threads: Annotated[
+        int | None,
+        typer.Option(help="Threads for the model; default: every core this process may use."),
+    ] = None,
 ) -> None:
     """Serve a local model until Ctrl-C."""
     import asyncio
@@ -63,7 +74,13 @@ def serve_local(
         path = resolve_model(model)
         server = LocalModelServer(
             LocalServerSettings(
-                path, host=host, port=port, context_tokens=context_tokens, log_file=log_file
+                path,
+                host=host,
+                port=port,
+                context_tokens=context_tokens,
+                chat_format=chat_format,
+                threads=threads,
+                log_file=log_file,
             )
         )
         code = asyncio.run(_serve(server))
@@ -82,7 +99,9 @@ async def _serve(server: LocalModelServer) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
-    typer.echo(f"starting llama.cpp for {server.settings.model.name} ...")
+    from ..localmodel import describe_exit
+
+    typer.echo(f"starting llama.cpp for {server.settings.model.name} (one test completion) ...")
     async with server:
         base_url = server.base_url
         typer.echo(f"local model serving at {base_url} (llama.cpp server pid {server.pid})")
@@ -99,7 +118,12 @@ async def _serve(server: LocalModelServer) -> int:
                 task.cancel()
             await asyncio.gather(exited, stopped, return_exceptions=True)
         if exited.done() and not exited.cancelled():
-            typer.echo(f"the model server exited by itself (code {exited.result()})", err=True)
+            await server.stop()
+            typer.echo(
+                f"models serve-local: the model server died ({describe_exit(exited.result())}): "
+                f"{server.last_words()}",
+                err=True,
+            )
             return 1
     typer.echo("local model server stopped")
     return 0

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from .evidence import AuditRow
 
@@ -54,10 +56,12 @@ class AuditReader:
         """Audit rows written after row `after_id`, oldest first."""
         with self._connect() as connection:
             rows = connection.execute(
-                "SELECT id, action, ok, reason, summary FROM audit WHERE id > ? ORDER BY id",
+                "SELECT id, action, ok, reason, summary, args FROM audit WHERE id > ? ORDER BY id",
                 (after_id,),
             ).fetchall()
-        return [AuditRow(int(r[0]), str(r[1]), bool(r[2]), r[3], r[4]) for r in rows]
+        return [
+            AuditRow(int(r[0]), str(r[1]), bool(r[2]), r[3], r[4], _arguments(r[5])) for r in rows
+        ]
 
     def check(self) -> WorldCheck:
         """No negative balances or holds, and how many actions were audited and committed."""
@@ -75,3 +79,11 @@ class AuditReader:
             audit_rows=int(total),
             committed_rows=int(committed),
         )
+
+
+def _arguments(raw: object) -> dict[str, Any]:
+    try:
+        value: object = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}

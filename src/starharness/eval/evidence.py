@@ -17,6 +17,8 @@ class AuditRow:
     ok: bool
     reason: str | None
     summary: str | None
+    arguments: dict[str, Any] = field(default_factory=dict[str, Any])
+    """The action's arguments as audited (bound ones included)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,9 @@ class ModelTurn:
     quirks: list[str] = field(default_factory=list[str])
     """How provider quirks changed its requests (forced-tool, unstreamed)."""
     end_reason: str = ""
+    grounding: list[str] = field(default_factory=list[str])
+    """What the model was told this turn (the scene, tool results, the player's words): a
+    number the NPC says should come from here."""
 
 
 @dataclass(slots=True)
@@ -106,3 +111,5 @@ class TurnEvidence:
     refused: list[AuditRow]
     max_options: int
     audit_available: bool = True
+    min_options: int = 0
+    """The fewest options the game's speech contract asks for."""

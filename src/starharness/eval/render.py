@@ -17,6 +17,8 @@ _SHORT = {
     "reflects_refusal": "hint",
     "no_false_claims": "honest",
     "options_well_formed": "options",
+    "nothing_raw": "raw",
+    "numbers_grounded": "nums",
 }
 
 
@@ -36,6 +38,7 @@ def print_report(report: EvalReport, console: Console) -> None:
         f"tokens per turn: {reported_input} in, {tokens['output']} out{estimate}; "
         f"cache-hit share {'n/a' if share is None else f'{share:.0%}'}"
     )
+    console.print(_outcome_table(report))
     for scenario in report.scenarios:
         if scenario.error is not None:
             console.print(f"[yellow]scenario {scenario.name} stopped:[/] {scenario.error}")
@@ -82,6 +85,28 @@ def _rule_table(report: EvalReport) -> Table:
             f"{summary.passed}/{summary.applicable}",
             "n/a" if share is None else f"{share:.0%}",
             _clip(failures.get(name, ""), 70),
+        )
+    return table
+
+
+def _outcome_table(report: EvalReport) -> Table:
+    success = report.task_success()
+    share = "n/a" if success.share is None else f"{success.share:.0%}"
+    table = Table(
+        title=f"task success for {report.target.label()}: {success.passed}/"
+        f"{success.applicable} scenarios ({share}), judged from the audit table"
+    )
+    table.add_column("scenario")
+    table.add_column("expected")
+    table.add_column("", justify="center")
+    table.add_column("audit")
+    for scenario in report.scenarios:
+        outcome = scenario.outcome
+        table.add_row(
+            scenario.name,
+            scenario.expected or "-",
+            _MARK[None if outcome is None else outcome.passed],
+            _clip(outcome.detail if outcome is not None else "", 70),
         )
     return table
 

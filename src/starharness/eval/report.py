@@ -87,6 +87,10 @@ class ScenarioReport:
     world: WorldCheck | None = None
     error: str | None = None
     """Why the scenario stopped early (a turn that never ended, a server that failed)."""
+    expected: str | None = None
+    """The outcome the scenario declares (None: it declares none)."""
+    outcome: Verdict | None = None
+    """Whether the audit shows it: task success."""
 
     def to_json(self) -> dict[str, Any]:
         world = self.world
@@ -94,6 +98,10 @@ class ScenarioReport:
             "name": self.name,
             "description": self.description,
             "error": self.error,
+            "expected": self.expected,
+            "outcome": None
+            if self.outcome is None
+            else {"passed": self.outcome.passed, "detail": self.outcome.detail},
             "world": None
             if world is None
             else {
@@ -129,6 +137,11 @@ class EvalReport:
 
     def turns(self) -> list[ScoredTurn]:
         return [turn for scenario in self.scenarios for turn in scenario.turns]
+
+    def task_success(self) -> RuleSummary:
+        """Scenarios whose declared outcome the audit shows, of those that declare one."""
+        judged = [s.outcome for s in self.scenarios if s.outcome is not None]
+        return RuleSummary(sum(1 for v in judged if v.passed), len(judged))
 
     def rule_summary(self) -> dict[str, RuleSummary]:
         summary: dict[str, RuleSummary] = {}
@@ -177,6 +190,12 @@ class EvalReport:
                     for name, s in rules.items()
                 },
                 **self.numbers(),
+                "task_success": {
+                    "model": self.target.label(),
+                    "passed": self.task_success().passed,
+                    "scenarios": self.task_success().applicable,
+                    "share": _round(self.task_success().share),
+                },
                 "world_ok": all(s.world.ok for s in self.scenarios if s.world is not None),
                 "scenarios_stopped": [s.name for s in self.scenarios if s.error is not None],
             },

@@ -40,8 +40,15 @@ _OUT_OF_PERSONA = re.compile(
     r"|\bi (?:can(?:not|'t)|am unable to) (?:assist|help) with (?:that|this) request\b",
     re.IGNORECASE,
 )
+_NUMBER_WORD = r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|some|all)"
 _TRADE_CLAIM = re.compile(
     r"\b(?:sold|transferred|credited|wired|paid) (?:you|it|them|\d|the)"
+    # "Here you go, 3 medical gel at 1,100 credits"
+    r"|\bhere you (?:go|are)\b"
+    # "I'll get you two fuel cells", "I will buy 2 fuel cells for you at 450 credits each"
+    r"|\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
+    r"|pay|put)(?: you)? " + _NUMBER_WORD + r"\b"
+    r"|\bi(?:'ll| will) (?:take|buy) (?:them|it|those|these|your)\b"
     r"|\bhere (?:are|is) (?:your|the) (?:\d|fuel|gel|goods|spice|credits|crates|ticket|berth)"
     r"|\b(?:deal(?: is)? done|it'?s a deal|pleasure doing business|enjoy your (?:purchase|cargo))"
     r"|\b(?:i(?:'ve| have)) (?:sent|given|added|transferred|loaded|credited)\b"
@@ -50,6 +57,24 @@ _TRADE_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _JUNK_LABEL = re.compile(r"[{}<>\\]|&#?\w+;|\"\s*:|^\W+$")
+_ID_IN_LABEL = re.compile(r"\[[^\]]*\]|\b[a-z]+(?:-[a-z0-9]+)+\b|\b\w+:\w+(?::\w+)*\b")
+"""`[quest-medgel]`, `quest-medgel`, `buy:fuel:5`: ids, not what a player says."""
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,8});", re.IGNORECASE)
+_RAW_CALL = re.compile(r'^\s*[{\[]|"\w+"\s*:\s*[\[{"\d]|\bfunctions\.\w+|<tool_call>')
+_NARRATION = re.compile(
+    r"(?:^|[.!?]\s+|,\s+)(?:and )?you (?:hand|take|give|pay|transfer|walk|nod|smile|grin|"
+    r"receive|pick|agree|accept|confirm|sign|count|pocket|load|grab|reach|shake|sit|lean|look|"
+    r"turn|step|feel|notice|decide|buy|sell)(?:s|ed|ing)?\b",
+    re.IGNORECASE,
+)
+"""The NPC describing what the player does ("You transfer 1000000 credits and confirm it")."""
+_ASSISTANT_SPEAK = re.compile(
+    r"\bhow (?:can|may) i (?:help|assist)(?: you)?\b|\bassist you\b"
+    r"|\bis there anything else\b|\bi'?m here to help\b|\bfeel free to (?:ask|reach)\b"
+    r"|\bhi there!|\bhappy to help\b|\bwhat can i do for you today\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _STOP_TEXT: Final = (
     "about after again also because been before being cannot could does doing from have here "
     "into just more most much only other over same should some such than that their them then "
@@ -67,6 +92,8 @@ def spoke_through_action(turn: TurnEvidence) -> Verdict:
         return Verdict(False, "no transcript for this turn")
     if model.plain_text:
         return Verdict(False, f"plain text outside the speech action: {model.plain_text[0]!r}")
+    if not turn.player.of_type("say.end"):
+        return Verdict(False, "the player heard no line")
     if not model.speech_lines:
         return Verdict(False, "the NPC said nothing through the speech action")
     return Verdict(True)
@@ -85,12 +112,15 @@ def no_stage_directions(turn: TurnEvidence) -> Verdict:
 
 
 def stayed_in_persona(turn: TurnEvidence) -> Verdict:
-    """The NPC never calls itself an AI, a model or an assistant."""
+    """The NPC never calls itself an AI, never talks like an assistant, never narrates the
+    player."""
     lines = turn.player.lines()
     if not lines:
         return NOT_APPLICABLE
     for line in lines:
-        found = _OUT_OF_PERSONA.search(line)
+        found = (
+            _OUT_OF_PERSONA.search(line) or _ASSISTANT_SPEAK.search(line) or _NARRATION.search(line)
+        )
         if found is not None:
             return Verdict(False, f"{found.group(0)!r} in {_short(line)!r}")
     return Verdict(True)
@@ -132,14 +162,48 @@ def no_false_claims(turn: TurnEvidence) -> Verdict:
 
 
 def options_well_formed(turn: TurnEvidence) -> Verdict:
-    """Every options frame: at most the game's maximum, unique ids, short clean labels."""
+    """Every line comes with options: at least the game's minimum and at most its maximum,
+    unique ids, short clean labels in the player's words (no ids)."""
     frames = turn.player.of_type("options")
     if not frames:
+        if turn.min_options > 0 and turn.player.of_type("say.end"):
+            return Verdict(False, "a line without an options frame")
         return NOT_APPLICABLE
     for frame in frames:
-        problem = _options_problem(list(frame.get("items") or []), turn.max_options)
+        problem = _options_problem(
+            list(frame.get("items") or []), turn.max_options, turn.min_options
+        )
         if problem is not None:
             return Verdict(False, problem)
+    return Verdict(True)
+
+
+def nothing_raw_heard(turn: TurnEvidence) -> Verdict:
+    """No HTML entity and no call syntax (JSON, `functions.x`) in anything the player hears."""
+    heard = [*turn.player.lines(), *_labels(turn)]
+    if not heard:
+        return NOT_APPLICABLE
+    for text in heard:
+        found = _ENTITY.search(text) or _RAW_CALL.search(text)
+        if found is not None:
+            return Verdict(False, f"{found.group(0)!r} in {_short(text)!r}")
+    return Verdict(True)
+
+
+def numbers_grounded(turn: TurnEvidence) -> Verdict:
+    """Every number the NPC says is in the scene, a tool result or the player's words."""
+    lines = turn.player.lines()
+    model = turn.model
+    if not lines or model is None:
+        return NOT_APPLICABLE
+    known = {_plain_number(n) for text in (*model.grounding, turn.player.said)
+             for n in _NUMBER.findall(text)}  # fmt: skip
+    for line in lines:
+        for number in _NUMBER.findall(line):
+            value = _plain_number(number)
+            if value not in known and not _derivable(value, known):
+                return Verdict(False, f"{number} in {_short(line)!r} is in neither the scene "
+                               "nor a tool result")  # fmt: skip
     return Verdict(True)
 
 
@@ -164,6 +228,8 @@ RULES: Final[dict[str, Rule]] = {
     "reflects_refusal": reflected_refusal,
     "no_false_claims": no_false_claims,
     "options_well_formed": options_well_formed,
+    "nothing_raw": nothing_raw_heard,
+    "numbers_grounded": numbers_grounded,
 }
 """Every rule by the name reports use, in report order."""
 
@@ -173,9 +239,11 @@ def score(turn: TurnEvidence) -> dict[str, Verdict]:
     return {name: rule(turn) for name, rule in RULES.items()}
 
 
-def _options_problem(items: Sequence[Frame], max_options: int) -> str | None:
+def _options_problem(items: Sequence[Frame], max_options: int, min_options: int) -> str | None:
     if len(items) > max_options:
         return f"{len(items)} options, more than the {max_options} allowed"
+    if len(items) < min_options:
+        return f"{len(items)} option(s), fewer than the {min_options} asked for"
     ids: set[str] = set()
     for item in items:
         option_id = str(item.get("id", ""))
@@ -189,7 +257,36 @@ def _options_problem(items: Sequence[Frame], max_options: int) -> str | None:
             return f"option {option_id!r} label is {len(label)} characters long"
         if _JUNK_LABEL.search(label):
             return f"option {option_id!r} label looks like markup or JSON: {_short(label)!r}"
+        found = _ID_IN_LABEL.search(label)
+        if found is not None:
+            return f"option {option_id!r} label shows an id ({found.group(0)!r}): {label!r}"
     return None
+
+
+def _labels(turn: TurnEvidence) -> list[str]:
+    labels: list[str] = []
+    for frame in turn.player.of_type("options"):
+        items: list[Frame] = list(frame.get("items") or [])
+        labels.extend(str(item.get("label", "")) for item in items)
+    return labels
+
+
+def _plain_number(text: str) -> str:
+    value = text.replace(",", "")
+    return value[:-2] if value.endswith(".0") else value
+
+
+def _derivable(value: str, known: set[str]) -> bool:
+    """Small counts (one to ten) and a product of two known numbers (2 x 450 = 900) pass."""
+    try:
+        number = float(value)
+    except ValueError:
+        return False
+    if number <= 10:
+        return True
+    floats = [float(k) for k in known if k.replace(".", "", 1).isdigit()]
+    counts = [float(n) for n in range(1, 11)]
+    return any(a * b == number or a + b == number for a in floats for b in [*floats, *counts])
 
 
 def _key_terms(text: str) -> set[str]:

@@ -15,8 +15,10 @@ from ..runtime.config import ResolvedProfile, start
 from ..runtime.session import SESSIONS, SessionStore
 from .audit import AuditReader
 from .evidence import ModelTurn, PlayerTurn, TurnEvidence
+from .outcomes import judge_outcome
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .report import EvalReport, ScenarioReport, ScoredTurn, Target
+from .rules import Verdict
 from .scenarios import Scenario, ScenarioSet, Step
 from .transcript import model_turns
 
@@ -110,8 +112,16 @@ async def _run_scenario(
             refused=[r for r in committed_rows if not r.ok],
             max_options=kit.game.speech.max_options,
             audit_available=available,
+            min_options=kit.game.speech.min_options,
         )
         result.turns.append(ScoredTurn.of(evidence))
+    if scenario.expect is not None:
+        result.expected = scenario.expect.describe()
+        result.outcome = (
+            judge_outcome(scenario.expect, rows)
+            if available
+            else Verdict(False, "the world has no audit table to judge the outcome from")
+        )
     return result
 
 

@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..runtime.errors import UserFacingError
+from .outcomes import Outcome
 
 DEFAULT_GAME = "starharness.voyage:GAME"
 
@@ -69,6 +70,8 @@ class Scenario(BaseModel):
     description: str = ""
     player: str = Field(min_length=1)
     steps: list[Step] = Field(min_length=1)
+    expect: Outcome | None = None
+    """What a good NPC achieves, judged from the audit table (task success)."""
 
     @model_validator(mode="after")
     def _opens_first(self) -> Self:

@@ -20,11 +20,16 @@ def model_turns(
     """Every turn in the log, in order (a turn still running at the end is included)."""
     turns: list[ModelTurn] = []
     reader: _TurnReader | None = None
+    # The scene is logged only when it changed: a turn sees the latest one logged before it.
+    context: list[str] = []
     for event in events:
+        if event.type == ev.USER_MESSAGE and event.data.get("source") == "context":
+            context[:] = [str(event.data.get("content", ""))]
         if event.type == ev.TURN_START:
             if reader is not None:
                 turns.append(reader.finish())
             reader = _TurnReader(event.time, speech_tool, line_field)
+            reader.turn.grounding.extend(context)
         elif reader is not None:
             reader.read(event)
             if event.type == ev.TURN_END:
@@ -70,6 +75,10 @@ class _TurnReader:
             quirk = ev.payload(event, ev.RequestContextData).get("quirk")
             if isinstance(quirk, Mapping):
                 self.turn.quirks.append(str(quirk.get("choice", "")))
+        elif kind == ev.USER_MESSAGE:
+            self.turn.grounding.append(
+                str(ev.payload(event, ev.UserMessageData).get("content", ""))
+            )
         elif kind == ev.TURN_END:
             self.turn.end_reason = str(ev.payload(event, ev.TurnEndData).get("reason", ""))
 
@@ -105,6 +114,7 @@ class _TurnReader:
         self._pending.clear()
 
     def _result(self, data: ev.ToolResultData) -> None:
+        self.turn.grounding.append(str(data.get("content", "")))
         refusal = _refusal(data.get("content"))
         if refusal is not None:
             reason, hint = refusal

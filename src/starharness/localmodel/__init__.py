@@ -9,6 +9,8 @@ from .server import (
     DEFAULT_PORT,
     LocalModelServer,
     LocalServerSettings,
+    available_cores,
+    describe_exit,
 )
 
 __all__ = [
@@ -21,7 +23,9 @@ __all__ = [
     "LocalModelError",
     "LocalModelServer",
     "LocalServerSettings",
+    "available_cores",
     "bundled_model",
+    "describe_exit",
     "resolve_model",
     "server_installed",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import socket
 import sys
 import time
@@ -24,6 +26,13 @@ DEFAULT_PORT: Final = 8000
 DEFAULT_CONTEXT: Final = 8192
 """SmolLM2's trained context; the server's default (2048) cannot hold an NPC's prompt."""
 CHAT_FORMAT: Final = "chatml-function-calling"
+"""llama-cpp-python's handler that parses tool calls and constrains a forced call's arguments
+by a grammar built from its JSON schema; its template shows the model no tool results."""
+_WARM_UP_BODY: Final = {
+    "messages": [{"role": "user", "content": "Say hello."}],
+    "max_tokens": 2,
+    "stream": False,
+}
 _POLL_S = 0.2
 _STOP_GRACE_S = 10.0
 _TAIL_LINES = 20
@@ -40,6 +49,8 @@ class LocalServerSettings:
     context_tokens: int = DEFAULT_CONTEXT
     chat_format: str = CHAT_FORMAT
     start_timeout_s: float = 120.0
+    threads: int | None = None
+    """Threads for generation and prompt processing; None: every core this process may use."""
     log_file: Path | None = None
     """Where the server's own output goes; None keeps only its last lines (for errors)."""
     server_command: tuple[str, ...] | None = None
@@ -60,6 +71,11 @@ class LocalServerSettings:
             str(port),
             "--n_ctx",
             str(self.context_tokens),
+            # The server's own default is half the cores: 6.7 instead of 10.7 tokens/s on two.
+            "--n_threads",
+            str(threads := self.threads or available_cores()),
+            "--n_threads_batch",
+            str(threads),
         ]
 
 
@@ -94,7 +110,12 @@ class LocalModelServer:
         await self.stop()
 
     async def start(self) -> None:
-        """Spawn the server and return once `/v1/models` answers; LocalModelError otherwise."""
+        """Spawn the server and return once it has answered one real completion.
+
+        `/v1/models` answers before the model has computed anything; a build for the wrong CPU
+        dies only on its first completion, so that is what is waited for. LocalModelError
+        otherwise.
+        """
         if self.settings.server_command is None and not server_installed():
             raise LocalModelError(
                 f"llama-cpp-python (with its server) is not installed: run `{INSTALL_HINT}`"
@@ -149,13 +170,44 @@ class LocalModelServer:
                     )
                 with contextlib.suppress(httpx.HTTPError):
                     if (await client.get(url)).status_code == 200:
-                        return
+                        break
                 if time.monotonic() > deadline:
                     raise LocalModelError(
                         f"the model server did not answer {url} within "
                         f"{self.settings.start_timeout_s:g} s: {self._last_words()}"
                     )
                 await asyncio.sleep(_POLL_S)
+        await self._warm_up(deadline)
+
+    async def _warm_up(self, deadline: float) -> None:
+        """One real completion, so a server that dies computing is caught before `ready`."""
+        process = self._process
+        assert process is not None
+        url = self.base_url + "/chat/completions"
+        timeout = max(deadline - time.monotonic(), 5.0)
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+            try:
+                answer = await client.post(url, json=_WARM_UP_BODY)
+            except httpx.HTTPError as exc:
+                answer = None
+                failure = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            else:
+                failure = f"HTTP {answer.status_code}: {answer.text[:200]}"
+        if answer is not None and answer.status_code == 200:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), 2.0)
+        if process.returncode is not None:
+            await self._drain_reader()
+            how = describe_exit(process.returncode)
+            raise LocalModelError(
+                f"the model server died on its first completion ({how}): {self._last_words()}"
+            )
+        raise LocalModelError(f"the model server failed its first completion ({failure})")
+
+    def last_words(self) -> str:
+        """The server's last non-empty output lines, joined on one line."""
+        return self._last_words()
 
     async def wait(self) -> int:
         """Wait for the server to exit by itself; its exit code."""
@@ -193,6 +245,24 @@ class LocalModelServer:
     def _last_words(self) -> str:
         lines = [line for line in self._tail if line.strip()]
         return " | ".join(lines[-3:]) if lines else "it printed nothing"
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity), at least one."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not on Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def describe_exit(code: int) -> str:
+    """An exit code as people read it: `exit code 3` or `killed by SIGSEGV`."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
 def _free_port(host: str) -> int:

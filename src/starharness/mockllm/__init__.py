@@ -4,6 +4,7 @@ It depends on nothing else of star-harness: games import its request and step ty
 offline brains (responders).
 """
 
+from .capabilities import CAPABILITY_PROFILES, MockCapabilities
 from .conversations import DEFAULT_CONVERSATION, SERVING_KEEP_CONVERSATIONS
 from .fragments import split_at, split_every
 from .requests import (
@@ -50,6 +51,7 @@ from .usage import CHARS_PER_TOKEN
 
 __all__ = [
     "BEHAVIOURS",
+    "CAPABILITY_PROFILES",
     "CHARS_PER_TOKEN",
     "DEFAULT_CONVERSATION",
     "SERVING_KEEP_CONVERSATIONS",
@@ -67,6 +69,7 @@ __all__ = [
     "MalformedJson",
     "MaxTokens",
     "MessageToolCall",
+    "MockCapabilities",
     "MockLlmServer",
     "QuotaExceeded",
     "RateLimit",

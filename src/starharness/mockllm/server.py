@@ -7,9 +7,11 @@ import logging
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
+from .capabilities import FULL, MockCapabilities
 from .conversations import DEFAULT_CONVERSATION, ConversationBook, Exhausted
 from .play import Exchange, play
 from .requests import (
@@ -57,9 +59,11 @@ class MockLlmServer:
         chars_per_token: int = CHARS_PER_TOKEN,
         keep_requests: int | None = None,
         keep_conversations: int | None = None,
+        plays: MockCapabilities = FULL,
     ) -> None:
         """`keep_requests` bounds `requests` to the latest ones (None: all, 0: none);
-        `keep_conversations` bounds the conversations not named by `script` (see the docs)."""
+        `keep_conversations` bounds the conversations not named by `script` (see the docs);
+        `plays` is the kind of server it behaves as (see `capabilities`)."""
         if time_scale < 0:
             raise ValueError(f"time_scale must not be negative, got {time_scale}")
         if chars_per_token < 1:
@@ -71,6 +75,7 @@ class MockLlmServer:
                 f"keep_conversations must be at least 1 (or None), got {keep_conversations}"
             )
         self._host = host
+        self._plays = plays
         self._requested_port = port
         self._api_key = api_key
         self._responder = responder
@@ -120,6 +125,11 @@ class MockLlmServer:
         await self.close()
 
     # -- where to point clients ----------------------------------------------------------------
+
+    @property
+    def plays(self) -> MockCapabilities:
+        """The kind of server the mock behaves as."""
+        return self._plays
 
     @property
     def port(self) -> int:
@@ -279,6 +289,12 @@ class MockLlmServer:
         except RequestError as exc:
             await self._fail(out, record, 400, str(exc), "invalid_request_error", None, exc.param)
             return
+        refused = self._plays.refusal(parsed.raw)
+        if refused is not None:
+            status, message = refused
+            kind = "server_error" if status >= 500 else "invalid_request_error"
+            await self._fail(out, record, status, message, kind, "mock_capability")
+            return
         conversation = self._book.conversation(key)
         turn = conversation.turns
         conversation.turns += 1
@@ -302,6 +318,10 @@ class MockLlmServer:
             chat_request = make_chat_request(
                 parsed, conversation=key, turn=turn, headers=record.headers
             )
+            if not self._plays.shows_tool_results:
+                chat_request = replace(
+                    chat_request, messages=self._plays.visible(chat_request.messages)
+                )
             try:
                 outcome = await ask_responder(self._responder, chat_request)
             except ResponderError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
@@ -23,6 +23,13 @@ class SpeechContract:
     option_id_field: str = "id"
     option_label_field: str = "label"
     max_options: int = 4
+    min_options: int = 0
+    """The fewest options a line offers (the speech tool's schema says so; a server that
+    constrains arguments by schema enforces it)."""
+    max_line_chars: int | None = None
+    """The longest line the schema allows; None: no limit."""
+    max_label_chars: int | None = None
+    """The longest option label the schema allows; None: no limit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +74,10 @@ class Game(Generic[Tx]):
     By default every read, action and tick runs in a worker thread, which keeps a slow world
     from stalling other players but costs a thread hand-off each time.
     """
+    turn_plan: Literal["native", "decide-act-speak"] | None = None
+    """Override the turn plan chosen from the provider's declared capabilities (None: choose)."""
+    fallback_line: str = "Sorry, I lost my thread there. What were you saying?"
+    """Said when the model's answer cannot be read even after one retry (never raw JSON)."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])

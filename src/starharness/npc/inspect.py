@@ -76,6 +76,8 @@ def render_transcript(stored: StoredSession) -> str:
         f"encounter {meta.get('encounter')!r}: {meta.get('npc_name')} ({meta.get('npc')}) "
         f"with {meta.get('player')}, game {meta.get('game')}, session {stored.id}"
     ]
+    if meta.get("plan"):
+        out.append(f"turn plan: {meta.get('plan')} ({meta.get('plan_reason', '')})")
     out.extend(_render_events(stored.events))
     return "\n".join(out) + "\n"
 

@@ -10,6 +10,7 @@ from ...runtime.tools import ToolDefinition
 from ..actions import GameAction
 from ..frames import Protocol, build_protocol
 from ..game import Game
+from .decision import DecisionDefinitionError, define_decision_tool
 from .mapping import SpeechStyle
 from .speech_tool import define_speech_tool
 
@@ -27,6 +28,8 @@ class GameKit:
     speech_tool: ToolDefinition[Any]
     protocol: Protocol
     style: SpeechStyle
+    decision_tool: ToolDefinition[Any]
+    """The decide-act-speak plan's decision over every action but speech."""
 
     @classmethod
     def of(cls, game: Game) -> GameKit:
@@ -46,6 +49,10 @@ class GameKit:
             tools[speech.name] = speech
         if contract.max_options < 1:
             raise GameDefinitionError(f"game {game.name!r}: speech max_options must be >= 1")
+        if not 0 <= contract.min_options <= contract.max_options:
+            raise GameDefinitionError(
+                f"game {game.name!r}: speech min_options must be between 0 and max_options"
+            )
         protocol = build_protocol(
             game.moods,
             game.attitude_range,
@@ -53,7 +60,17 @@ class GameKit:
             max_options=contract.max_options,
         )
         style = SpeechStyle(contract, tuple(game.moods), game.default_mood)
-        return cls(game, tuple(tools.values()), speech, protocol, style)
+        actions = [tool for tool in tools.values() if tool.name != speech.name]
+        try:
+            decision = define_decision_tool(actions)
+        except DecisionDefinitionError as exc:
+            raise GameDefinitionError(f"game {game.name!r}: {exc}") from None
+        if decision.name in tools:
+            raise GameDefinitionError(
+                f"game {game.name!r}: an action is named {decision.name!r}, the decision "
+                "tool's name"
+            )
+        return cls(game, tuple(tools.values()), speech, protocol, style, decision)
 
 
 def _as_tool(item: object) -> ToolDefinition[Any]:

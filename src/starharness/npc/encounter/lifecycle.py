@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 from ...runtime.kernel import Context, Next
-from ...runtime.llm import UserMessage
+from ...runtime.llm import LLM, NamedToolChoice, ProviderProfile, UserMessage
 from ...runtime.loop import (
     AGENTS,
     REQUEST,
@@ -37,6 +37,11 @@ from ..world_calls import call_world
 from .conclusion import SpeechConclusion
 from .game_tools import GameKit
 from .mapping import FrameMapper, FrameSink
+from .plans import DECIDE_ACT_SPEAK, TURN_PLAN, PlanChoice, choose_plan
+
+MAX_PARSE_FAILURES: Final = 2
+"""A call whose arguments cannot be read is retried once; the second failure ends the turn
+with the game's fallback line and an `error` frame, never with raw arguments read aloud."""
 
 _log = logging.getLogger("starharness.npc.encounter")
 
@@ -108,9 +113,19 @@ class Encounter:
         self._closing: asyncio.Task[None] | None = None
         kit = host.kit
         self._mapper = FrameMapper(
-            encounter_id, kit.protocol, kit.style, self._send, self._remember_options
+            encounter_id,
+            kit.protocol,
+            kit.style,
+            self._send,
+            self._remember_options,
+            kit.game.fallback_line,
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
+        self._plan = choose_plan(_profile_of(host), kit.game.turn_plan)
+        # Per turn: whether the decision was made, and how often a call could not be read.
+        self._decided = False
+        self._failures: dict[str, int] = {}
+        self._give_up = False
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -156,31 +171,83 @@ class Encounter:
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
             tools = layer.get(TOOLS)
-            for tool in kit.tools:
+            for tool in self._plan_tools():
                 tools.register(tool)
             layer.provide(ENCOUNTER, binding)
+            layer.provide(TURN_PLAN, self._plan)
             layer.on(SESSION_EVENT, self._on_logged)
-            layer.on_waterfall(REQUEST, self._speech_may_be_forced)
+            layer.on_waterfall(REQUEST, self._shape_request)
             layer.on_waterfall(TOOL_POST_EXECUTE, self._conclusion.post_execute)
 
+        _log.info(
+            "encounter %s with %s: turn plan %s (%s)",
+            self.id,
+            self.npc.id,
+            self._plan.plan,
+            self._plan.reason,
+        )
         self._handle = await host.ctx.get(AGENTS).create(
             self.session_id, setup=setup, options=host.agent_options, meta=self._meta()
         )
 
-    async def _speech_may_be_forced(
+    @property
+    def plan(self) -> PlanChoice:
+        """The turn plan this encounter runs, and why."""
+        return self._plan
+
+    def _plan_tools(self) -> tuple[Any, ...]:
+        kit = self._host.kit
+        if self._plan.plan == DECIDE_ACT_SPEAK:
+            # The same two tools on every step, so the cached prompt prefix stays warm.
+            return (kit.decision_tool, kit.speech_tool)
+        return kit.tools
+
+    async def _shape_request(
         self, outgoing: OutgoingRequest, next_: Next[OutgoingRequest]
     ) -> OutgoingRequest | None:
-        """Let a server that cannot stream an open tool choice force speaking instead.
-
-        Speaking is always a valid step for an NPC, and streaming it keeps the first words
-        fast; the price is that on such a server the NPC speaks but does not act.
-        """
-        outgoing.request.forcible_tool = self._host.kit.speech_tool.name
+        """Force the plan's call for this step, or stop a turn whose calls cannot be read."""
+        if self._give_up:
+            self._give_up = False
+            self._mapper.fallback(
+                self._host.kit.game.fallback_line,
+                "the model's answer could not be read twice in a row; the NPC said the "
+                "game's fallback line instead",
+            )
+            return None
+        kit = self._host.kit
+        request = outgoing.request
+        if self._plan.plan == DECIDE_ACT_SPEAK:
+            forced = kit.speech_tool.name if self._decided else kit.decision_tool.name
+            request.tool_choice = NamedToolChoice(forced)
+        else:
+            # A server that cannot stream an open tool choice may force speaking instead:
+            # speaking is always a valid NPC step, and streaming it keeps first words fast.
+            request.forcible_tool = kit.speech_tool.name
         return await next_(outgoing)
+
+    def _track_call(self, name: str, is_error: bool) -> None:
+        """Advance the plan on a call's result; count calls whose arguments were unreadable."""
+        kit = self._host.kit
+        if name not in (kit.speech_tool.name, kit.decision_tool.name):
+            return
+        if not is_error:
+            if name == kit.decision_tool.name:
+                self._decided = True
+            return
+        failures = self._failures[name] = self._failures.get(name, 0) + 1
+        if failures < MAX_PARSE_FAILURES:
+            return
+        if name == kit.decision_tool.name:
+            # No readable decision: the NPC only talks this turn (it saw why).
+            self._decided = True
+        else:
+            self._give_up = True
 
     def _meta(self) -> dict[str, Any]:
         return {
             "kind": TRANSCRIPT_KIND,
+            "plan": self._plan.plan,
+            "plan_reason": self._plan.reason,
             "game": self._host.kit.game.name,
             "encounter": self.id,
             "npc": self.npc.id,
@@ -258,7 +325,14 @@ class Encounter:
     def _on_logged(self, logged: LoggedEvent) -> None:
         event = logged.event
         kind = event.type
-        if kind == ev.TURN_END:
+        if kind == ev.TURN_START:
+            self._decided = False
+            self._failures.clear()
+            self._give_up = False
+        elif kind == ev.TOOL_RESULT:
+            result = ev.payload(event, ev.ToolResultData)
+            self._track_call(result["name"], bool(result["is_error"]))
+        elif kind == ev.TURN_END:
             self._running = False
             reason = ev.payload(event, ev.TurnEndData)["reason"]
             self._host.turn_done(time.perf_counter() - self._turn_started, reason)
@@ -315,6 +389,19 @@ class Encounter:
             except Exception:
                 _log.exception("encounter %s: the game's on_encounter_end failed", self.id)
         self._host.encounter_ended(self)
+
+
+def _profile_of(host: EncounterHost) -> ProviderProfile | None:
+    """The provider profile the encounter's agent will use, if its provider declares one."""
+    llm = host.ctx.maybe(LLM)
+    if llm is None:
+        return None
+    try:
+        provider = llm.get(host.agent_options.provider)
+    except LookupError:
+        return None
+    profile = getattr(provider, "profile", None)
+    return profile if isinstance(profile, ProviderProfile) else None
 
 
 def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:

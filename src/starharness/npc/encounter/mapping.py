@@ -17,6 +17,7 @@ from ..actions import ActionAttempt
 from ..frames import ErrorCode, Frame, OptionItem, Protocol
 from ..game import SpeechContract
 from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
+from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
 from .speech_stream import LineStream
 
 _log = logging.getLogger("starharness.npc.encounter")
@@ -65,6 +66,7 @@ class FrameMapper:
 
     __slots__ = (
         "_calls",
+        "_fallback_line",
         "_finals",
         "_flush_handle",
         "_held",
@@ -90,8 +92,10 @@ class FrameMapper:
         style: SpeechStyle,
         send: FrameSink,
         on_options: Callable[[tuple[SpokenOption, ...]], None],
+        fallback_line: str = "...",
     ) -> None:
         self._id = encounter_id
+        self._fallback_line = fallback_line
         self._protocol = protocol
         self._style = style
         self._speech_name = style.contract.tool_name
@@ -172,10 +176,14 @@ class FrameMapper:
     def _plain_delta(self, text: str) -> None:
         plain = self._plain + text if self._plain else text.lstrip()
         self._plain = plain
-        # Trailing spaces wait for more words: a line never ends in what it did not say.
-        ready = len(plain.rstrip())
+        if looks_like_arguments(plain):
+            # Call syntax is held back; the whole message decides what the player hears.
+            return
+        # Trailing spaces wait for more words (a line never ends in what it did not say), and
+        # so does a character reference cut between fragments.
+        ready = entity_safe_end(plain, len(plain.rstrip()))
         if ready > self._plain_sent:
-            self._delta(plain[self._plain_sent : ready])
+            self._delta(decode_entities(plain[self._plain_sent : ready]))
             self._plain_sent = ready
 
     def _retried(self) -> None:
@@ -203,11 +211,20 @@ class FrameMapper:
             return
         text = data.get("text", "").strip()
         sent = self._plain_sent
+        if looks_like_arguments(text):
+            # Call syntax written as text (a model inventing its own format) is never read
+            # aloud: the player hears the fallback line, the operator gets the error.
+            self.fallback(
+                self._fallback_line,
+                "the model wrote its call as text instead of calling a tool; the NPC said "
+                "the game's fallback line instead",
+            )
+            return
         if text or sent:
             # A model that answered in plain text instead of speaking is still heard.
             rest = text[sent:] if text.startswith(self._plain[:sent]) else ""
             if rest:
-                self._delta(rest)
+                self._delta(decode_entities(rest))
             self._end_line(self._style.default_mood)
             self._options(())
 
@@ -218,12 +235,14 @@ class FrameMapper:
         except ValueError:
             arguments = {}
         style = self._style
-        final = read_speech(
-            arguments,
-            moods=style.moods,
-            default_mood=style.default_mood,
-            max_options=self._max_options,
-            fields=style.fields,
+        final = decode_speech(
+            read_speech(
+                arguments,
+                moods=style.moods,
+                default_mood=style.default_mood,
+                max_options=self._max_options,
+                fields=style.fields,
+            )
         )
         stream = self._calls.get(call_id)
         if stream is None:
@@ -304,6 +323,16 @@ class FrameMapper:
         items = [OptionItem(id=option.id, label=option.label) for option in options]
         self._emit(self._protocol.options(id=self._id, items=items))
         self._on_options(options)
+
+    def fallback(self, line: str, message: str) -> None:
+        """Speak the game's fallback line (closing a line begun) and tell the operator why."""
+        if self._line_open:
+            self._end_line(self._style.default_mood)
+        self._delta(line)
+        self._end_line(self._style.default_mood)
+        self._options(())
+        self._emit(self._protocol.error(id=self._id, code=ErrorCode.LLM_UNAVAILABLE,
+                                        message=message))  # fmt: skip
 
     def turn_failed(self, code: ErrorCode, message: str) -> None:
         """A turn that could not start (the world failed): error, then idle."""

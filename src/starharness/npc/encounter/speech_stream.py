@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from ..speech import LineExtractor
+from .entities import EntityStream
 
 
 class LineStream:
     """Feeds argument fragments of one speaking call and returns only text not yet sent.
 
     After a retry the model streams the call again from the start: `restart` forgets the
-    extractor but keeps what was sent, so the repeated beginning is not sent twice.
+    extractor but keeps what was sent, so the repeated beginning is not sent twice. HTML
+    entities are decoded on the way out (positions are counted in the extracted text).
     """
 
-    __slots__ = ("_extractor", "_field", "_parts", "_produced", "sent_length")
+    __slots__ = ("_entities", "_extractor", "_field", "_parts", "_produced", "_raw_sent")
 
     def __init__(self, field: str) -> None:
         self._field = field
         self._extractor = LineExtractor(field)
+        self._entities = EntityStream()
         self._parts: list[str] = []
-        self.sent_length = 0
+        self._raw_sent = 0
         self._produced = 0
 
     def feed(self, fragment: str) -> str:
@@ -28,13 +31,15 @@ class LineStream:
             return ""
         start = self._produced
         self._produced = start + len(text)
-        overlap = self.sent_length - start
+        overlap = self._raw_sent - start
         if overlap > 0:
             if overlap >= len(text):
                 return ""
             text = text[overlap:]
-        self._parts.append(text)
-        self.sent_length += len(text)
+        self._raw_sent += len(text)
+        text = self._entities.feed(text)
+        if text:
+            self._parts.append(text)
         return text
 
     def restart(self) -> None:
@@ -59,4 +64,3 @@ class LineStream:
     def add(self, text: str) -> None:
         """Record text sent outside the stream (the rest of a completed line)."""
         self._parts.append(text)
-        self.sent_length += len(text)

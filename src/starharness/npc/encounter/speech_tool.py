@@ -14,7 +14,11 @@ HEARD: Final = "The player heard you."
 
 DEFAULT_DESCRIPTION: Final = (
     "Say one line to the player. This is the only way the player hears you. "
-    "Offer short replies they may pick in the options."
+    "Offer short replies they may pick in the options, in the player's own words."
+)
+LABEL_DESCRIPTION: Final = (
+    "What the player says or does if they pick this, in the player's own words "
+    '("I\'ll take two."), never an id.'
 )
 
 
@@ -51,32 +55,45 @@ def define_speech_tool(
 
 
 def _schema(contract: SpeechContract, moods: Sequence[str]) -> Mapping[str, Any]:
+    """Every field required and nothing else allowed: a strict schema, so a server that
+    constrains arguments (grammar or `strict`) makes even a small model keep the contract."""
+    label: dict[str, Any] = {"type": "string", "description": LABEL_DESCRIPTION}
+    if contract.max_label_chars is not None:
+        label["maxLength"] = contract.max_label_chars
     option = {
         "type": "object",
         "properties": {
             contract.option_id_field: {"type": "string", "description": "A short id."},
-            contract.option_label_field: {
-                "type": "string",
-                "description": "What the player would say.",
-            },
+            contract.option_label_field: label,
         },
         "required": [contract.option_id_field, contract.option_label_field],
+        "additionalProperties": False,
     }
+    line: dict[str, Any] = {"type": "string", "description": "The words you say."}
+    if contract.max_line_chars is not None:
+        line["maxLength"] = contract.max_line_chars
+    options: dict[str, Any] = {
+        "type": "array",
+        "items": option,
+        "maxItems": contract.max_options,
+        "description": "Replies the player may pick.",
+    }
+    if contract.min_options > 0:
+        options["minItems"] = contract.min_options
+        options["description"] = (
+            f"{contract.min_options} to {contract.max_options} replies the player may pick."
+        )
     return {
         "type": "object",
         "properties": {
-            contract.line_field: {"type": "string", "description": "The words you say."},
+            contract.line_field: line,
             contract.mood_field: {
                 "type": "string",
                 "enum": list(moods),
                 "description": "How you feel saying it.",
             },
-            contract.options_field: {
-                "type": "array",
-                "items": option,
-                "maxItems": contract.max_options,
-                "description": "Replies the player may pick (may be empty).",
-            },
+            contract.options_field: options,
         },
-        "required": [contract.line_field],
+        "required": [contract.line_field, contract.mood_field, contract.options_field],
+        "additionalProperties": False,
     }

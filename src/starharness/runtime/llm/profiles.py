@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
 
 from ..errors import StarHarnessError
+
+ArgumentConstraint = Literal["none", "forced-grammar", "strict-schema"]
+"""How a server keeps tool arguments to their JSON schema: not at all; by a grammar built from
+the schema for a forced (named) call (llama-cpp-python); or, for function definitions marked
+`strict: true`, by the schema itself (OpenAI's structured outputs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +60,11 @@ class ProviderProfile:
     context_window: int | None = None
     """Tokens the model reads at most (prompt plus output); compaction keeps requests under a
     share of it. None: unknown (only a context-overflow error then triggers compaction)."""
+    shows_tool_results: bool = True
+    """False: the server's chat template drops tool messages, so the model never reads a tool
+    result; whoever needs the model to read one must also say it in a user message."""
+    argument_constraint: ArgumentConstraint = "none"
+    """Whether and how the server constrains tool arguments to their schema (see the type)."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -80,6 +91,7 @@ OPENAI = ProviderProfile(
     # Reasoning models refuse `max_tokens`; every current model accepts this one.
     max_tokens_field="max_completion_tokens",
     context_window=400_000,
+    argument_constraint="strict-schema",
 )
 
 OPENAI_COMPATIBLE = ProviderProfile(
@@ -109,6 +121,10 @@ LLAMA_CPP = ProviderProfile(
     # Its chat handlers (chatml-function-calling and others) stream only a named tool choice:
     # "auto" and "required" fail inside the server when `stream` is true.
     streams_open_tool_choice=False,
+    # `chatml-function-calling` renders system, user and assistant messages only.
+    shows_tool_results=False,
+    # A named tool choice is generated under a grammar made from that tool's JSON schema.
+    argument_constraint="forced-grammar",
 )
 
 PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(

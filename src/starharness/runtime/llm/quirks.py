@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from .profiles import ProviderProfile
 from .types import LlmRequest, NamedToolChoice
@@ -59,3 +60,28 @@ class PlansRequests(Protocol):
     """A provider that can say, before sending, how its quirks change a request."""
 
     def plan(self, request: LlmRequest) -> RequestPlan: ...
+
+
+def strict_compatible(schema: Mapping[str, Any]) -> bool:
+    """Whether a parameters schema can be sent with `strict: true` (OpenAI's rules).
+
+    Every object must list all its properties as required and forbid others; a schema that
+    does not is sent without `strict`, rather than refused by the server.
+    """
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = cast(Mapping[str, Any], schema.get("properties", {}))
+        if schema.get("additionalProperties") is not False:
+            return False
+        if set(cast(list[str], schema.get("required", []))) != set(properties):
+            return False
+        if not all(strict_compatible(value) for value in properties.values()):
+            return False
+    for key in ("anyOf", "oneOf", "allOf"):
+        for part in cast(list[Mapping[str, Any]], schema.get(key, [])):
+            if not strict_compatible(part):
+                return False
+    items = schema.get("items")
+    if isinstance(items, Mapping) and not strict_compatible(cast(Mapping[str, Any], items)):
+        return False
+    definitions = cast(Mapping[str, Mapping[str, Any]], schema.get("$defs", {}))
+    return all(strict_compatible(value) for value in definitions.values())

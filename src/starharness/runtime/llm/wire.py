@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
 from .profiles import DEEPSEEK, ProviderProfile
+from .quirks import strict_compatible
 from .types import (
     LlmRequest,
     Message,
@@ -148,15 +149,16 @@ def _message_dict(
     return wire
 
 
-def _tool_dict(schema: ToolSchema) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": schema.name,
-            "description": schema.description,
-            "parameters": _plain(schema.parameters),
-        },
+def _tool_dict(schema: ToolSchema, profile: ProviderProfile = DEEPSEEK) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        "name": schema.name,
+        "description": schema.description,
+        "parameters": _plain(schema.parameters),
     }
+    if profile.argument_constraint == "strict-schema" and strict_compatible(schema.parameters):
+        # The server then generates only arguments that match the schema.
+        function["strict"] = True
+    return {"type": "function", "function": function}
 
 
 # Keys the body builder writes itself; `request.extra` may replace (or, with None, drop) them.
@@ -240,7 +242,7 @@ class WireEncoder:
     def _tool_entry(self, schema: ToolSchema) -> tuple[dict[str, Any], bytes]:
         entry = self._tools.get(schema)
         if entry is None:
-            wire = _tool_dict(schema)
+            wire = _tool_dict(schema, self._profile)
             entry = (wire, _encode(wire))
             self._tools.put(schema, entry)
         return entry

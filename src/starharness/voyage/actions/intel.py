@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import Refusal, Role, define_game_action
 
+from ..content.seed import INTEL
 from ..store import Intel, WorldTx
 from ._naming import listing
 from .guards import attitude_at_least, can_afford, same_location
@@ -22,7 +23,11 @@ class IntelArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    intel_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    intel_id: str = Field(
+        min_length=1,
+        description="Id in [brackets] in the scene.",
+        json_schema_extra={"enum": [item.id for item in INTEL]},
+    )
 
 
 def _intel(tx: WorldTx, args: IntelArgs) -> Intel:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import Refusal, Role, define_game_action
 
+from ..content.seed import QUESTS
 from ..store import Quest, WorldTx
 from ._naming import good_name, listing
 from .guards import attitude_at_least, can_afford, same_location
@@ -25,7 +26,11 @@ class QuestArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    quest_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    quest_id: str = Field(
+        min_length=1,
+        description="Id in [brackets] in the scene.",
+        json_schema_extra={"enum": [quest.id for quest in QUESTS]},
+    )
 
 
 def _quest(tx: WorldTx, args: QuestArgs) -> Quest:

@@ -15,6 +15,9 @@ DEFAULT_MOOD: Final = "neutral"
 
 MIN_OPTIONS: Final = 2
 MAX_OPTIONS: Final = 4
+MAX_LINE_CHARS: Final = 280
+"""Two or three sentences: a small model forced into a long string rambles until cut off."""
+MAX_LABEL_CHARS: Final = 48
 
 SPEECH: Final = SpeechContract(
     tool_name=SPEECH_ACTION,
@@ -24,6 +27,9 @@ SPEECH: Final = SpeechContract(
     option_id_field="id",
     option_label_field="label",
     max_options=MAX_OPTIONS,
+    min_options=MIN_OPTIONS,
+    max_line_chars=MAX_LINE_CHARS,
+    max_label_chars=MAX_LABEL_CHARS,
 )
 """The line comes first, so the framework can stream it while the rest still arrives."""
 
@@ -31,5 +37,6 @@ SPEAK = define_speech_tool(
     SPEECH,
     MOODS,
     f"Say one line to the player (the only way they hear you), with a mood and {MIN_OPTIONS}-"
-    f"{MAX_OPTIONS} short replies they may pick. Act first, then speak.",
+    f"{MAX_OPTIONS} short replies they may pick, each written as the player would say it "
+    '("Two fuel cells, please."), never an id. Act first, then speak.',
 )

@@ -1,4 +1,5 @@
-"""Trading goods: the NPC sells from its hold to the player, and buys from the player's hold."""
+"""Trading goods, named from the player's side (what the player asks for is what the model
+picks): the player buys from the NPC's hold, or sells from their own hold to the NPC."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import Refusal, Role, define_game_action
 
+from ..content.seed import GOODS
 from ..store import WorldTx
 from ._naming import good_name, listing
 from .guards import (
@@ -21,8 +23,8 @@ from .guards import (
 )
 from .pricing import BUY_CEILING, PRICE_BAND, SELL_FLOOR, buy_band, sell_band
 
-SELL_GOODS = "sell_goods"
-BUY_GOODS = "buy_goods"
+SELL_GOODS = "player_buys"
+BUY_GOODS = "player_sells"
 MAX_UNITS = 1_000
 _OVER = f"{PRICE_BAND:.0%}"
 _SELL_UNDER = f"{1 - SELL_FLOOR:.0%}"
@@ -34,7 +36,13 @@ class TradeArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    good_id: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    good_id: str = Field(
+        min_length=1,
+        description="Id in [brackets] in the scene.",
+        # The ids the world has: a server that constrains arguments by schema keeps a small
+        # model to them (the guards still refuse what this NPC does not trade).
+        json_schema_extra={"enum": [good.id for good in GOODS]},
+    )
     qty: int = Field(ge=1, le=MAX_UNITS)
     unit_price: int = Field(ge=1, description="Credits per unit.")
 
@@ -122,9 +130,9 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
     SELL_GOODS,
-    "Sell the player units from your hold at a unit price you choose. Refused if you do not "
-    f"sell it, the price is more than {_SELL_UNDER} under or {_OVER} over the going price, you "
-    "hold too few, or they cannot pay.",
+    "The player buys units of a good from your hold, at a unit price you choose: use it when "
+    f"they want to buy. Refused if you do not sell it, the price is more than {_SELL_UNDER} "
+    f"under or {_OVER} over the going price, you hold too few, or they cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -141,9 +149,10 @@ SELL = define_game_action(
 
 BUY = define_game_action(
     BUY_GOODS,
-    "Buy units from the player's hold at a unit price you choose. Refused if you do not buy it, "
-    f"the price is over {_BUY_CEILING} of the going price (you buy below what you sell at) or "
-    f"more than {_OVER} under it, they hold too few, or you cannot pay.",
+    "The player sells you units of a good from their hold, at a unit price you choose: use it "
+    f"when they want to sell. Refused if you do not buy it, the price is over {_BUY_CEILING} of "
+    f"the going price (you buy below what you sell at) or more than {_OVER} under it, they "
+    "hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[

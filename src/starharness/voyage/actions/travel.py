@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import Refusal, Role, define_game_action
 
+from ..content.seed import LOCATIONS
 from ..store import Route, WorldTx
 from ._naming import listing, place_name
 from .guards import can_afford, same_location
@@ -21,7 +22,11 @@ class PassageArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    destination: str = Field(min_length=1, description="Id in [brackets] in the scene.")
+    destination: str = Field(
+        min_length=1,
+        description="Id in [brackets] in the scene.",
+        json_schema_extra={"enum": [place.id for place in LOCATIONS]},
+    )
 
 
 def _route(tx: WorldTx, args: PassageArgs) -> Route | None:

@@ -33,17 +33,21 @@ WARMER = 5
 """A deal at the asking price warms the NPC by this much."""
 
 
-def react(s: Situation, steps: list[list[Call]]) -> Plan:
+def react(s: Situation, steps: list[list[Call]], *, may_act: bool = True) -> Plan:
     """Speak about this turn's steps: a failure or refusal first, since the player must hear it.
 
     A sale at the asking price first warms the NPC (one attitude change a turn at most), then
-    it speaks about the sale.
+    it speaks about the sale; not when the turn allows no further action (`may_act`).
     """
     step = steps[-1]
     call = next((c for c in step if not c.ok), step[-1])
     if call.name == CHANGE_ATTITUDE and call.ok and len(steps) > 1:
         call = steps[-2][-1]
-    elif _fair_sale(s, call) and not any(c.name == CHANGE_ATTITUDE for c in s.transcript.calls):
+    elif (
+        may_act
+        and _fair_sale(s, call)
+        and not any(c.name == CHANGE_ATTITUDE for c in s.transcript.calls)
+    ):
         good = s.scene.goods().get(_str(call.arguments, "good_id"), "goods")
         return act(CHANGE_ATTITUDE, delta=WARMER, reason=f"paid my price for {good}, no fuss")
     if call.error is not None or call.result is None:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from starharness.mockllm import ChatRequest, Step, Success
 
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
-from .plans import Act, Plan, Situation
+from .plans import Act, Plan, Say, Situation
 from .policy import decide
 from .reactions import react
 from .scene import SceneView
-from .tools import SPEAK, calls_step, tool_call
+from .tools import DECIDE, NO_ACTION, SPEAK, calls_step, tool_call
 from .transcript import read_transcript
 from .voice import address
 
@@ -33,10 +35,39 @@ def respond_with(request: ChatRequest, hooks: BrainHooks) -> Step:
     if transcript.spoke_this_turn:
         # The line is out; a framework that still asks gets an empty answer, not a second line.
         return Success(text="")
-    plan = hooked_plan(hooks, situation, transcript.steps)
-    if plan is None:
-        plan = react(situation, transcript.steps) if transcript.steps else decide(situation)
+    forced = _forced(request)
+    if forced == DECIDE:
+        # Decide, act, speak: the decision comes first, and only one per turn.
+        chosen = _choose(hooks, situation)
+        if isinstance(chosen, Act):
+            name, arguments = chosen.calls[0]
+            return _step(Act(((DECIDE, {"action": {"name": name, "arguments": arguments}}),)))
+        return _step(Act(((DECIDE, {"action": {"name": NO_ACTION}}),)))
+    may_act = forced != SPEAK
+    plan = _choose(hooks, situation, may_act=may_act)
+    if isinstance(plan, Act) and not may_act:
+        plan = Say(f"Let me think about that, {situation.addr}.", "neutral", ())
     return _step(plan)
+
+
+def _choose(hooks: BrainHooks, situation: Situation, *, may_act: bool = True) -> Plan:
+    """The game's hooks first, then the built-in policy (or its reaction to tool results)."""
+    steps = situation.transcript.steps
+    hooked = hooked_plan(hooks, situation, steps)
+    if hooked is not None:
+        return hooked
+    return react(situation, steps, may_act=may_act) if steps else decide(situation)
+
+
+def _forced(request: ChatRequest) -> str | None:
+    """The tool the request forces, if it names one."""
+    choice = request.tool_choice
+    if isinstance(choice, dict):
+        function = cast(dict[str, Any], choice).get("function")
+        if isinstance(function, dict):
+            name = cast(dict[str, Any], function).get("name")
+            return name if isinstance(name, str) else None
+    return None
 
 
 def _step(plan: Plan) -> Step:

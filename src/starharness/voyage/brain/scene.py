@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 _NUMBER = r"\d{1,3}(?:,\d{3})*|\d+"
 
 _DAY = re.compile(r"^Day (\d+)\. ([^:]+)")
-_SELF = re.compile(r"^You \((.+)\) have (" + _NUMBER + r") credits\.$")
-_SELLS = "You sell from your hold, units at going price: "
-_BUYS = "You buy at going price: "
-_PLAYER = re.compile(r"^Before you: (.+), (" + _NUMBER + r") credits; hold: (.*)\.$")
-_ATTITUDE = re.compile(r"^Your attitude to them: (-?\d+) \((\w+)\)\.$")
-_THEIR_JOBS = "Their jobs for you: "
-_OPEN_JOBS = "Jobs you may offer: "
-_INTEL = "Intel you may sell: "
-_PASSAGE = "Passage you sell: "
+_SELF = re.compile(r"^([^:]+): (" + _NUMBER + r") credits\.$")
+_SELLS = "Sells from the hold, units at going price: "
+_BUYS = "Buys at going price: "
+_PLAYER = re.compile(r"^The player: (.+), (" + _NUMBER + r") credits; hold: (.*)\.$")
+_ATTITUDE = re.compile(r"^Attitude to the player: (-?\d+) \((\w+)\)\.$")
+_THEIR_JOBS = "Jobs the player took on here: "
+_OPEN_JOBS = "Jobs on offer to the player: "
+_INTEL = "Intel for sale: "
+_PASSAGE = "Passage for sale: "
 _NEWS = "News here: "
-_MEMORIES = "Your memories of them: "
+_MEMORIES = "Memories of the player: "
 _ITEM_SPLIT = re.compile(r", (?=[^,\[\]]+ \[)")
 _SOLD_WARE = re.compile(r"^(.+) \[([^\]]+)\] (\d+) at (" + _NUMBER + r")$")
 _BOUGHT_WARE = re.compile(r"^(.+) \[([^\]]+)\] (" + _NUMBER + r")$")
@@ -37,7 +37,7 @@ _NEWS_ITEM = re.compile(r"\(day (\d+)\) ")
 _DEAL = re.compile(r"\bthey (bought|sold) (" + _NUMBER + r") (.+?) for (" + _NUMBER + r")", re.I)
 _MEMORY_COUNT = re.compile(r"^(\d+) memories since day (\d+)\.", re.M)
 
-SCENE_MARK = "Your attitude to them:"
+SCENE_MARK = "Attitude to the player:"
 """A line every scene has; a user message containing it is a scene, not the player."""
 
 

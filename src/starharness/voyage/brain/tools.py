@@ -13,13 +13,18 @@ from typing import Any, Final
 from starharness.mockllm import ToolCall, ToolCalls
 
 SPEAK: Final = "npc_speak"
-SELL_GOODS: Final = "sell_goods"
-BUY_GOODS: Final = "buy_goods"
+SELL_GOODS: Final = "player_buys"
+BUY_GOODS: Final = "player_sells"
 SELL_INTEL: Final = "sell_intel"
 OFFER_QUEST: Final = "offer_quest"
 COMPLETE_QUEST: Final = "complete_quest"
 CHANGE_ATTITUDE: Final = "change_attitude"
 SELL_PASSAGE: Final = "sell_passage"
+DECIDE: Final = "decide"
+"""The framework's decision tool (decide-act-speak plan): one action with arguments, or none."""
+NO_ACTION: Final = "none"
+OUTCOME_PREFIX: Final = "Result of your decision: "
+"""How the framework repeats a decision's result where the server shows no tool results."""
 
 KNOWN_TOOLS: Final = frozenset(
     {

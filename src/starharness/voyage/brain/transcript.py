@@ -11,7 +11,7 @@ from starharness.mockllm import ChatMessage, ChatRequest
 
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
-from .tools import SELL_GOODS, SPEAK
+from .tools import DECIDE, NO_ACTION, OUTCOME_PREFIX, SELL_GOODS, SPEAK
 
 _BAND = re.compile(r"(\d+)% (?:off|of|over) the going price")
 DEFAULT_BAND = 0.25
@@ -66,7 +66,9 @@ def read_transcript(request: ChatRequest) -> Transcript:
             out.system += message.text + "\n"
         elif message.role == "user":
             text = message.text
-            if is_scene(text):
+            if text.startswith(OUTCOME_PREFIX):
+                _attach_outcome(out, text[len(OUTCOME_PREFIX) :])
+            elif is_scene(text):
                 out.scene = parse_scene(text)
             else:
                 out.said = text.strip()
@@ -81,10 +83,41 @@ def read_transcript(request: ChatRequest) -> Transcript:
                     out.spoke_this_turn = True
                     out.last_options = _options(arguments)
                     continue
-                step.append(_with_result(call.function.name, arguments, results.get(call.id)))
+                name = call.function.name
+                if name == DECIDE:
+                    name, arguments = _decided(arguments)
+                    if name == NO_ACTION:
+                        continue
+                step.append(_with_result(name, arguments, results.get(call.id)))
             if step:
                 out.steps.append(step)
     return out
+
+
+def _decided(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The action inside a decision call, as if it had been called by itself."""
+    action = arguments.get("action")
+    if not isinstance(action, dict):
+        return NO_ACTION, {}
+    chosen = cast(dict[str, Any], action)
+    name = chosen.get("name")
+    inner = chosen.get("arguments")
+    return (
+        name if isinstance(name, str) else NO_ACTION,
+        cast(dict[str, Any], inner) if isinstance(inner, dict) else {},
+    )
+
+
+def _attach_outcome(out: Transcript, text: str) -> None:
+    """A decision's result told in a user message (the server showed no tool results)."""
+    result = _json_object(text)
+    if result is None or not out.steps:
+        return
+    step = out.steps[-1]
+    for index, call in enumerate(step):
+        if call.result is None and call.error is None:
+            step[index] = Call(call.name, call.arguments, result=result)
+            return
 
 
 def _with_result(name: str, arguments: dict[str, Any], message: ChatMessage | None) -> Call:

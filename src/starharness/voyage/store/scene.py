@@ -8,6 +8,16 @@ from .memory import MemoryBudget, summarise_memories
 from .reader import WorldReader
 from .rows import Actor, Intel, Location, Memory, NewsItem, Quest, Route
 
+SELLS = "Sells from the hold, units at going price: "
+BUYS = "Buys at going price: "
+PLAYER = "The player: "
+ATTITUDE = "Attitude to the player: "
+PLAYER_JOBS = "Jobs the player took on here: "
+OPEN_JOBS = "Jobs on offer to the player: "
+INTEL = "Intel for sale: "
+PASSAGE = "Passage for sale: "
+MEMORIES = "Memories of the player: "
+
 NEWS_DAYS = 7
 NEWS_ITEMS = 3
 CHARS_PER_TOKEN = 4
@@ -108,33 +118,34 @@ def gather_scene(reader: WorldReader, npc_id: str, player_id: str) -> SceneData:
 
 
 def render_scene(data: SceneData, budget: MemoryBudget | None = None) -> str:
-    """The scene as text, in a fixed order so that diffs between turns stay small."""
+    """The scene as text, in a fixed order so that diffs between turns stay small.
+
+    In the third person, as a sheet: a scene that says "you have 48,000 credits" comes back
+    from a small model to the player as "You have 48,000 credits".
+    """
+    npc = data.npc.name
     lines = [
         f"Day {data.day}. {data.place.name}: {data.place.description}".rstrip(": "),
-        f"You ({data.npc.name}) have {data.npc.credits:,} credits.",
+        f"{npc}: {data.npc.credits:,} credits.",
     ]
     if data.sells:
-        lines.append("You sell from your hold, units at going price: " + _wares(data.sells, True))
+        lines.append(f"{SELLS}" + _wares(data.sells, True))
     if data.buys:
-        lines.append("You buy at going price: " + _wares(data.buys, False))
+        lines.append(f"{BUYS}" + _wares(data.buys, False))
     lines.append(
-        f"Before you: {data.player.name}, {data.player.credits:,} credits; hold: "
+        f"{PLAYER}{data.player.name}, {data.player.credits:,} credits; hold: "
         + _hold(data.player_hold, data.good_names)
         + "."
     )
-    lines.append(f"Your attitude to them: {data.attitude} ({attitude_word(data.attitude)}).")
+    lines.append(f"{ATTITUDE}{data.attitude} ({attitude_word(data.attitude)}).")
     lines.extend(_quest_lines(data))
     if data.intel:
-        lines.append("Intel you may sell: " + "; ".join(_intel(item) for item in data.intel) + ".")
+        lines.append(INTEL + "; ".join(_intel(item) for item in data.intel) + ".")
     if data.routes:
-        lines.append(
-            "Passage you sell: " + "; ".join(_route(r, data.route_names) for r in data.routes)
-        )
+        lines.append(PASSAGE + "; ".join(_route(r, data.route_names) for r in data.routes))
     if data.news:
         lines.append("News here: " + " ".join(f"(day {n.day}) {n.headline}" for n in data.news))
-    lines.append(
-        "Your memories of them: " + summarise_memories(data.memories, data.good_names, budget)
-    )
+    lines.append(MEMORIES + summarise_memories(data.memories, data.good_names, budget))
     return "\n".join(lines)
 
 
@@ -154,9 +165,9 @@ def _quest_lines(data: SceneData) -> list[str]:
     lines: list[str] = []
     active = [q for q in data.player_quests if q.status == "accepted"]
     if active:
-        lines.append("Their jobs for you: " + "; ".join(_quest(q) for q in active) + ".")
+        lines.append(PLAYER_JOBS + "; ".join(_quest(q) for q in active) + ".")
     if data.open_quests:
-        lines.append("Jobs you may offer: " + "; ".join(_quest(q) for q in data.open_quests) + ".")
+        lines.append(OPEN_JOBS + "; ".join(_quest(q) for q in data.open_quests) + ".")
     return lines
 
 

@@ -1,0 +1,101 @@
+"""What kind of server the mock plays: which requests it refuses and what its model sees.
+
+A harness chooses how to drive a model from what a server declares it can do; the mock can
+play each such server, so that choice and every plan it leads to run against real HTTP
+without a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, cast
+
+from .requests import ChatMessage
+
+
+@dataclass(frozen=True, slots=True)
+class MockCapabilities:
+    """One kind of server, as the mock plays it."""
+
+    name: str
+    streams_open_tool_choice: bool = True
+    """False: a streamed request with tools and an open tool choice ("auto", "required" or
+    none given) fails with HTTP 500, as llama-cpp-python's `chatml-function-calling` does."""
+    shows_tool_results: bool = True
+    """False: tool messages are dropped before the responder sees the conversation, as a chat
+    template without a tool role drops them."""
+    strict_schema: bool = False
+    """True: a function marked `strict: true` must have a strict schema (every object lists
+    all its properties as required and forbids others), else HTTP 400, as OpenAI answers."""
+
+    def refusal(self, body: Mapping[str, Any]) -> tuple[int, str] | None:
+        """The status and message this server answers `body` with instead, if it refuses it."""
+        tools = cast(Sequence[Any], body.get("tools") or ())
+        choice = body.get("tool_choice", "auto")
+        if (
+            not self.streams_open_tool_choice
+            and body.get("stream") is True
+            and tools
+            and choice in ("auto", "required", None)
+        ):
+            return 500, (
+                f"{self.name} (mock): a streamed request with tools cannot use tool_choice "
+                f"{choice!r}; name a function to call"
+            )
+        if self.strict_schema:
+            for tool in tools:
+                function = _mapping(_mapping(tool).get("function"))
+                if function.get("strict") is True and not _strict(
+                    _mapping(function.get("parameters"))
+                ):
+                    return 400, (
+                        f"{self.name} (mock): function {function.get('name')!r} is marked "
+                        "strict, but its schema is not (every object must require all its "
+                        "properties and set additionalProperties to false)"
+                    )
+        return None
+
+    def visible(self, messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage, ...]:
+        """The conversation as this server's model sees it."""
+        if self.shows_tool_results:
+            return messages
+        return tuple(message for message in messages if message.role != "tool")
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _strict(schema: Mapping[str, Any]) -> bool:
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = cast(Mapping[str, Any], schema.get("properties") or {})
+        required = set(cast(Sequence[str], schema.get("required") or ()))
+        if schema.get("additionalProperties") is not False or required != set(properties):
+            return False
+        if not all(_strict(cast(Mapping[str, Any], p)) for p in properties.values()):
+            return False
+    parts = [
+        *cast(Sequence[Any], schema.get("anyOf") or ()),
+        *cast(Mapping[str, Any], schema.get("$defs") or {}).values(),
+    ]
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        parts.append(items)
+    return all(_strict(cast(Mapping[str, Any], part)) for part in parts)
+
+
+FULL = MockCapabilities("full")
+"""A server that streams an open tool choice and shows tool results (DeepSeek, vLLM)."""
+LLAMA_CPP = MockCapabilities("llama-cpp", streams_open_tool_choice=False, shows_tool_results=False)
+"""llama-cpp-python's server with `chatml-function-calling`."""
+NO_OPEN_STREAM = MockCapabilities("no-open-stream", streams_open_tool_choice=False)
+NO_TOOL_RESULTS = MockCapabilities("no-tool-results", shows_tool_results=False)
+STRICT = MockCapabilities("strict", strict_schema=True)
+"""A server that enforces `strict: true` function schemas (OpenAI)."""
+
+CAPABILITY_PROFILES: Mapping[str, MockCapabilities] = MappingProxyType(
+    {c.name: c for c in (FULL, LLAMA_CPP, NO_OPEN_STREAM, NO_TOOL_RESULTS, STRICT)}
+)
+"""The kinds of server the mock can play, by name (`star-harness mock-llm --plays NAME`)."""

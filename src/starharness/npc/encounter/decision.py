@@ -1,0 +1,158 @@
+"""The decision tool of the decide-act-speak plan: one game action with its arguments, or none.
+
+Its schema is every game action's own schema side by side (`anyOf`), so a server that
+constrains a forced call by its schema lets the model produce only a valid decision. The
+chosen action runs as it would natively: its guards, one transaction, its audit record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from pydantic import ValidationError
+
+from ...runtime.tools import (
+    ToolArgsError,
+    ToolDefinition,
+    ToolRunContext,
+    define_raw_tool,
+    describe_invalid,
+)
+from ..speech import parse_arguments
+from .entities import decode_entities
+from .plans import TURN_PLAN
+
+DECISION_TOOL: Final = "decide"
+NO_ACTION: Final = "none"
+OUTCOME_PREFIX: Final = "Result of your decision: "
+"""Starts the context message that repeats a decision's result for a server that shows the
+model no tool results."""
+DESCRIPTION: Final = (
+    "Decide what you do about what the player just said, before you answer: one of your "
+    f"actions with its arguments, or {NO_ACTION!r} to only talk. The world checks it; you speak "
+    "after you have seen what happened."
+)
+
+
+class DecisionDefinitionError(ValueError):
+    """The game's actions cannot be combined into one decision schema."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A parsed decision: the action's tool and its parsed arguments (None: only talk)."""
+
+    name: str
+    tool: ToolDefinition[Any] | None
+    arguments: Any = None
+
+
+def define_decision_tool(
+    actions: Sequence[ToolDefinition[Any]], name: str = DECISION_TOOL
+) -> ToolDefinition[Decision]:
+    """The decision tool over `actions` (the speech tool excluded)."""
+    by_name = {tool.name: tool for tool in actions}
+    if NO_ACTION in by_name:
+        raise DecisionDefinitionError(f"a game action may not be named {NO_ACTION!r}")
+    schema = _schema(actions)
+
+    def parse(raw: str) -> Decision:
+        try:
+            data = parse_arguments(raw)
+        except ValueError as exc:
+            raise ToolArgsError(f"arguments are not a JSON object ({exc})") from None
+        action = data.get("action")
+        if not isinstance(action, Mapping):
+            raise ToolArgsError("field 'action': give an object with 'name' (and 'arguments')")
+        chosen = cast(Mapping[str, Any], action)
+        action_name = chosen.get("name")
+        if action_name == NO_ACTION:
+            return Decision(NO_ACTION, None)
+        tool = by_name.get(action_name) if isinstance(action_name, str) else None
+        if tool is None:
+            known = ", ".join([*by_name, NO_ACTION])
+            raise ToolArgsError(f"field 'action.name': {action_name!r} is not one of {known}")
+        inner = chosen.get("arguments", {})
+        if not isinstance(inner, Mapping):
+            raise ToolArgsError("field 'action.arguments': give an object")
+        # Entities copied from an escaping chat template must not reach the world either.
+        inner_args = cast(Mapping[str, Any], _decoded(inner))
+        try:
+            parsed = tool.parse(json.dumps(inner_args))
+        except (ValidationError, ToolArgsError) as exc:
+            raise ToolArgsError(f"action {tool.name!r}: {describe_invalid(exc)}") from None
+        return Decision(tool.name, tool, parsed)
+
+    async def execute(decision: Decision, run: ToolRunContext) -> dict[str, Any]:
+        if decision.tool is None:
+            result: dict[str, Any] = {"ok": True, "action": NO_ACTION}
+        else:
+            value = await decision.tool.execute(decision.arguments, run)
+            inner = (
+                dict(cast(Mapping[str, Any], value))
+                if isinstance(value, Mapping)
+                else {"result": value}
+            )
+            result = {"action": decision.name, **inner}
+        plan = run.ctx.maybe(TURN_PLAN)
+        if plan is not None and not plan.shows_tool_results:
+            run.defer_context(OUTCOME_PREFIX + json.dumps(result, ensure_ascii=False))
+        return result
+
+    return define_raw_tool(name, DESCRIPTION, schema, parse, execute, concurrency_safe=False)
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, str):
+        return decode_entities(value)
+    if isinstance(value, Mapping):
+        return {k: _decoded(v) for k, v in cast(Mapping[str, Any], value).items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in cast(list[Any], value)]
+    return value
+
+
+def _schema(actions: Sequence[ToolDefinition[Any]]) -> dict[str, Any]:
+    variants: list[dict[str, Any]] = []
+    definitions: dict[str, Any] = {}
+    for tool in actions:
+        parameters = dict(tool.schema.parameters)
+        for key, value in dict(parameters.pop("$defs", {})).items():
+            if key in definitions and definitions[key] != value:
+                raise DecisionDefinitionError(
+                    f"two actions define different schemas named {key!r}; rename one"
+                )
+            definitions[key] = value
+        variants.append(
+            {
+                "type": "object",
+                "description": tool.description,
+                "properties": {
+                    "name": {"type": "string", "enum": [tool.name]},
+                    "arguments": parameters,
+                },
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    variants.append(
+        {
+            "type": "object",
+            "description": "Do nothing this time; only talk.",
+            "properties": {"name": {"type": "string", "enum": [NO_ACTION]}},
+            "required": ["name"],
+            "additionalProperties": False,
+        }
+    )
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"action": {"anyOf": variants}},
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+    if definitions:
+        schema["$defs"] = definitions
+    return schema

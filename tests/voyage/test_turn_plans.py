@@ -1,0 +1,243 @@
+"""Turn plans chosen from declared capabilities, both plans played through the real NPC
+server, a WebSocket client and the mock LLM playing each kind of server (no model)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from voyage_e2e_support import Player, actions, line, serving_voyage
+
+from starharness.mockllm import Success, ToolCall, ToolCalls
+from starharness.mockllm.capabilities import FULL, LLAMA_CPP, NO_TOOL_RESULTS, STRICT
+from starharness.npc.encounter.decision import DECISION_TOOL, OUTCOME_PREFIX
+from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
+from starharness.runtime.llm import DEEPSEEK, OPENAI, OPENAI_COMPATIBLE, ToolSchema
+from starharness.runtime.llm import LLAMA_CPP as LLAMA_CPP_PROFILE
+from starharness.runtime.llm.wire import to_wire_tools
+from starharness.voyage import GAME
+from starharness.voyage.content import PLAYER_ID, SMUGGLER
+
+BUY = "I'll buy 2 fuel cells"
+
+
+def _forced(body: dict[str, Any]) -> str | None:
+    choice = body.get("tool_choice")
+    return choice["function"]["name"] if isinstance(choice, dict) else None
+
+
+def _chat_bodies(stack: Any) -> list[dict[str, Any]]:
+    return [r.body for r in stack.mock.requests if r.path.endswith("/chat/completions")]
+
+
+def test_the_plan_follows_what_the_profile_declares_never_the_model() -> None:
+    for profile in (DEEPSEEK, OPENAI, OPENAI_COMPATIBLE):
+        assert choose_plan(profile, None).plan == NATIVE
+    chosen = choose_plan(LLAMA_CPP_PROFILE, None)
+    assert chosen.plan == DECIDE_ACT_SPEAK
+    assert "cannot stream an open tool choice" in chosen.reason
+    assert "shows the model no tool results" in chosen.reason
+    assert not chosen.shows_tool_results
+    # Only the results are hidden: still decide first, so the NPC speaks after the world.
+    hidden = dataclasses.replace(OPENAI_COMPATIBLE, shows_tool_results=False)
+    assert choose_plan(hidden, None).plan == DECIDE_ACT_SPEAK
+    # Nothing can be forced: the native plan is all there is.
+    unforceable = dataclasses.replace(LLAMA_CPP_PROFILE, supports_named_tool_choice=False)
+    assert choose_plan(unforceable, None).plan == NATIVE
+    # The game overrides either way.
+    assert choose_plan(LLAMA_CPP_PROFILE, NATIVE).plan == NATIVE
+    assert choose_plan(DEEPSEEK, DECIDE_ACT_SPEAK).plan == DECIDE_ACT_SPEAK
+    assert choose_plan(DEEPSEEK, DECIDE_ACT_SPEAK).reason == "the game chose it"
+
+
+async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_choice(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "starharness.npc.encounter")
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        bought = await me.say("e1", BUY)
+        with stack.world.snapshot() as reader:
+            audit = reader.audit_log()
+    assert "turn plan decide-act-speak" in caplog.text
+    assert actions(bought) == [("player_buys", True)]
+    kinds = [f["t"] for f in bought]
+    # The NPC speaks only after the world answered.
+    assert kinds.index("action") < kinds.index("say.delta")
+    assert "options" in kinds
+    assert not [f for f in bought if f["t"] == "error"]
+    assert line(bought)
+    bodies = _chat_bodies(stack)
+    # Every request forced a call (the mock refuses an open choice with HTTP 500) and offered
+    # the same two tools, so the prompt prefix stays cached.
+    assert all(_forced(b) in (DECISION_TOOL, "npc_speak") for b in bodies)
+    assert {tuple(t["function"]["name"] for t in b["tools"]) for b in bodies} == {
+        (DECISION_TOOL, "npc_speak")
+    }
+    turn = bodies[-2:]
+    assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
+    called = [m for m in turn[1]["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
+    decision = json.loads(called[-1]["tool_calls"][0]["function"]["arguments"])
+    assert decision["action"]["name"] == "player_buys"
+    assert decision["action"]["arguments"]["qty"] == 2
+    # The server shows no tool results: the result is repeated in a logged user message.
+    told = [m for m in turn[1]["messages"] if m["role"] == "user"]
+    assert told[-1]["content"].startswith(OUTCOME_PREFIX)
+    assert '"ok":true' in told[-1]["content"].replace(" ", "")
+    assert [(a.action, a.ok) for a in audit][:1] == [("player_buys", True)]
+
+
+async def test_a_refusal_is_heard_after_the_world_said_no(tmp_path: Path) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        refused = await me.say("e1", "I'll buy 5 nebula spice")
+    assert actions(refused) == [("player_buys", False)]
+    kinds = [f["t"] for f in refused]
+    assert kinds.index("action") < kinds.index("say.delta")
+    assert "error" not in kinds
+
+
+async def test_native_plan_offers_every_action_with_an_open_choice(tmp_path: Path) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        bought = await me.say("e1", BUY)
+    assert ("player_buys", True) in actions(bought)
+    bodies = _chat_bodies(stack)
+    assert all(b.get("tool_choice") == "auto" for b in bodies)
+    names = {t["function"]["name"] for t in bodies[-1]["tools"]}
+    assert "player_buys" in names and DECISION_TOOL not in names
+
+
+async def test_the_game_can_override_the_plan(tmp_path: Path) -> None:
+    game = dataclasses.replace(GAME, turn_plan="decide-act-speak")
+    async with (
+        serving_voyage(tmp_path, plays=NO_TOOL_RESULTS, game=game) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        bought = await me.say("e1", BUY)
+    assert actions(bought) == [("player_buys", True)]
+    assert _forced(_chat_bodies(stack)[-1]) == "npc_speak"
+
+
+async def test_a_profile_that_overstates_the_server_fails_visibly(tmp_path: Path) -> None:
+    # The harness believes the server streams an open choice; the mock plays llama.cpp and
+    # refuses. The player gets an error frame, the world stays as it was.
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        frames = await me.open("e1", SMUGGLER)
+        frames += await me.until(lambda f: f["t"] == "encounter.idle")
+    errors = [f for f in frames if f["t"] == "error"]
+    assert errors and errors[0]["code"] == "llm_unavailable"
+
+
+def test_strict_schemas_are_marked_where_the_profile_declares_them() -> None:
+    strict = ToolSchema(
+        "t",
+        "d",
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "required": ["a"],
+            "additionalProperties": False,
+        },
+    )
+    loose = ToolSchema("u", "d", {"type": "object", "properties": {"a": {"type": "string"}}})
+    sent = to_wire_tools([strict, loose], profile=OPENAI)
+    assert sent[0]["function"]["strict"] is True
+    assert "strict" not in sent[1]["function"]
+    assert "strict" not in to_wire_tools([strict], profile=DEEPSEEK)[0]["function"]
+    body = {"tools": sent}
+    assert STRICT.refusal(body) is None
+    loose_function = {**sent[1]["function"], "strict": True}
+    marked_loose = {"tools": [{"type": "function", "function": loose_function}]}
+    refused = STRICT.refusal(marked_loose)
+    assert refused is not None and refused[0] == 400
+
+
+def _conversation(stack: Any) -> str:
+    """The encounter's conversation at the mock (its session header)."""
+    conversation = stack.mock.requests[-1].conversation
+    assert isinstance(conversation, str)
+    return conversation
+
+
+def _unreadable_speech() -> ToolCalls:
+    # A speech call with no line: the speech tool refuses it, the model is told.
+    return ToolCalls(calls=[ToolCall(name="npc_speak", arguments='{"mood": "neutral"')])
+
+
+async def test_speech_that_cannot_be_read_twice_ends_with_the_fallback_line(
+    tmp_path: Path,
+) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        stack.mock.script(_conversation(stack), [_unreadable_speech(), _unreadable_speech()])
+        frames = await me.say("e1", BUY)
+        requests_in_turn = len(stack.mock.requests)
+    heard = line(frames)
+    assert heard == GAME.fallback_line
+    assert "{" not in heard and "mood" not in heard
+    errors = [f for f in frames if f["t"] == "error"]
+    assert [e["code"] for e in errors] == ["llm_unavailable"]
+    assert "could not be read twice" in errors[0]["message"]
+    assert frames[-1]["t"] == "encounter.idle"
+    assert requests_in_turn > 0
+
+
+async def test_call_syntax_written_as_text_is_never_read_aloud(tmp_path: Path) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        text = '{"line": "Two fuel cells, 900.", "mood": "neutral"}'
+        stack.mock.script(_conversation(stack), [Success(text=text)])
+        frames = await me.say("e1", BUY)
+    assert line(frames) == GAME.fallback_line
+    assert [f["code"] for f in frames if f["t"] == "error"] == ["llm_unavailable"]
+
+
+async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: Path) -> None:
+    speech = {
+        "line": "I&#39;m out of spice, kid &amp; that&#x27;s that.",
+        "mood": "wary",
+        "options": [{"id": "a", "label": "I&#39;ll take fuel"}, {"id": "b", "label": "Bye"}],
+    }
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        call = ToolCall(name="npc_speak", arguments=json.dumps(speech))
+        stack.mock.script(_conversation(stack), [ToolCalls(calls=[call], fragment_size=3)])
+        frames = await me.say("e1", BUY)
+    assert line(frames) == "I'm out of spice, kid & that's that."
+    labels = [i["label"] for f in frames if f["t"] == "options" for i in f["items"]]
+    assert labels == ["I'll take fuel", "Bye"]
