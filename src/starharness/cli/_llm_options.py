@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from ..runtime.config import ResolvedProfile
 
 Provider = Annotated[
     str | None,
@@ -19,3 +22,31 @@ PatchFiles = Annotated[
     list[Path] | None,
     typer.Option("--patch", help="Patch file applied last; repeat for more.", metavar="FILE"),
 ]
+ProjectDir = Annotated[
+    Path | None,
+    typer.Option(
+        help="Project folder for the file tools (profiles with a workspace row).",
+        show_default=False,
+    ),
+]
+
+
+def interactive_profile(
+    command: str,
+    profile: str,
+    patch: list[Path] | None,
+    choice: tuple[str | None, str | None, str | None],
+    project: Path | None,
+) -> ResolvedProfile:
+    """The profile of a command a person (or a client answering approvals) drives."""
+    from .. import app as composition
+
+    provider, model, base_url = choice
+    return composition.load_for_command(
+        command,
+        profile,
+        patch or (),
+        llm=composition.LlmChoice(provider, model, base_url),
+        project=project,
+        interactive=True,
+    )

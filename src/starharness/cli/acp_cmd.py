@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -27,13 +26,7 @@ def register(app: typer.Typer) -> None:
 
 def acp(
     profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
-    project: Annotated[
-        Path | None,
-        typer.Option(
-            help="Project folder for the file tools (profiles with a workspace row).",
-            show_default=False,
-        ),
-    ] = None,
+    project: ProjectDir = None,
     provider: Provider = None,
     model: Model = None,
     base_url: BaseUrl = None,
@@ -41,17 +34,7 @@ def acp(
 ) -> None:
     import asyncio
 
-    from .. import app as composition
-    from ._command_profile import load_for_command
-
-    resolved = load_for_command(
-        "acp",
-        profile,
-        patch or (),
-        llm=composition.LlmChoice(provider, model, base_url),
-        project=project,
-        interactive=True,
-    )
+    resolved = interactive_profile("acp", profile, patch, (provider, model, base_url), project)
     asyncio.run(serve_acp_agent(resolved))
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+from ._llm_options import BaseUrl, Model, PatchFiles, Provider, interactive_profile
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,18 +52,9 @@ def chat(
     import asyncio
     import sys
 
-    from .. import app as composition
-    from ._command_profile import load_for_command
     from ._terminal_lines import StreamLines
 
-    resolved = load_for_command(
-        "chat",
-        profile,
-        patch or (),
-        llm=composition.LlmChoice(provider, model, base_url),
-        project=project,
-        interactive=True,
-    )
+    resolved = interactive_profile("chat", profile, patch, (provider, model, base_url), project)
     lines = StreamLines(sys.stdin)
     code = asyncio.run(run_chat(resolved, lines, sys.stdout, echo_input=not sys.stdin.isatty()))
     raise typer.Exit(code)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -45,10 +44,7 @@ def web(
     allow_origin: Annotated[
         list[str] | None, typer.Option("--allow-origin", help="Also accept this Origin.")
     ] = None,
-    project: Annotated[
-        Path | None,
-        typer.Option(help="Project folder for the file tools (profiles with a workspace row)."),
-    ] = None,
+    project: ProjectDir = None,
     provider: Provider = None,
     model: Model = None,
     base_url: BaseUrl = None,
@@ -57,18 +53,9 @@ def web(
     import asyncio
     import contextlib
 
-    from .. import app as composition
     from ..webui import WebSettings
-    from ._command_profile import load_for_command
 
-    resolved = load_for_command(
-        "web",
-        profile,
-        patch or (),
-        llm=composition.LlmChoice(provider, model, base_url),
-        project=project,
-        interactive=True,
-    )
+    resolved = interactive_profile("web", profile, patch, (provider, model, base_url), project)
     settings = WebSettings(
         host=host,
         port=port,
