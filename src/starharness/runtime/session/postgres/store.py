@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import psycopg
 
 from ..errors import StoreClosedError, StoreError, StoreWriteError
-from ..events import SessionEvent
+from ..queued import Append, Create, Delete, Op, QueuedWrites, describe
 from ..sqlite.codec import EventRow, StoredRow, decode_log, decode_meta, encode_event, encode_meta
 from ..sqlite.writer import BatchWriter
 from ..store import SessionInfo, StoredSession
-from .ops import Append, Create, Delete, Op, Prune, describe
 from .schema import NAMESPACE, check_or_create
 from .target import PostgresTarget
 
@@ -58,7 +57,7 @@ class _Link:
                 self._conn = None
 
 
-class PostgresStore:
+class PostgresStore(QueuedWrites):
     """Session logs in a PostgreSQL database (schema `star_harness_sessions`).
 
     Same contract as SqliteStore: opening checks the store's identity and schema version;
@@ -107,33 +106,6 @@ class PostgresStore:
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.target.describe()!r})"
-
-    @property
-    def pending(self) -> int:
-        """Queued operations not written yet."""
-        return self._writer.pending
-
-    # -- queued writes (sync, O(1)) ---------------------------------------------------------
-
-    def create(self, session_id: str, created_at: int, meta: Mapping[str, Any]) -> None:
-        self._writer.submit(Create(session_id, created_at, meta))
-
-    def append(self, session_id: str, event: SessionEvent) -> None:
-        self._writer.submit(Append(session_id, event))
-
-    def delete(self, session_id: str) -> None:
-        self._writer.submit(Delete(session_id))
-
-    def prune(self, keep: int, protect: Collection[str]) -> None:
-        self._writer.submit(Prune(keep, frozenset(protect)))
-
-    def write_soon(self) -> None:
-        self._check_open()
-        self._writer.kick()
-
-    async def flush(self) -> None:
-        self._check_open()
-        await self._writer.flush()
 
     async def aclose(self) -> None:
         """Write everything queued, stop the writer thread and close both connections."""

@@ -7,13 +7,12 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ..errors import StoreClosedError, StoreWriteError
-from ..events import SessionEvent
+from ..queued import Append, Create, Delete, Op, QueuedWrites, describe
 from ..store import SessionInfo, StoredSession
 from .codec import EventRow, StoredRow, decode_log, decode_meta, encode_event, encode_meta
 from .schema import open_database
@@ -24,34 +23,7 @@ _log = logging.getLogger("starharness.runtime.session")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class _Create:
-    session_id: str
-    created_at: int
-    meta: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class _Append:
-    session_id: str
-    event: SessionEvent
-
-
-@dataclass(frozen=True, slots=True)
-class _Delete:
-    session_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Prune:
-    keep: int
-    protect: frozenset[str]
-
-
-_Op = _Create | _Append | _Delete | _Prune
-
-
-class SqliteStore:
+class SqliteStore(QueuedWrites):
     """Session logs in an SQLite file.
 
     Opening checks the file's application_id and schema version and refuses foreign or newer
@@ -77,7 +49,7 @@ class SqliteStore:
         self.events_written = 0
         last: int | None = self._conn.execute("SELECT max(batch) FROM events").fetchone()[0]
         self._batch_number = last or 0
-        self._writer: BatchWriter[_Op] = BatchWriter(
+        self._writer: BatchWriter[Op] = BatchWriter(
             self._write_batch,
             max_delay_s=max_write_delay_s,
             max_batch=max_batch,
@@ -109,33 +81,6 @@ class SqliteStore:
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
-
-    @property
-    def pending(self) -> int:
-        """Queued operations not written yet."""
-        return self._writer.pending
-
-    # -- queued writes (sync, O(1)) ---------------------------------------------------------
-
-    def create(self, session_id: str, created_at: int, meta: Mapping[str, Any]) -> None:
-        self._writer.submit(_Create(session_id, created_at, meta))
-
-    def append(self, session_id: str, event: SessionEvent) -> None:
-        self._writer.submit(_Append(session_id, event))
-
-    def delete(self, session_id: str) -> None:
-        self._writer.submit(_Delete(session_id))
-
-    def prune(self, keep: int, protect: Collection[str]) -> None:
-        self._writer.submit(_Prune(keep, frozenset(protect)))
-
-    def write_soon(self) -> None:
-        self._check_open()
-        self._writer.kick()
-
-    async def flush(self) -> None:
-        self._check_open()
-        await self._writer.flush()
 
     async def aclose(self) -> None:
         """Write everything queued, stop the writer thread and close the file."""
@@ -217,7 +162,7 @@ class SqliteStore:
             ).fetchall()
         return [SessionInfo(row[0], row[1], row[2], decode_meta(row[3])) for row in rows]
 
-    def _write_batch(self, ops: list[_Op]) -> Exception | None:
+    def _write_batch(self, ops: list[Op]) -> Exception | None:
         with self._lock:
             conn = self._conn
             self._batch_number += 1
@@ -237,7 +182,7 @@ class SqliteStore:
         return None
 
     def _apply_each(
-        self, conn: sqlite3.Connection, ops: list[_Op], batch: int
+        self, conn: sqlite3.Connection, ops: list[Op], batch: int
     ) -> tuple[int, list[str]]:
         written = 0
         refused: list[str] = []
@@ -247,12 +192,12 @@ class SqliteStore:
                 written += self._apply(conn, [op], batch)
             except sqlite3.IntegrityError as exc:
                 conn.execute("ROLLBACK TO one_op")
-                refused.append(f"{_describe(op)}: {exc}")
+                refused.append(f"{describe(op)}: {exc}")
             conn.execute("RELEASE one_op")
         return written, refused
 
     @staticmethod
-    def _apply(conn: sqlite3.Connection, ops: list[_Op], batch: int) -> int:
+    def _apply(conn: sqlite3.Connection, ops: list[Op], batch: int) -> int:
         rows: list[EventRow] = []
         active: dict[str, int] = {}
         written = 0
@@ -263,19 +208,19 @@ class SqliteStore:
                 rows.clear()
 
         for op in ops:
-            if isinstance(op, _Append):
+            if isinstance(op, Append):
                 rows.append(encode_event(op.session_id, op.event, batch))
                 active[op.session_id] = op.event.time
                 written += 1
                 continue
             # Other operations keep their place in the queue's order relative to appends.
             insert_rows()
-            if isinstance(op, _Create):
+            if isinstance(op, Create):
                 conn.execute(
                     "INSERT INTO sessions VALUES (?, ?, ?, ?)",
                     (op.session_id, op.created_at, op.created_at, encode_meta(op.meta)),
                 )
-            elif isinstance(op, _Delete):
+            elif isinstance(op, Delete):
                 conn.execute("DELETE FROM sessions WHERE id = ?", (op.session_id,))
                 active.pop(op.session_id, None)
             else:
@@ -296,16 +241,6 @@ def _in_transaction(conn: sqlite3.Connection, work: Callable[[], T]) -> T:
         conn.execute("ROLLBACK")
         raise
     return result
-
-
-def _describe(op: _Op) -> str:
-    if isinstance(op, _Append):
-        return f"{op.event.type} #{op.event.seq} of session {op.session_id!r}"
-    if isinstance(op, _Create):
-        return f"creating session {op.session_id!r}"
-    if isinstance(op, _Delete):
-        return f"deleting session {op.session_id!r}"
-    return "pruning sessions"
 
 
 def _update_activity(conn: sqlite3.Connection, active: dict[str, int]) -> None:
