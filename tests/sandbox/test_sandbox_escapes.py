@@ -14,8 +14,9 @@ from sandbox_support import PROVIDERS, Machine, make_rig
 
 from starharness.runtime.sandbox.tools import COMMAND_FAILED
 
-PYTHON = sys.executable
-REAL_PYTHON = os.path.realpath(PYTHON)
+# The interpreter itself, not the venv's link to it: a checkout under /tmp puts the venv inside
+# the host /tmp, which a confined command never sees (it gets a private /tmp).
+PYTHON = os.path.realpath(sys.executable)
 
 
 def _untouched(machine: Machine) -> None:
@@ -87,7 +88,7 @@ async def test_a_refusal_tells_the_model_what_the_sandbox_allows(
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_setuid_binary_gains_nothing(machine: Machine, provider: str) -> None:
     suid = machine.outside / "suid-python"
-    shutil.copy(REAL_PYTHON, suid)
+    shutil.copy(PYTHON, suid)
     os.chown(suid, 0, 0)
     suid.chmod(0o4755)
     rig = await make_rig(machine.project, providers=[provider], tier="workspace-write")
