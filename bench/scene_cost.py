@@ -10,6 +10,7 @@ Run: uv run python bench/scene_cost.py [--counts 10 100000]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -50,7 +51,8 @@ def main() -> None:
                 _fill(world, count)
                 results.append((count, _read_ms(world)))
     floor = results[0][1]
-    print("scene read (median of 200), machine shared with other engineers:")
+    load = os.getloadavg()[0]
+    print(f"scene read (median of 200), load average {load:.1f} on {os.cpu_count()} cores:")
     for count, ms in results:
         print(f"  {count:>7} memories: {ms:.2f} ms  ratio to {results[0][0]}: {ms / floor:.2f}"
               f"  (goal <= {GOAL_RATIO})")  # fmt: skip

@@ -268,7 +268,7 @@ async def _main(args: argparse.Namespace) -> None:
 
     print(
         f"storm: C = {args.concurrency} model requests at once, each answer after "
-        f"{args.service_ms:g} ms; on a shared 2-core machine (other engineers' load)"
+        f"{args.service_ms:g} ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     with tempfile.TemporaryDirectory() as folder:
         root, running = await _harness(base_url, args.concurrency, Path(folder) / "world.db")
