@@ -241,3 +241,41 @@ async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: 
     assert line(frames) == "I'm out of spice, kid & that's that."
     labels = [i["label"] for f in frames if f["t"] == "options" for i in f["items"]]
     assert labels == ["I'll take fuel", "Bye"]
+
+
+def _speech_as_json(fragment_size: int) -> ToolCalls:
+    # What SmolLM2 did in the eval: the decision's tool result copied into what it says.
+    copied = '"action": "player_buys", "ok": false, "reason": "not enough credits"'
+    arguments = json.dumps({"line": copied, "mood": "neutral", "options": []})
+    call = ToolCall(name="npc_speak", arguments=arguments)
+    return ToolCalls(calls=[call], fragment_size=fragment_size)
+
+
+async def test_a_tool_result_copied_into_a_spoken_line_is_never_heard(tmp_path: Path) -> None:
+    words = {"line": "Can't do that deal, friend.", "mood": "wary", "options": []}
+    spoken = ToolCalls(calls=[ToolCall(name="npc_speak", arguments=json.dumps(words))])
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        # Streamed in small fragments: the JSON opening must not leak before the call completes.
+        stack.mock.script(_conversation(stack), [_speech_as_json(2), spoken])
+        retried = await me.say("e1", BUY)
+        stack.mock.script(_conversation(stack), [_speech_as_json(3), _speech_as_json(50)])
+        gave_up = await me.say("e1", BUY)
+        told = stack.mock.requests[-1].body["messages"][-1]["content"]
+        with stack.world.snapshot() as reader:
+            audit = reader.audit_log()
+    # The speech tool refused the line and said why; the model spoke again, in words.
+    assert line(retried) == "Can't do that deal, friend."
+    assert not [f for f in retried if f["t"] == "error"]
+    assert "not JSON" in told
+    # Twice in a row: the player hears the fallback line and nothing of the JSON.
+    assert line(gave_up) == GAME.fallback_line
+    assert "action" not in line(retried) + line(gave_up)
+    assert [f["code"] for f in gave_up if f["t"] == "error"] == ["llm_unavailable"]
+    assert gave_up[-1]["t"] == "encounter.idle"
+    # Only words were scripted: nothing committed.
+    assert [row for row in audit if row.ok] == []

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 from ..speech import LineExtractor
-from .entities import EntityStream
+from .entities import EntityStream, looks_like_arguments
+
+_UNDECIDED: Final = re.compile(r'^\s*(?:\w+\s*\(?\s*|"\w*"?\s*(?::\s*)?|<\w*)?$')
+"""An opening that may still turn into call syntax (`functions.x`, `"action": {`, `<tool_call>`)."""
 
 
 class LineStream:
@@ -12,9 +18,20 @@ class LineStream:
     After a retry the model streams the call again from the start: `restart` forgets the
     extractor but keeps what was sent, so the repeated beginning is not sent twice. HTML
     entities are decoded on the way out (positions are counted in the extracted text).
+    A line that opens like call syntax (a small model copying a tool result into what it says)
+    is never streamed: its opening is held until it is clearly words, and `is_call` says so.
     """
 
-    __slots__ = ("_entities", "_extractor", "_field", "_parts", "_produced", "_raw_sent")
+    __slots__ = (
+        "_entities",
+        "_extractor",
+        "_field",
+        "_opening",
+        "_parts",
+        "_produced",
+        "_raw_sent",
+        "_verdict",
+    )
 
     def __init__(self, field: str) -> None:
         self._field = field
@@ -23,6 +40,14 @@ class LineStream:
         self._parts: list[str] = []
         self._raw_sent = 0
         self._produced = 0
+        # Until the opening is judged: the text held back, and then "speech" or "call".
+        self._opening = ""
+        self._verdict = ""
+
+    @property
+    def is_call(self) -> bool:
+        """Whether the line opened like call syntax (JSON, `functions.x`), so nothing was sent."""
+        return self._verdict == "call"
 
     def feed(self, fragment: str) -> str:
         """Consume a fragment; return the new text to send (often empty)."""
@@ -37,10 +62,28 @@ class LineStream:
                 return ""
             text = text[overlap:]
         self._raw_sent += len(text)
-        text = self._entities.feed(text)
+        text = self._judged(self._entities.feed(text))
         if text:
             self._parts.append(text)
         return text
+
+    def _judged(self, text: str) -> str:
+        """`text` once the line's opening is known to be words; '' while held or for a call."""
+        if self._verdict == "speech":
+            return text
+        if self._verdict == "call":
+            return ""
+        opening = self._opening + text
+        if looks_like_arguments(opening):
+            self._verdict = "call"
+            self._opening = ""
+            return ""
+        if _UNDECIDED.match(opening):
+            self._opening = opening
+            return ""
+        self._verdict = "speech"
+        self._opening = ""
+        return opening
 
     def restart(self) -> None:
         """The call is streamed again from its first fragment (the request was retried)."""

@@ -8,6 +8,7 @@ from typing import Any, Final
 from ...runtime.tools import ToolArgsError, ToolDefinition, ToolRunContext, define_raw_tool
 from ..game import SpeechContract
 from ..speech import parse_arguments, read_line
+from .entities import decode_entities, looks_like_arguments
 
 HEARD: Final = "The player heard you."
 """What the model reads after speaking; constant, so it never disturbs the prefix cache."""
@@ -29,8 +30,8 @@ def define_speech_tool(
 ) -> ToolDefinition[dict[str, Any]]:
     """The speaking tool a contract describes; lenient, so a misbehaving model is still heard.
 
-    Only a missing line is an error (the model is told and may try again); an unknown mood or
-    malformed options are cleaned up by the framework instead of failing the call.
+    Only a missing line or one written as JSON or call syntax is an error (the model is told
+    and may try again); an unknown mood or malformed options are cleaned up instead.
     """
     if not moods:
         raise ValueError("a speech tool needs at least one mood")
@@ -41,8 +42,15 @@ def define_speech_tool(
             arguments = parse_arguments(raw)
         except ValueError as exc:
             raise ToolArgsError(f"arguments are not a JSON object ({exc})") from None
-        if not read_line(arguments, contract.line_field).strip():
+        line = read_line(arguments, contract.line_field)
+        if not line.strip():
             raise ToolArgsError(f"field '{contract.line_field}': say a non-empty line")
+        if looks_like_arguments(decode_entities(line)):
+            # A small model copies a tool result into what it says; the player must not hear it.
+            raise ToolArgsError(
+                f"field '{contract.line_field}': say words the player hears, not JSON or a "
+                "tool call (the world has already answered; tell the player in your own words)"
+            )
         return arguments
 
     async def execute(arguments: dict[str, Any], run: ToolRunContext) -> str:
