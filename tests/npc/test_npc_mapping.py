@@ -14,6 +14,8 @@ from tinygame import GAME
 
 from starharness.npc import ActionAttempt, GameKit
 from starharness.npc.encounter import FrameMapper, LineStream
+from starharness.npc.encounter.entities import looks_like_arguments
+from starharness.npc.encounter.speech_stream import _may_become_call  # pyright: ignore[reportPrivateUsage]
 from starharness.npc.frames import Frame, encode
 from starharness.npc.speech import SpokenOption
 from starharness.runtime.session import SessionEvent
@@ -133,8 +135,34 @@ def test_a_streamed_line_is_never_retracted_or_repeated(
     stream.restart()
     for piece in pieces:
         sent.append(stream.feed(piece))
-    assert "".join(sent) == line
-    assert stream.sent == line
+    streamed = "".join(sent)
+    assert stream.sent == streamed
+    if stream.is_call:
+        # An opening like call syntax is never streamed.
+        assert streamed == "" and looks_like_arguments(line)
+        return
+    # What streamed begins the line and the completed call sends the rest, once.
+    assert streamed + stream.remainder(line) == line
+    if not looks_like_arguments(line) and not _may_become_call(line):
+        # Words are streamed as they come, not held until the call completes.
+        assert streamed == line
+
+
+@given(
+    key=st.from_regex(r"\A\w{1,12}\Z"),
+    rest=st.text(max_size=30),
+    opening=st.sampled_from(["{", "[", '"KEY": "', '"KEY": {', "functions.KEY", "<tool_call>"]),
+    cut=st.integers(min_value=1, max_value=6),
+)
+def test_a_line_that_opens_like_call_syntax_is_never_streamed(
+    key: str, rest: str, opening: str, cut: int
+) -> None:
+    line = opening.replace("KEY", key) + rest
+    arguments = json.dumps({"line": line, "mood": "calm"})
+    stream = LineStream("line")
+    sent = [stream.feed(arguments[i : i + cut]) for i in range(0, len(arguments), cut)]
+    assert "".join(sent) == "" and stream.sent == ""
+    assert stream.is_call
 
 
 async def test_fragments_arriving_together_leave_as_one_frame_after_the_first() -> None:

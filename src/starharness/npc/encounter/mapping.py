@@ -247,9 +247,12 @@ class FrameMapper:
         stream = self._calls.get(call_id)
         if stream is None:
             stream = self._calls[call_id] = LineStream(style.contract.line_field)
-        if stream.is_call or (not stream.sent and looks_like_arguments(final.line)):
+        if stream.is_call or looks_like_arguments(final.line):
             # The speech tool refuses such a line and the model may speak again; the player
-            # hears nothing of it (and the fallback line if the model never speaks in words).
+            # hears none of the call syntax (and the fallback line if it never speaks in words).
+            if stream.sent:
+                # Words already streamed are closed as said when the refusal comes back.
+                self._finals[call_id] = final
             return
         rest = stream.remainder(final.line)
         if rest:

@@ -8,8 +8,21 @@ from typing import Final
 from ..speech import LineExtractor
 from .entities import EntityStream, looks_like_arguments
 
-_UNDECIDED: Final = re.compile(r'^\s*(?:\w+\s*\(?\s*|"\w*"?\s*(?::\s*)?|<\w*)?$')
-"""An opening that may still turn into call syntax (`functions.x`, `"action": {`, `<tool_call>`)."""
+_QUOTED_KEY: Final = re.compile(r'"\w*"?\s*(?::\s*)?')
+_CALL_OPENINGS: Final = ("functions.", "<tool_call>")
+
+
+def _may_become_call(opening: str) -> bool:
+    """Whether a line's opening may still turn into call syntax (`"action": {`, `<tool_call>`).
+
+    Narrow on purpose: an ordinary first word is streamed at once, so first words stay fast.
+    """
+    start = opening.lstrip()
+    return (
+        not start
+        or any(prefix.startswith(start) for prefix in _CALL_OPENINGS)
+        or _QUOTED_KEY.fullmatch(start) is not None
+    )
 
 
 class LineStream:
@@ -78,7 +91,7 @@ class LineStream:
             self._verdict = "call"
             self._opening = ""
             return ""
-        if _UNDECIDED.match(opening):
+        if _may_become_call(opening):
             self._opening = opening
             return ""
         self._verdict = "speech"
