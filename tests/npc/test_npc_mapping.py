@@ -14,7 +14,7 @@ from tinygame import GAME
 
 from starharness.npc import ActionAttempt, GameKit
 from starharness.npc.encounter import FrameMapper, LineStream
-from starharness.npc.encounter.entities import looks_like_arguments
+from starharness.npc.encounter.entities import decode_entities, looks_like_arguments
 from starharness.npc.encounter.speech_stream import _may_become_call  # pyright: ignore[reportPrivateUsage]
 from starharness.npc.frames import Frame, encode
 from starharness.npc.speech import SpokenOption
@@ -137,14 +137,16 @@ def test_a_streamed_line_is_never_retracted_or_repeated(
         sent.append(stream.feed(piece))
     streamed = "".join(sent)
     assert stream.sent == streamed
+    said = decode_entities(line)  # what the mapper completes the line with
     if stream.is_call:
         # An opening like call syntax is never streamed.
-        assert streamed == "" and looks_like_arguments(line)
+        assert streamed == "" and looks_like_arguments(said)
         return
     # What streamed begins the line and the completed call sends the rest, once.
-    assert streamed + stream.remainder(line) == line
-    if not looks_like_arguments(line) and not _may_become_call(line):
-        # Words are streamed as they come, not held until the call completes.
+    assert streamed + stream.remainder(said) == said
+    if "&" not in line and not looks_like_arguments(line) and not _may_become_call(line):
+        # Words are streamed as they come, not held until the call completes (a possible
+        # character reference is held on purpose: see the entity tests).
         assert streamed == line
 
 
