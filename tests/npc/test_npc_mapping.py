@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 from itertools import pairwise
 from typing import Any
@@ -153,7 +154,9 @@ def test_a_streamed_line_is_never_retracted_or_repeated(
 @given(
     key=st.from_regex(r"\A\w{1,12}\Z"),
     rest=st.text(max_size=30),
-    opening=st.sampled_from(["{", "[", '"KEY": "', '"KEY": {', "functions.KEY", "<tool_call>"]),
+    opening=st.sampled_from(
+        ["{", "[", '"KEY": "', '"KEY": {', '"KEY"KEY', "functions.KEY", "<tool_call>"]
+    ),
     cut=st.integers(min_value=1, max_value=6),
 )
 def test_a_line_that_opens_like_call_syntax_is_never_streamed(
@@ -165,6 +168,31 @@ def test_a_line_that_opens_like_call_syntax_is_never_streamed(
     sent = [stream.feed(arguments[i : i + cut]) for i in range(0, len(arguments), cut)]
     assert "".join(sent) == "" and stream.sent == ""
     assert stream.is_call
+
+
+@given(
+    said=st.text(alphabet=st.sampled_from("ab '\"<>;#"), max_size=20),
+    escapes=st.integers(min_value=0, max_value=2),
+    cuts=st.lists(st.integers(min_value=0, max_value=300), max_size=10),
+)
+def test_a_line_escaped_once_or_twice_is_heard_as_written(
+    said: str, escapes: int, cuts: list[int]
+) -> None:
+    line = said
+    for _ in range(escapes):
+        line = html.escape(line)  # what a template that escapes the conversation teaches
+    assert decode_entities(line) == said
+    arguments = json.dumps({"mood": "calm", "line": line})
+    stream = LineStream("line")
+    points = sorted({0, len(arguments), *(c % (len(arguments) + 1) for c in cuts)})
+    streamed = "".join(stream.feed(arguments[a:b]) for a, b in pairwise(points))
+    if stream.is_call:
+        assert streamed == "" and looks_like_arguments(said)
+        return
+    assert streamed + stream.remainder(said) == said
+    if said.endswith(("a", "b")) and not looks_like_arguments(said) and not _may_become_call(said):
+        # No entity is left half-read once a plain letter follows it, at any depth.
+        assert streamed == said
 
 
 async def test_fragments_arriving_together_leave_as_one_frame_after_the_first() -> None:

@@ -225,7 +225,8 @@ async def test_call_syntax_written_as_text_is_never_read_aloud(tmp_path: Path) -
 
 async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: Path) -> None:
     speech = {
-        "line": "I&#39;m out of spice, kid &amp; that&#x27;s that.",
+        # Escaped once and twice (`&amp;#39;`): both kinds of template are seen in the wild.
+        "line": "I&amp;#39;m out of spice, kid &amp; that&#x27;s that.",
         "mood": "wary",
         "options": [{"id": "a", "label": "I&#39;ll take fuel"}, {"id": "b", "label": "Bye"}],
     }
