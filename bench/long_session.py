@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from starharness.app import profile_search_path
-from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.context.events import COMPACTION_END, COMPACTION_SUMMARY, SPILL_STORED
 from starharness.runtime.kernel import Context
@@ -63,7 +63,7 @@ def responder(request: ChatRequest) -> Step:
     tasks = [m.text for m in request.messages if m.role == "user" and m.text.startswith("turn ")]
     turn = int(tasks[-1].split()[1].rstrip(":"))
     args = json.dumps({"size": size_of(turn)})
-    return ToolCalls(calls=[ToolCall(id=f"p{turn}", name="produce", arguments=args)])
+    return ToolCalls(calls=[ScriptedCall(id=f"p{turn}", name="produce", arguments=args)])
 
 
 def _serve(ports: Queue[int], stop: Any) -> None:

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
-from starharness.voyage.store import World, open_world
+from starharness.voyage.store import VoyageWorld, open_world
 
 GOAL_RATIO = 1.5
 GOODS = ("fuel", "medgel", "spice")
 
 
-def _fill(world: World, count: int) -> None:
+def _fill(world: VoyageWorld, count: int) -> None:
     with world.transaction() as tx:
         for index in range(count):
             good = GOODS[index % 3]
@@ -31,7 +31,7 @@ def _fill(world: World, count: int) -> None:
                         action="bought", good_id=good, qty=1, price=100)  # fmt: skip
 
 
-def _read_ms(world: World, reads: int = 200) -> float:
+def _read_ms(world: VoyageWorld, reads: int = 200) -> float:
     times: list[float] = []
     for _ in range(reads):
         begun = time.perf_counter()

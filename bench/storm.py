@@ -59,12 +59,12 @@ def _mock_process(pipe: Pipe, service_ms: float) -> None:
 
 
 async def _mock(pipe: Pipe, service_ms: float) -> None:
-    from starharness.mockllm import MockLlmServer, ToolCall, ToolCalls
+    from starharness.mockllm import MockLlmServer, ScriptedCall, ToolCalls
     from starharness.voyage.actions import DEFAULT_MOOD, SPEECH
 
     arguments = {SPEECH.line_field: LINE, SPEECH.mood_field: DEFAULT_MOOD, SPEECH.options_field: []}
     answer = ToolCalls(
-        calls=[ToolCall(name=SPEECH.tool_name, arguments=json.dumps(arguments))],
+        calls=[ScriptedCall(name=SPEECH.tool_name, arguments=json.dumps(arguments))],
         fragment_size=16,
         initial_delay_ms=service_ms,
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cores import pin
-from starharness.mockllm import ChatRequest, MockLlmServer, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Success, ToolCalls
 
 from .workload import REPLY, SPEAK_ARGUMENTS
 
@@ -30,7 +30,7 @@ def respond(request: ChatRequest) -> ToolCalls | Success:
 
 def set_fragment_size(fragment_size: int) -> None:
     """The tool call's arguments are streamed in fragments of this many characters."""
-    call = ToolCall(name="speak", arguments=SPEAK_ARGUMENTS)
+    call = ScriptedCall(name="speak", arguments=SPEAK_ARGUMENTS)
     _steps["tool"] = ToolCalls(calls=[call], fragment_size=fragment_size)
 
 

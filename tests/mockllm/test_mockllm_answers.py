@@ -9,9 +9,9 @@ from starharness.mockllm import (
     MaxTokens,
     MockLlmServer,
     ReasoningSuccess,
+    ScriptedCall,
     SlowSuccess,
     Success,
-    ToolCall,
     ToolCalls,
 )
 
@@ -88,8 +88,8 @@ async def test_tool_calls_stream_ids_names_and_fragmented_arguments(
     step = ToolCalls(
         text="Let me check.",
         calls=[
-            ToolCall(name="speak", arguments=first, id="call_speak"),
-            ToolCall(name="trade", arguments=json.dumps(second)),
+            ScriptedCall(name="speak", arguments=first, id="call_speak"),
+            ScriptedCall(name="trade", arguments=json.dumps(second)),
         ],
         fragment_size=3,
     )
@@ -121,7 +121,7 @@ async def test_tool_call_fragments_can_split_inside_escapes(
     cut_in_unicode_escape = arguments.index("\\u") + 3
     cut_in_quote_escape = arguments.index('\\"') + 1
     step = ToolCalls(
-        calls=[ToolCall(name="speak", arguments=arguments)],
+        calls=[ScriptedCall(name="speak", arguments=arguments)],
         fragment_splits=(cut_in_unicode_escape, cut_in_quote_escape),
     )
     mock_llm.script("default", [step])
@@ -139,7 +139,7 @@ async def test_tool_call_fragments_can_split_inside_escapes(
 
 
 async def test_tool_calls_without_stream(mock_llm: MockLlmServer, http: httpx.AsyncClient) -> None:
-    mock_llm.script("default", [ToolCalls(calls=[ToolCall(name="look", arguments="{}")])])
+    mock_llm.script("default", [ToolCalls(calls=[ScriptedCall(name="look", arguments="{}")])])
 
     message = (await post_chat(http, mock_llm.base_url)).json()["choices"][0]
 

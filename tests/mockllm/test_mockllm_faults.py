@@ -9,7 +9,7 @@ import pytest
 from mockllm_client import parse_sse, post_chat, read_stream, stream_chat
 
 from starharness.mockllm import (
-    AuthError,
+    BadApiKey,
     ChatRequest,
     ContextOverflow,
     EmptyBody,
@@ -19,7 +19,7 @@ from starharness.mockllm import (
     MockLlmServer,
     QuotaExceeded,
     RateLimit,
-    ServerError,
+    ServerFault,
     ServiceUnavailable,
     Stall,
     Step,
@@ -218,10 +218,10 @@ async def test_wrong_content_type(mock_llm: MockLlmServer, http: httpx.AsyncClie
     ("step", "status", "error_type", "code"),
     [
         (RateLimit(), 429, "requests", "rate_limit_exceeded"),
-        (ServerError(), 500, "server_error", None),
-        (ServerError(status=502), 502, "server_error", None),
+        (ServerFault(), 500, "server_error", None),
+        (ServerFault(status=502), 502, "server_error", None),
         (ServiceUnavailable(), 503, "server_error", "service_unavailable"),
-        (AuthError(), 401, "invalid_request_error", "invalid_api_key"),
+        (BadApiKey(), 401, "invalid_request_error", "invalid_api_key"),
         (InvalidRequest(code="bad_tools"), 400, "invalid_request_error", "bad_tools"),
         (ContextOverflow(), 400, "invalid_request_error", "context_length_exceeded"),
         (QuotaExceeded(), 429, "insufficient_quota", "insufficient_quota"),

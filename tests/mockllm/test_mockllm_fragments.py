@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from mockllm_client import stream_chat
 
-from starharness.mockllm import MockLlmServer, ToolCall, ToolCalls, split_at, split_every
+from starharness.mockllm import MockLlmServer, ScriptedCall, ToolCalls, split_at, split_every
 
 # Any code point, lone surrogates included, with the troublesome ones drawn often.
 _TRICKY = st.sampled_from(['"', "\\", "\n", "é", "你", "😀", "\ud83d", "\ude00", "\x00"])
@@ -59,13 +59,13 @@ async def test_streamed_fragments_concatenate_to_the_original(
     assume(json.loads(json.dumps(arguments)) == arguments)
     if data.draw(st.booleans()):
         step = ToolCalls(
-            calls=[ToolCall(name="speak", arguments=arguments)],
+            calls=[ScriptedCall(name="speak", arguments=arguments)],
             fragment_size=data.draw(st.integers(1, 12)),
         )
     else:
         offsets = data.draw(st.lists(st.integers(0, max(len(arguments), 1)), max_size=12))
         step = ToolCalls(
-            calls=[ToolCall(name="speak", arguments=arguments)], fragment_splits=tuple(offsets)
+            calls=[ScriptedCall(name="speak", arguments=arguments)], fragment_splits=tuple(offsets)
         )
     session = f"prop-{len(mock_llm.requests)}"
     mock_llm.script(session, [step])
@@ -83,7 +83,7 @@ async def test_lone_surrogates_and_escape_pairs_survive_any_cut(
     for session, arguments in (("raw", raw_surrogate), ("escaped", escaped_pair)):
         mock_llm.script(
             session,
-            [ToolCalls(calls=[ToolCall(name="speak", arguments=arguments)], fragment_size=1)],
+            [ToolCalls(calls=[ScriptedCall(name="speak", arguments=arguments)], fragment_size=1)],
         )
 
         answer = await stream_chat(http, mock_llm.base_url, session=session)

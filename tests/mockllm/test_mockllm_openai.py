@@ -12,8 +12,8 @@ from starharness.mockllm import (
     ContextOverflow,
     MockLlmServer,
     ReasoningSuccess,
+    ScriptedCall,
     Success,
-    ToolCall,
     ToolCalls,
 )
 
@@ -85,7 +85,7 @@ async def test_streaming_tool_calls(keyed_mock: MockLlmServer, client: openai.As
     arguments = json.dumps({"item": "fuel cell ⚡", "note": 'say "hi"'})
     keyed_mock.script(
         "default",
-        [ToolCalls(calls=[ToolCall(name="trade", arguments=arguments)], fragment_size=2)],
+        [ToolCalls(calls=[ScriptedCall(name="trade", arguments=arguments)], fragment_size=2)],
     )
 
     stream = await client.chat.completions.create(
@@ -117,7 +117,9 @@ async def test_non_streaming_tool_calls(
         "default",
         [
             ToolCalls(
-                calls=[ToolCall(name="trade", arguments=json.dumps({"item": "ore"}), id="call_1")]
+                calls=[
+                    ScriptedCall(name="trade", arguments=json.dumps({"item": "ore"}), id="call_1")
+                ]
             )
         ],
     )
@@ -143,7 +145,7 @@ async def test_stream_helper_accumulates_tool_calls(
         "default",
         [
             ToolCalls(
-                calls=[ToolCall(name="trade", arguments='{"item":"é\\u00e9"}')], fragment_size=1
+                calls=[ScriptedCall(name="trade", arguments='{"item":"é\\u00e9"}')], fragment_size=1
             )
         ],
     )

@@ -10,9 +10,9 @@ from mockllm_client import SESSION, post_chat, stream_chat
 from starharness.mockllm import (
     ChatRequest,
     MockLlmServer,
+    ScriptedCall,
     Step,
     Success,
-    ToolCall,
     ToolCalls,
 )
 
@@ -158,7 +158,9 @@ async def test_sync_responder_sees_the_parsed_request(http: httpx.AsyncClient) -
     def brain(request: ChatRequest) -> Step:
         seen.append(request)
         if "trade" in request.tool_names() and request.last_message.role == "user":
-            return ToolCalls(calls=[ToolCall(name="trade", arguments=json.dumps({"item": "ore"}))])
+            return ToolCalls(
+                calls=[ScriptedCall(name="trade", arguments=json.dumps({"item": "ore"}))]
+            )
         return Success(text=f"you said: {request.last_user_text()}")
 
     tools = [{"type": "function", "function": {"name": "trade", "parameters": {}}}]

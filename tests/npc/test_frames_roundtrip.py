@@ -19,10 +19,10 @@ from starharness.npc.frames import (
     EncounterSay,
     ErrorCode,
     Frame,
+    FrameProtocol,
     Hello,
     NpcEntry,
     OptionItem,
-    Protocol,
     WorldTick,
     build_protocol,
     encode,
@@ -82,7 +82,7 @@ def _up_strategies() -> dict[type[Frame], st.SearchStrategy[Frame]]:
     }
 
 
-def _down_strategies(protocol: Protocol) -> dict[type[Frame], st.SearchStrategy[Frame]]:
+def _down_strategies(protocol: FrameProtocol) -> dict[type[Frame], st.SearchStrategy[Frame]]:
     moods = st.sampled_from(protocol.moods) if protocol.moods else _ids
     low, high = protocol.attitude_range or (-(2**40), 2**40)
     huds: st.SearchStrategy[Any] = _player_views if protocol is GAME_WITH_HUD else _json_object
@@ -122,7 +122,7 @@ def test_there_is_a_strategy_for_every_frame_type() -> None:
         assert set(_down_strategies(protocol)) == set(protocol.down_frame_types)
 
 
-def _validator(protocol: Protocol) -> Any:
+def _validator(protocol: FrameProtocol) -> Any:
     # jsonschema arrives with the mcp dependency; without it only the schema check is skipped.
     try:
         import jsonschema

@@ -11,7 +11,7 @@ from npc_support import eventually, serving, spoken, types
 from tinygame import GAME, GREETING_GAME
 from tinygame.brain import OPTIONS, respond, talk
 
-from starharness.mockllm import MockLlmServer, ServerError, Stall, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, ServerFault, Stall, Success, ToolCalls
 from starharness.npc import ServerSettings, TurnSettings
 from starharness.runtime.loop import AGENTS
 
@@ -20,8 +20,10 @@ async def _until_requested(mock: MockLlmServer, count: int) -> None:
     await eventually(lambda: len(mock.requests) >= count)
 
 
-def _sell(qty: int, price: int, **extra: object) -> ToolCall:
-    return ToolCall(name="sell_bread", arguments=json.dumps({"qty": qty, "price": price, **extra}))
+def _sell(qty: int, price: int, **extra: object) -> ScriptedCall:
+    return ScriptedCall(
+        name="sell_bread", arguments=json.dumps({"qty": qty, "price": price, **extra})
+    )
 
 
 async def test_multi_turn_streaming_with_options(tmp_path: Path) -> None:
@@ -170,7 +172,7 @@ async def test_unknown_mood_and_junk_options_are_cleaned_up(tmp_path: Path) -> N
     ]
     arguments = json.dumps({"options": options, "mood": "ecstatic", "line": "Pick."})
     async with serving(GAME, tmp_path) as stack, stack.client() as client:
-        stack.mock.script_next([ToolCalls(calls=[ToolCall(name="talk", arguments=arguments)])])
+        stack.mock.script_next([ToolCalls(calls=[ScriptedCall(name="talk", arguments=arguments)])])
         await client.open("e1", "n-baker", "p1")
         frames = await client.say("e1", "Hi")
         assert spoken(frames) == "Pick."
@@ -242,7 +244,7 @@ async def test_disconnecting_disposes_every_encounter(tmp_path: Path) -> None:
 
 async def test_an_llm_failure_ends_the_turn_with_llm_unavailable(tmp_path: Path) -> None:
     async with serving(GAME, tmp_path, max_attempts=2) as stack, stack.client() as client:
-        stack.mock.script_next([ServerError(), ServerError(), ToolCalls(calls=[talk("Back.")])])
+        stack.mock.script_next([ServerFault(), ServerFault(), ToolCalls(calls=[talk("Back.")])])
         await client.open("e1", "n-baker", "p1")
         frames = await client.say("e1", "Hello")
         assert [f["t"] for f in frames] == ["error", "encounter.idle"]

@@ -13,7 +13,7 @@ from tinygame import GAME
 from tinygame.brain import respond, talk
 
 import starharness.npc
-from starharness.mockllm import ServerError, ToolCall, ToolCalls
+from starharness.mockllm import ScriptedCall, ServerFault, ToolCalls
 from starharness.npc import ExposureError, GameKit, ServerSettings, start_server
 from starharness.npc.frames import DOWN_FRAME_TYPES
 from starharness.runtime.kernel import Context
@@ -24,8 +24,8 @@ from starharness.runtime.session import SESSIONS, rebuild_requests
 NPC_SOURCE = Path(starharness.npc.__file__).parent
 
 
-def _call(name: str, **arguments: object) -> ToolCall:
-    return ToolCall(name=name, arguments=json.dumps(arguments))
+def _call(name: str, **arguments: object) -> ScriptedCall:
+    return ScriptedCall(name=name, arguments=json.dumps(arguments))
 
 
 async def test_1_one_writer_action_frames_report_what_is_already_committed(
@@ -186,7 +186,7 @@ async def test_8_bad_input_gets_an_error_and_nothing_is_lost(tmp_path: Path) -> 
         assert (await client.recv())["code"] == "bad_frame"
         assert spoken(await client.say("e1", "still here?")) == "You said: still here?"
 
-        stack.mock.script(stack.running.server.encounters[0].session_id, [ServerError()])
+        stack.mock.script(stack.running.server.encounters[0].session_id, [ServerFault()])
         frames = await client.say("e1", "buy 2")
         assert [f["t"] for f in frames] == ["error", "encounter.idle"]
         assert frames[0]["code"] == "llm_unavailable"

@@ -10,7 +10,7 @@ from tinygame.brain import respond, talk
 
 from stack_support import start_runtime
 from starharness.mockllm import ChatRequest, MockLlmServer, Step
-from starharness.mockllm.steps import ServerError, Stall, ToolCalls
+from starharness.mockllm.steps import ServerFault, Stall, ToolCalls
 from starharness.npc import LimitsSettings, ServerSettings, start_server
 
 
@@ -41,7 +41,7 @@ async def test_a_stalled_request_is_retried_within_the_turn(tmp_path: Path) -> N
 async def test_the_player_sees_no_url_or_variable_when_the_model_is_gone(
     tmp_path: Path,
 ) -> None:
-    async with MockLlmServer(responder=lambda _request: ServerError()) as mock:
+    async with MockLlmServer(responder=lambda _request: ServerFault()) as mock:
         ctx = await start_runtime(mock.base_url, max_attempts=2)
         running = await start_server(ctx, GAME, ServerSettings(port=0, world=tmp_path / "w.db"))
         try:

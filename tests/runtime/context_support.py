@@ -14,7 +14,7 @@ from loop_support import mock_patch
 from pydantic import BaseModel
 
 from starharness.app import profile_search_path
-from starharness.mockllm import ChatRequest, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.config import Patch, Runtime, load_profile, start
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.wire import to_wire_messages
@@ -92,7 +92,7 @@ def spill_id_in(text: str) -> int | None:
 
 def produce_call(size: int, call_id: str) -> ToolCalls:
     return ToolCalls(
-        calls=[ToolCall(id=call_id, name="produce", arguments=json.dumps({"size": size}))]
+        calls=[ScriptedCall(id=call_id, name="produce", arguments=json.dumps({"size": size}))]
     )
 
 

@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 from context_support import SPILL_ROW, compaction_row, context_runtime
 
-from starharness.mockllm import ContextOverflow, MockLlmServer, Stall, Success, ToolCall, ToolCalls
+from starharness.mockllm import (
+    ContextOverflow,
+    MockLlmServer,
+    ScriptedCall,
+    Stall,
+    Success,
+    ToolCalls,
+)
 from starharness.runtime.context import recover_compaction, verify_seed
 from starharness.runtime.context.events import (
     COMPACTION_END,
@@ -185,7 +192,7 @@ async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
             "crash-delegate",
             [
                 Success(text="hi"),
-                ToolCalls(calls=[ToolCall(id="d1", name="delegate", arguments=delegate)]),
+                ToolCalls(calls=[ScriptedCall(id="d1", name="delegate", arguments=delegate)]),
             ],
         )
         mock.script_next([Stall(phase="before_headers")])  # the child's first request

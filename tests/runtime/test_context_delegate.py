@@ -11,7 +11,7 @@ from context_support import assert_rebuilt_equals_sent, context_runtime
 from loop_support import create_agent
 from pydantic import BaseModel
 
-from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.context import ForkError, completed_prefix, fork, verify_seed
 from starharness.runtime.context.events import SUBAGENT_END, SUBAGENT_START
 from starharness.runtime.kernel import Context
@@ -55,13 +55,13 @@ def _player(request: ChatRequest) -> Step:
     last = request.messages[-1]
     if ".sub-" in request.conversation:
         if last.role == "user":
-            return ToolCalls(calls=[ToolCall(id="k1", name="lookup", arguments='{"key": "X"}')])
+            return ToolCalls(calls=[ScriptedCall(id="k1", name="lookup", arguments='{"key": "X"}')])
         return Success(text=f"child report: {last.text}")
     if last.role == "user" and last.text == "hello":
         return Success(text="hi")
     if last.role == "user":
         args = json.dumps({"task": "find X", "tools": ["lookup"]})
-        return ToolCalls(calls=[ToolCall(id="d1", name="delegate", arguments=args)])
+        return ToolCalls(calls=[ScriptedCall(id="d1", name="delegate", arguments=args)])
     return Success(text=f"the subagent says: {last.text}")
 
 

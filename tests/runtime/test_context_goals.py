@@ -10,7 +10,7 @@ import pytest
 from context_support import context_runtime
 from loop_support import create_agent
 
-from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.context import WorkBook
 from starharness.runtime.context.events import GOAL_CHANGE, PLAN_CHANGE
 from starharness.runtime.loop import AGENTS
@@ -32,7 +32,7 @@ def _todo(expected: int, *statuses: str) -> ToolCalls:
         {"id": str(i + 1), "text": f"step {i + 1}", "status": s} for i, s in enumerate(statuses)
     ]
     args = json.dumps({"items": items, "expected_revision": expected})
-    return ToolCalls(calls=[ToolCall(name="todo_write", arguments=args)])
+    return ToolCalls(calls=[ScriptedCall(name="todo_write", arguments=args)])
 
 
 async def test_plans_and_goals_use_compare_and_set_and_survive_a_restart(home: Path) -> None:
@@ -42,7 +42,7 @@ async def test_plans_and_goals_use_compare_and_set_and_survive_a_restart(home: P
         mock.script(
             "g1",
             [
-                ToolCalls(calls=[ToolCall(name="set_goal", arguments=goal)]),
+                ToolCalls(calls=[ScriptedCall(name="set_goal", arguments=goal)]),
                 _todo(0, "in_progress", "pending"),
                 _todo(0, "done", "done"),  # stale: the plan is at revision 1 now
                 _todo(1, "done", "in_progress"),

@@ -20,7 +20,7 @@ from context_support import (
 )
 from loop_support import create_agent
 
-from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.context import WorkBook, verify_seed
 from starharness.runtime.context.events import (
     COMPACTION_SUMMARY,
@@ -66,12 +66,12 @@ def player(request: ChatRequest) -> Step:
         if turn in (50, 150):
             goal = {"goal": f"goal from turn {turn}", "expected_revision": 0 if turn == 50 else 1}
             return ToolCalls(
-                calls=[ToolCall(id=f"g{turn}", name="set_goal", arguments=json.dumps(goal))]
+                calls=[ScriptedCall(id=f"g{turn}", name="set_goal", arguments=json.dumps(goal))]
             )
         if turn == 100:
             task = {"task": "produce a sample and report its size"}
             return ToolCalls(
-                calls=[ToolCall(id=f"d{turn}", name="delegate", arguments=json.dumps(task))]
+                calls=[ScriptedCall(id=f"d{turn}", name="delegate", arguments=json.dumps(task))]
             )
         return produce_call(size_of(turn), f"p{turn}")
     call_id = last.tool_call_id or ""

@@ -18,7 +18,7 @@ from context_support import (
 )
 from loop_support import create_agent
 
-from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.context import READ_TOOL, spilled_content
 from starharness.runtime.context.events import SPILL_STORED
 from starharness.runtime.session import SESSIONS
@@ -41,7 +41,7 @@ def _player(request: ChatRequest) -> Step:
     spill = spill_id_in(last.text)
     if last.tool_call_id == "c-big" and spill is not None:
         args = json.dumps({"spill": spill, "offset": 100_000, "length": 64})
-        return ToolCalls(calls=[ToolCall(id="c-read", name=READ_TOOL, arguments=args)])
+        return ToolCalls(calls=[ScriptedCall(id="c-read", name=READ_TOOL, arguments=args)])
     return Success(text="read it")
 
 
@@ -86,7 +86,7 @@ async def test_reading_a_spill_that_does_not_exist_is_a_clear_tool_error(home: P
     async with MockLlmServer() as mock:
         mock.script(
             "sp2",
-            [ToolCalls(calls=[ToolCall(name=READ_TOOL, arguments=args)]), Success(text="ok")],
+            [ToolCalls(calls=[ScriptedCall(name=READ_TOOL, arguments=args)]), Success(text="ok")],
         )
         async with context_runtime(mock.base_url, home, [SPILL_ROW]) as rt:
             handle, rec = await create_agent(rt.ctx, "sp2")

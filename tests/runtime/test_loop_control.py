@@ -10,7 +10,7 @@ import pytest
 from loop_support import Recorder, create_agent, runtime_for
 from pydantic import BaseModel
 
-from starharness.mockllm import MockLlmServer, Stall, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, Stall, Success, ToolCalls
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import NamedToolChoice, UserMessage
 from starharness.runtime.loop import (
@@ -60,7 +60,8 @@ async def _run(handle: object, rec: Recorder, text: str) -> str:
 async def test_a_concluding_tool_ends_the_turn_after_one_request(home: Path) -> None:
     async with MockLlmServer() as mock:
         mock.script(
-            "c1", [ToolCalls(calls=[ToolCall(name="speak", arguments=json.dumps({"line": "hi"}))])]
+            "c1",
+            [ToolCalls(calls=[ScriptedCall(name="speak", arguments=json.dumps({"line": "hi"}))])],
         )
         said: list[str] = []
         async with runtime_for(mock.base_url, home) as rt:
@@ -148,7 +149,9 @@ async def test_steer_enters_the_running_turn(home: Path) -> None:
 
 
 async def test_step_bound_ends_a_looping_turn(home: Path) -> None:
-    loop_call = ToolCalls(calls=[ToolCall(name="noop", arguments=json.dumps({"line": "again"}))])
+    loop_call = ToolCalls(
+        calls=[ScriptedCall(name="noop", arguments=json.dumps({"line": "again"}))]
+    )
     async with MockLlmServer(repeat_last=True) as mock:
         mock.script("c5", [loop_call])
         async with runtime_for(mock.base_url, home) as rt:
@@ -198,7 +201,9 @@ async def test_approval_refusal_is_logged_and_reaches_the_model(home: Path) -> N
         mock.script(
             "c7",
             [
-                ToolCalls(calls=[ToolCall(name="danger", arguments=json.dumps({"line": "rm"}))]),
+                ToolCalls(
+                    calls=[ScriptedCall(name="danger", arguments=json.dumps({"line": "rm"}))]
+                ),
                 Success(text="I was not allowed"),
             ],
         )

@@ -13,11 +13,11 @@ from pydantic import BaseModel
 from starharness.mockllm import (
     MockLlmServer,
     RateLimit,
-    ServerError,
+    ScriptedCall,
+    ServerFault,
     Stall,
     StreamDisconnect,
     Success,
-    ToolCall,
     ToolCalls,
 )
 from starharness.runtime.kernel import Context
@@ -103,7 +103,7 @@ async def test_tool_call_split_mid_escape_then_text(home: Path) -> None:
         mock.script(
             "s2",
             [
-                ToolCalls(calls=[ToolCall(name="echo", arguments=arguments)], fragment_size=1),
+                ToolCalls(calls=[ScriptedCall(name="echo", arguments=arguments)], fragment_size=1),
                 Success(text="done"),
             ],
         )
@@ -126,8 +126,8 @@ async def test_tool_call_split_mid_escape_then_text(home: Path) -> None:
 
 async def test_parallel_tool_calls_keep_call_order(home: Path) -> None:
     calls = [
-        ToolCall(id="c1", name="add", arguments=json.dumps({"a": 1, "b": 2})),
-        ToolCall(id="c2", name="add", arguments=json.dumps({"a": 2, "b": 3})),
+        ScriptedCall(id="c1", name="add", arguments=json.dumps({"a": 1, "b": 2})),
+        ScriptedCall(id="c2", name="add", arguments=json.dumps({"a": 2, "b": 3})),
     ]
     async with MockLlmServer() as mock:
         mock.script("s3", [ToolCalls(calls=calls, fragment_size=3), Success(text="sums")])
@@ -145,9 +145,9 @@ async def test_parallel_tool_calls_keep_call_order(home: Path) -> None:
 
 async def test_tool_raising_and_invalid_arguments_reach_the_model(home: Path) -> None:
     calls = [
-        ToolCall(id="c1", name="boom", arguments=json.dumps({"text": "x"})),
-        ToolCall(id="c2", name="add", arguments=json.dumps({"a": "not a number", "b": 1})),
-        ToolCall(id="c3", name="missing", arguments=json.dumps({})),
+        ScriptedCall(id="c1", name="boom", arguments=json.dumps({"text": "x"})),
+        ScriptedCall(id="c2", name="add", arguments=json.dumps({"a": "not a number", "b": 1})),
+        ScriptedCall(id="c3", name="missing", arguments=json.dumps({})),
     ]
     async with MockLlmServer() as mock:
         mock.script("s4", [ToolCalls(calls=calls), Success(text="sorry")])
@@ -171,7 +171,7 @@ async def test_retry_after_429_and_500_is_logged(home: Path) -> None:
     async with MockLlmServer() as mock:
         mock.script(
             "s5",
-            [RateLimit(retry_after_s=0.01), ServerError(), Success(text="finally")],
+            [RateLimit(retry_after_s=0.01), ServerFault(), Success(text="finally")],
         )
         async with runtime_for(mock.base_url, home) as rt:
             handle, rec = await create_agent(rt.ctx, "s5")
@@ -204,7 +204,7 @@ async def test_stream_cut_midway_is_retried_and_the_partial_discarded(home: Path
 
 async def test_an_llm_failure_after_retries_ends_the_turn_with_error(home: Path) -> None:
     async with MockLlmServer(repeat_last=True) as mock:
-        mock.script("s7", [ServerError()])
+        mock.script("s7", [ServerFault()])
         async with runtime_for(mock.base_url, home) as rt:
             handle, rec = await create_agent(rt.ctx, "s7")
             end = await _turn(rec, handle, "hi")
@@ -248,7 +248,7 @@ async def test_requests_rebuild_byte_for_byte_from_a_persisted_log(home: Path) -
         mock.script(
             "s9",
             [
-                ToolCalls(calls=[ToolCall(name="echo", arguments=json.dumps({"text": "a"}))]),
+                ToolCalls(calls=[ScriptedCall(name="echo", arguments=json.dumps({"text": "a"}))]),
                 Success(text="first done"),
                 Success(text="second"),
             ],

@@ -10,20 +10,20 @@ from pydantic import BaseModel
 
 from stack_support import scripted_llm
 from starharness.mockllm import (
-    AuthError,
+    BadApiKey,
     ContextOverflow,
     MaxTokens,
     MockLlmServer,
     QuotaExceeded,
     RateLimit,
     ReasoningSuccess,
-    ServerError,
+    ServerFault,
     StepLike,
     StreamDisconnect,
     Success,
     ToolCalls,
 )
-from starharness.mockllm import ToolCall as MockCall
+from starharness.mockllm import ScriptedCall as MockCall
 from starharness.runtime.llm import (
     DEEPSEEK,
     LLM,
@@ -57,8 +57,8 @@ _ANSWERS: list[StepLike] = [
 ]
 _FAILURES: list[StepLike] = [
     RateLimit(retry_after_s=2),
-    ServerError(status=502),
-    AuthError(),
+    ServerFault(status=502),
+    BadApiKey(),
     ContextOverflow(),
     QuotaExceeded(),
     StreamDisconnect(partial_text="half a"),

@@ -20,7 +20,7 @@ from context_support import (
 from loop_support import create_agent
 from snapshot_support import SNAPSHOTS, answers_from_log, check_snapshot, diff_requests
 
-from starharness.mockllm import ChatRequest, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.session import SessionEvent
 
 GOALS_ROW = {"id": "goals", "plugin": "starharness.runtime.context:GoalsPlugin"}
@@ -44,7 +44,9 @@ def model(request: ChatRequest) -> Step:
             "items": [{"id": "1", "text": "produce", "status": "in_progress"}],
             "expected_revision": 0,
         }
-        return ToolCalls(calls=[ToolCall(id="plan", name="todo_write", arguments=json.dumps(plan))])
+        return ToolCalls(
+            calls=[ScriptedCall(id="plan", name="todo_write", arguments=json.dumps(plan))]
+        )
     if last.role == "user" or (last.role == "tool" and last.tool_call_id == "plan"):
         turn = sum(1 for m in request.messages if m.role == "user" and m.text.startswith("task"))
         return produce_call(SIZES[(turn - 1) % len(SIZES)], f"p{request.turn}")

@@ -9,7 +9,7 @@ import pytest
 from sandbox_support import PROVIDERS, Machine
 
 from starharness.app import profile_search_path
-from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.loop import AGENTS, SESSION_EVENT, LoggedEvent
 from starharness.runtime.sandbox import COMMAND_DONE, COMMAND_RUN, SANDBOX_MODE
@@ -38,7 +38,7 @@ def _mock_rows(base_url: str) -> list[dict[str, Any]]:
 
 def _calls(*calls: tuple[str, dict[str, object]]) -> ToolCalls:
     return ToolCalls(
-        calls=[ToolCall(name=name, arguments=json.dumps(args)) for name, args in calls]
+        calls=[ScriptedCall(name=name, arguments=json.dumps(args)) for name, args in calls]
     )
 
 

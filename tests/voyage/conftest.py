@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from starharness.voyage import World, open_world
+from starharness.voyage import VoyageWorld, open_world
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def world_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def world(world_path: Path) -> Iterator[World]:
+def world(world_path: Path) -> Iterator[VoyageWorld]:
     opened = open_world(world_path)
     try:
         yield opened

@@ -9,12 +9,12 @@ import pytest
 from voyage_action_support import Bench, jam_player_hold, ledger
 
 from starharness.runtime.tools import FailureCode, ToolFailure
-from starharness.voyage import World, open_world
+from starharness.voyage import VoyageWorld, open_world
 from starharness.voyage.actions import ACTIONS, MAX_ATTITUDE_STEP, TRUST_FOR_A_JOB_DONE
 from starharness.voyage.content import CERES, DOCK_MASTER, OMEGA, PLAYER_ID, SMUGGLER
 
 
-async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: World) -> None:
+async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: VoyageWorld) -> None:
     before = ledger(world)
     result = await Bench(world).call("player_buys", good_id="fuel", qty=5, unit_price=430)
     assert result["ok"] is True
@@ -38,7 +38,7 @@ async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: Worl
     )
 
 
-async def test_buying_from_the_player_pays_them(world: World) -> None:
+async def test_buying_from_the_player_pays_them(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 4)
     result = await Bench(world).call("player_sells", good_id="parts", qty=3, unit_price=1_250)
@@ -72,7 +72,7 @@ async def test_a_fault_in_mid_trade_rolls_back_every_write(world_path: Path) -> 
         assert bench.reports == []
 
 
-async def test_accepted_and_refused_attempts_are_audited(world: World) -> None:
+async def test_accepted_and_refused_attempts_are_audited(world: VoyageWorld) -> None:
     bench = Bench(world)
     await bench.call("player_buys", good_id="fuel", qty=2, unit_price=450)
     await bench.call("player_buys", good_id="fuel", qty=2, unit_price=10)
@@ -106,7 +106,7 @@ async def test_accepted_and_refused_attempts_are_audited(world: World) -> None:
     ],
 )
 async def test_bad_arguments_are_refused_by_the_schema_naming_the_field(
-    world: World, arguments: dict[str, object], field: str
+    world: VoyageWorld, arguments: dict[str, object], field: str
 ) -> None:
     before = ledger(world)
     outcome = await Bench(world).call_raw("player_buys", json.dumps(arguments))
@@ -116,7 +116,7 @@ async def test_bad_arguments_are_refused_by_the_schema_naming_the_field(
     assert ledger(world) == before
 
 
-async def test_the_model_cannot_choose_whose_wallet_it_touches(world: World) -> None:
+async def test_the_model_cannot_choose_whose_wallet_it_touches(world: VoyageWorld) -> None:
     for action in ACTIONS:
         properties = getattr(action, "tool", action).schema.parameters.get("properties", {})
         assert "npc_id" not in properties and "player_id" not in properties
@@ -134,7 +134,9 @@ async def test_the_model_cannot_choose_whose_wallet_it_touches(world: World) -> 
     assert after.cargo[PLAYER_ID] == {"fuel": 1}
 
 
-async def test_attitude_changes_are_bounded_and_remembered_with_the_reason(world: World) -> None:
+async def test_attitude_changes_are_bounded_and_remembered_with_the_reason(
+    world: VoyageWorld,
+) -> None:
     bench = Bench(world)
     result = await bench.call("change_attitude", delta=-MAX_ATTITUDE_STEP, reason="a lowball")
     assert (result["ok"], result["attitude"], result["before"]) == (True, -10, 0)
@@ -143,7 +145,7 @@ async def test_attitude_changes_are_bounded_and_remembered_with_the_reason(world
     assert (memory.kind, memory.text) == ("attitude", "Cooled on them (-10): a lowball")
 
 
-async def test_notes_are_memories(world: World) -> None:
+async def test_notes_are_memories(world: VoyageWorld) -> None:
     result = await Bench(world).call("note_memory", text="Asked about my old crew.")
     assert result["ok"] is True
     with world.snapshot() as reader:
@@ -151,7 +153,7 @@ async def test_notes_are_memories(world: World) -> None:
     assert (memory.kind, memory.text) == ("note", "Asked about my old crew.")
 
 
-async def test_intel_is_told_once_trusted_enough(world: World) -> None:
+async def test_intel_is_told_once_trusted_enough(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.set_attitude(SMUGGLER, PLAYER_ID, 20)
     result = await Bench(world).call("sell_intel", intel_id="intel-patrols")
@@ -162,7 +164,7 @@ async def test_intel_is_told_once_trusted_enough(world: World) -> None:
         assert reader.count_memories(SMUGGLER, PLAYER_ID, kind="intel", ref="intel-patrols") == 1
 
 
-async def test_a_job_completes_once_its_goods_are_in_the_hold(world: World) -> None:
+async def test_a_job_completes_once_its_goods_are_in_the_hold(world: VoyageWorld) -> None:
     bench = Bench(world)
     offered = await bench.call("offer_quest", quest_id="quest-medgel")
     assert (offered["ok"], offered["reward"], offered["qty"]) == (True, 14_000, 10)
@@ -179,7 +181,7 @@ async def test_a_job_completes_once_its_goods_are_in_the_hold(world: World) -> N
     assert quest is not None and quest.status == "completed"
 
 
-async def test_passage_moves_the_player(world: World) -> None:
+async def test_passage_moves_the_player(world: VoyageWorld) -> None:
     bench = Bench(world, npc_id=DOCK_MASTER)
     result = await bench.call("sell_passage", destination=CERES)
     assert (result["ok"], result["fare"], result["destination"]) == (True, 1_800, "Ceres Deep")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from voyage_action_support import Bench, ledger
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, PLAYER_ID
 
 
@@ -18,7 +18,7 @@ async def _refused(bench: Bench, name: str, why: str, **arguments: object) -> di
     return result
 
 
-async def test_stock_refusal_names_what_the_npc_holds(world: World) -> None:
+async def test_stock_refusal_names_what_the_npc_holds(world: VoyageWorld) -> None:
     result = await _refused(
         Bench(world), "player_buys", "insufficient_stock", good_id="fuel", qty=50, unit_price=450
     )
@@ -26,7 +26,7 @@ async def test_stock_refusal_names_what_the_npc_holds(world: World) -> None:
     assert result["facts"] == {"good_id": "fuel", "have": 40, "want": 50}
 
 
-async def test_funds_refusal_names_both_amounts_and_what_fits(world: World) -> None:
+async def test_funds_refusal_names_both_amounts_and_what_fits(world: VoyageWorld) -> None:
     result = await _refused(
         Bench(world), "player_buys", "insufficient_funds", good_id="spice", qty=5, unit_price=2_900
     )
@@ -34,7 +34,7 @@ async def test_funds_refusal_names_both_amounts_and_what_fits(world: World) -> N
     assert result["facts"] == {"payer": PLAYER_ID, "have": 12_000, "need": 14_500, "max_qty": 4}
 
 
-async def test_attitude_refusal_names_the_score_and_the_threshold(world: World) -> None:
+async def test_attitude_refusal_names_the_score_and_the_threshold(world: VoyageWorld) -> None:
     result = await _refused(
         Bench(world), "sell_intel", "attitude_too_low", intel_id="intel-patrols"
     )
@@ -44,7 +44,7 @@ async def test_attitude_refusal_names_the_score_and_the_threshold(world: World) 
 
 
 @pytest.mark.parametrize("unit_price", [404, 563, 1])
-async def test_price_band_refusal_names_the_band(world: World, unit_price: int) -> None:
+async def test_price_band_refusal_names_the_band(world: VoyageWorld, unit_price: int) -> None:
     result = await _refused(
         Bench(world),
         "player_buys",
@@ -59,7 +59,7 @@ async def test_price_band_refusal_names_the_band(world: World, unit_price: int) 
 
 
 @pytest.mark.parametrize("unit_price", [1_124, 1_276])
-async def test_an_npc_buys_only_below_what_it_sells_at(world: World, unit_price: int) -> None:
+async def test_an_npc_buys_only_below_what_it_sells_at(world: VoyageWorld, unit_price: int) -> None:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 3)
     result = await _refused(
@@ -71,12 +71,12 @@ async def test_an_npc_buys_only_below_what_it_sells_at(world: World, unit_price:
 
 
 @pytest.mark.parametrize("unit_price", [405, 562])
-async def test_the_band_edges_are_allowed(world: World, unit_price: int) -> None:
+async def test_the_band_edges_are_allowed(world: VoyageWorld, unit_price: int) -> None:
     result = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=unit_price)
     assert result["ok"] is True, result
 
 
-async def test_the_npc_cannot_pay_for_what_it_buys(world: World) -> None:
+async def test_the_npc_cannot_pay_for_what_it_buys(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.move_actor(PLAYER_ID, KESSLER)
         tx.add_cargo(PLAYER_ID, "spice", 10)
@@ -87,14 +87,16 @@ async def test_the_npc_cannot_pay_for_what_it_buys(world: World) -> None:
     assert result["hint"] == "you have 15,000, the deal is 17,000; at 1,700 a unit that pays for 8"
 
 
-async def test_the_player_cannot_sell_what_they_do_not_hold(world: World) -> None:
+async def test_the_player_cannot_sell_what_they_do_not_hold(world: VoyageWorld) -> None:
     result = await _refused(
         Bench(world), "player_sells", "insufficient_cargo", good_id="parts", qty=3, unit_price=1_275
     )
     assert result["hint"] == "they hold no drive parts; they have nothing of it to sell"
 
 
-async def test_goods_the_npc_does_not_trade_are_refused_with_what_it_does(world: World) -> None:
+async def test_goods_the_npc_does_not_trade_are_refused_with_what_it_does(
+    world: VoyageWorld,
+) -> None:
     result = await _refused(
         Bench(world), "player_buys", "not_for_sale", good_id="ore", qty=1, unit_price=380
     )
@@ -107,7 +109,7 @@ async def test_goods_the_npc_does_not_trade_are_refused_with_what_it_does(world:
     assert "you buy" in str(result["hint"])
 
 
-async def test_a_player_elsewhere_cannot_trade(world: World) -> None:
+async def test_a_player_elsewhere_cannot_trade(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.move_actor(PLAYER_ID, KESSLER)
     result = await _refused(
@@ -118,7 +120,7 @@ async def test_a_player_elsewhere_cannot_trade(world: World) -> None:
     )
 
 
-async def test_a_job_is_refused_until_its_condition_holds(world: World) -> None:
+async def test_a_job_is_refused_until_its_condition_holds(world: VoyageWorld) -> None:
     bench = Bench(world)
     await _refused(bench, "complete_quest", "not_their_job", quest_id="quest-medgel")
     assert (await bench.call("offer_quest", quest_id="quest-medgel"))["ok"] is True
@@ -128,7 +130,7 @@ async def test_a_job_is_refused_until_its_condition_holds(world: World) -> None:
     )
 
 
-async def test_a_hostile_npc_keeps_its_jobs(world: World) -> None:
+async def test_a_hostile_npc_keeps_its_jobs(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.move_actor(PLAYER_ID, KESSLER)
     result = await _refused(
@@ -140,14 +142,14 @@ async def test_a_hostile_npc_keeps_its_jobs(world: World) -> None:
 @pytest.mark.parametrize(
     ("delta", "hint"), [(-25, "use -10 instead of -25"), (0, "changes nothing")]
 )
-async def test_attitude_moves_a_bounded_step(world: World, delta: int, hint: str) -> None:
+async def test_attitude_moves_a_bounded_step(world: VoyageWorld, delta: int, hint: str) -> None:
     result = await _refused(
         Bench(world), "change_attitude", "step_out_of_bounds", delta=delta, reason="lowball"
     )
     assert hint in str(result["hint"])
 
 
-async def test_passage_is_sold_only_where_the_npc_sells_it(world: World) -> None:
+async def test_passage_is_sold_only_where_the_npc_sells_it(world: VoyageWorld) -> None:
     result = await _refused(
         Bench(world, npc_id=DOCK_MASTER), "sell_passage", "no_passage", destination="mars"
     )
@@ -160,7 +162,7 @@ async def test_passage_is_sold_only_where_the_npc_sells_it(world: World) -> None
     assert result["hint"] == "they have 1,000, the deal is 2,500"
 
 
-async def test_intel_is_sold_once(world: World) -> None:
+async def test_intel_is_sold_once(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.set_attitude(DOCK_MASTER, PLAYER_ID, 50)
     bench = Bench(world, npc_id=DOCK_MASTER)

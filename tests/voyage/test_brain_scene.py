@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.brain import parse_scene
 from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, PLAYER_ID, SMUGGLER
 
 
-def test_the_brain_reads_the_smugglers_scene_as_the_store_knows_it(world: World) -> None:
+def test_the_brain_reads_the_smugglers_scene_as_the_store_knows_it(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.add_cargo(PLAYER_ID, "parts", 3)
         tx.add_cargo(PLAYER_ID, "coffee", 1_200)
@@ -45,7 +45,7 @@ def test_the_brain_reads_the_smugglers_scene_as_the_store_knows_it(world: World)
     )
 
 
-def test_passage_news_and_memories_are_read(world: World) -> None:
+def test_passage_news_and_memories_are_read(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.add_world_event("omega-station", "Customs raid at Omega station: spice seized.")
         tx.remember(
@@ -70,7 +70,7 @@ def test_passage_news_and_memories_are_read(world: World) -> None:
     assert view.last_deal.good == "fuel cells"
 
 
-def test_a_hostile_broker_and_free_intel(world: World) -> None:
+def test_a_hostile_broker_and_free_intel(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.move_actor(PLAYER_ID, KESSLER)
     view = parse_scene(world.scene(BROKER, PLAYER_ID))

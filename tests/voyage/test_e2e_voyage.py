@@ -7,11 +7,11 @@ from pathlib import Path
 
 from voyage_e2e_support import Player, actions, line, mood, options, serving_voyage
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, PLAYER_ID, SMUGGLER
 
 
-def _visits(world: World) -> list[str]:
+def _visits(world: VoyageWorld) -> list[str]:
     with world.snapshot() as reader:
         return [m.text for m in reader.memories(SMUGGLER, PLAYER_ID) if m.kind == "visit"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from voyage_action_support import Bench
 
 from starharness.npc import CommittedAction, GameKit
-from starharness.voyage import GAME, PROTOCOL_TEXT, VoyageHud, World, open_game_world
+from starharness.voyage import GAME, PROTOCOL_TEXT, VoyageHud, VoyageWorld, open_game_world
 from starharness.voyage.actions import MOODS, SPEAK, SPEECH
 from starharness.voyage.brain import respond
 from starharness.voyage.content import ATTITUDE_RANGE, PLAYER_ID, SMUGGLER, SPEECH_ACTION
@@ -46,14 +46,14 @@ def test_the_world_opener_creates_and_reopens_a_world(tmp_path: Path) -> None:
         with first.transaction() as tx:
             tx.add_credits(PLAYER_ID, 1)
     world = GAME.open_world(path)
-    assert isinstance(world, World)
+    assert isinstance(world, VoyageWorld)
     try:
         assert world.player_view(PLAYER_ID)["credits"] == 12_001
     finally:
         world.close()
 
 
-def test_the_hud_model_describes_the_player_view(world: World) -> None:
+def test_the_hud_model_describes_the_player_view(world: VoyageWorld) -> None:
     view = world.player_view(PLAYER_ID)
     hud = VoyageHud.model_validate(view)
     assert hud.model_dump() == view
@@ -63,7 +63,7 @@ def test_the_hud_model_describes_the_player_view(world: World) -> None:
     assert GAME.hud_model is VoyageHud
 
 
-async def test_closing_an_encounter_remembers_the_visit(world: World) -> None:
+async def test_closing_an_encounter_remembers_the_visit(world: VoyageWorld) -> None:
     bench = Bench(world)
     await bench.call("player_buys", good_id="fuel", qty=5, unit_price=450)
     committed = [CommittedAction(r.name, r.arguments, r.summary) for r in bench.reports if r.ok] + [
@@ -81,7 +81,7 @@ async def test_closing_an_encounter_remembers_the_visit(world: World) -> None:
     assert "They came by. Sold 5 fuel cells" in scene
 
 
-def test_a_visit_without_deals_is_remembered_as_talk(world: World) -> None:
+def test_a_visit_without_deals_is_remembered_as_talk(world: VoyageWorld) -> None:
     card = world.npc(SMUGGLER)
     assert card is not None and GAME.on_encounter_end is not None
     GAME.on_encounter_end(world, card, PLAYER_ID, [])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from voyage_e2e_support import Player, actions, line, serving_voyage
 
-from starharness.mockllm import Success, ToolCall, ToolCalls
+from starharness.mockllm import ScriptedCall, Success, ToolCalls
 from starharness.mockllm.capabilities import FULL, LLAMA_CPP, NO_TOOL_RESULTS, STRICT
 from starharness.npc.encounter.decision import DECISION_TOOL, OUTCOME_PREFIX
 from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
@@ -184,7 +184,7 @@ def _conversation(stack: Any) -> str:
 
 def _unreadable_speech() -> ToolCalls:
     # A speech call with no line: the speech tool refuses it, the model is told.
-    return ToolCalls(calls=[ToolCall(name="npc_speak", arguments='{"mood": "neutral"')])
+    return ToolCalls(calls=[ScriptedCall(name="npc_speak", arguments='{"mood": "neutral"')])
 
 
 async def test_speech_that_cannot_be_read_twice_ends_with_the_fallback_line(
@@ -236,7 +236,7 @@ async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: 
     ):
         await me.hello()
         await me.open("e1", SMUGGLER)
-        call = ToolCall(name="npc_speak", arguments=json.dumps(speech))
+        call = ScriptedCall(name="npc_speak", arguments=json.dumps(speech))
         stack.mock.script(_conversation(stack), [ToolCalls(calls=[call], fragment_size=3)])
         frames = await me.say("e1", BUY)
     assert line(frames) == "I'm out of spice, kid & that's that."
@@ -248,13 +248,13 @@ def _speech_as_json(fragment_size: int) -> ToolCalls:
     # What SmolLM2 did in the eval: the decision's tool result copied into what it says.
     copied = '"action": "player_buys", "ok": false, "reason": "not enough credits"'
     arguments = json.dumps({"line": copied, "mood": "neutral", "options": []})
-    call = ToolCall(name="npc_speak", arguments=arguments)
+    call = ScriptedCall(name="npc_speak", arguments=arguments)
     return ToolCalls(calls=[call], fragment_size=fragment_size)
 
 
 async def test_a_tool_result_copied_into_a_spoken_line_is_never_heard(tmp_path: Path) -> None:
     words = {"line": "Can't do that deal, friend.", "mood": "wary", "options": []}
-    spoken = ToolCalls(calls=[ToolCall(name="npc_speak", arguments=json.dumps(words))])
+    spoken = ToolCalls(calls=[ScriptedCall(name="npc_speak", arguments=json.dumps(words))])
     async with (
         serving_voyage(tmp_path, plays=FULL) as stack,
         Player(stack.running.ws_url, PLAYER_ID) as me,

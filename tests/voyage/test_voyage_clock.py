@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from starharness.voyage import World, open_world
+from starharness.voyage import VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, SMUGGLER
 from starharness.voyage.store import ClockRules, MarketQuote
 
 
-def _market(world: World) -> list[MarketQuote]:
+def _market(world: VoyageWorld) -> list[MarketQuote]:
     with world.snapshot() as r:
         return [quote for location in r.locations() for quote in r.market(location.id)]
 
 
-def test_tick_drifts_prices_and_makes_news(world: World) -> None:
+def test_tick_drifts_prices_and_makes_news(world: VoyageWorld) -> None:
     before = _market(world)
     events = world.tick(5)
     after = _market(world)
@@ -53,7 +53,7 @@ def test_the_seed_changes_the_outcome(tmp_path: Path) -> None:
         assert _market(plain) != _market(other)
 
 
-def test_traders_restock_from_the_local_exchange(world: World) -> None:
+def test_traders_restock_from_the_local_exchange(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.add_cargo(SMUGGLER, "fuel", -40)
         exchange = tx.stock(OMEGA, "fuel")
@@ -65,7 +65,7 @@ def test_traders_restock_from_the_local_exchange(world: World) -> None:
         assert r.stock(OMEGA, "fuel") == exchange - restocked
 
 
-def test_a_year_of_ticks_keeps_prices_within_bounds(world: World) -> None:
+def test_a_year_of_ticks_keeps_prices_within_bounds(world: VoyageWorld) -> None:
     events = world.tick(365)
     rules = ClockRules()
     with world.snapshot() as r:
@@ -79,7 +79,7 @@ def test_a_year_of_ticks_keeps_prices_within_bounds(world: World) -> None:
 
 
 @pytest.mark.parametrize("days", [0, -1, 366])
-def test_tick_refuses_a_bad_number_of_days(world: World, days: int) -> None:
+def test_tick_refuses_a_bad_number_of_days(world: VoyageWorld, days: int) -> None:
     with pytest.raises(ValueError, match="days must be between 1 and 365"):
         world.tick(days)
     assert world.player_view("player-1")["day"] == 1

@@ -1,4 +1,4 @@
-"""Two World instances on one file, in two threads, cannot both take the last units."""
+"""Two VoyageWorld instances on one file, in two threads, cannot both take the last units."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from starharness.voyage import World, open_world
+from starharness.voyage import VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, OMEGA_STATION, PLAYER_ID, SMUGGLER, ActorSeed
 from starharness.voyage.store import WorldBusyError
 
@@ -25,7 +25,7 @@ def two_player_path(tmp_path: Path) -> Path:
     return path
 
 
-def _buy_last_spice(world: World, player: str) -> bool:
+def _buy_last_spice(world: VoyageWorld, player: str) -> bool:
     """Check and take inside one transaction, as a guarded action does."""
     with world.transaction() as tx:
         if tx.cargo_qty(SMUGGLER, "spice") < LAST_UNITS:
@@ -35,7 +35,7 @@ def _buy_last_spice(world: World, player: str) -> bool:
         return True
 
 
-def _spice(world: World) -> tuple[int, int, int]:
+def _spice(world: VoyageWorld) -> tuple[int, int, int]:
     with world.snapshot() as r:
         return (
             r.cargo_qty(SMUGGLER, "spice"),
@@ -78,7 +78,9 @@ def test_a_buyer_that_arrives_mid_transaction_sees_the_result(two_player_path: P
         second.close()
 
 
-def _race(barrier: threading.Barrier, world: World, player: str, results: dict[str, bool]) -> None:
+def _race(
+    barrier: threading.Barrier, world: VoyageWorld, player: str, results: dict[str, bool]
+) -> None:
     barrier.wait(10)
     results[player] = _buy_last_spice(world, player)
 

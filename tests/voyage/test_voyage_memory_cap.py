@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 from starharness.voyage.store.folding import KEEP, SLACK
 
 GOODS = ("fuel", "medgel", "spice")
 
 
-def _remember_many(world: World, count: int) -> tuple[int, int]:
+def _remember_many(world: VoyageWorld, count: int) -> tuple[int, int]:
     qty_total = price_total = 0
     for index in range(count):
         with world.transaction() as tx:
@@ -29,7 +29,7 @@ def _remember_many(world: World, count: int) -> tuple[int, int]:
     return qty_total, price_total
 
 
-def test_old_memories_fold_into_totals_and_rows_stay_bounded(world: World) -> None:
+def test_old_memories_fold_into_totals_and_rows_stay_bounded(world: VoyageWorld) -> None:
     count = 3_000
     qty_total, price_total = _remember_many(world, count)
     with world.snapshot() as reader:
@@ -51,7 +51,7 @@ def test_old_memories_fold_into_totals_and_rows_stay_bounded(world: World) -> No
     assert "first deal day 1: they bought 2 medical gel for 200" in scene
 
 
-def test_a_few_memories_are_not_folded(world: World) -> None:
+def test_a_few_memories_are_not_folded(world: VoyageWorld) -> None:
     _remember_many(world, KEEP + SLACK)
     with world.snapshot() as reader:
         rows = reader.memories(SMUGGLER, PLAYER_ID)

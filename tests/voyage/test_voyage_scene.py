@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, KESSLER, OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.store import Memory, MemoryBudget, attitude_word, estimate_tokens
 from starharness.voyage.store.memory import summarise_memories
@@ -15,7 +15,7 @@ SCENE_TOKEN_GOAL = 500
 GOODS = {"fuel": "fuel cells", "spice": "nebula spice", "medgel": "medical gel"}
 
 
-def test_scene_shows_place_time_wares_player_and_attitude(world: World) -> None:
+def test_scene_shows_place_time_wares_player_and_attitude(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.set_price(OMEGA, "medgel", 1_234)
         tx.move_cargo(SMUGGLER, PLAYER_ID, "fuel", 7)
@@ -35,7 +35,7 @@ def test_scene_shows_place_time_wares_player_and_attitude(world: World) -> None:
     assert "You have never dealt with them." in scene
 
 
-def test_scene_shows_news_of_the_npcs_location_only(world: World) -> None:
+def test_scene_shows_news_of_the_npcs_location_only(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.add_world_event(OMEGA, "A freighter docks with coffee.")
         tx.add_world_event(KESSLER, "Vex throws a party.")
@@ -44,7 +44,7 @@ def test_scene_shows_news_of_the_npcs_location_only(world: World) -> None:
     assert "Vex throws a party." in world.scene(BROKER, PLAYER_ID)
 
 
-def test_scene_recalls_the_last_deal(world: World) -> None:
+def test_scene_recalls_the_last_deal(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.remember(
             SMUGGLER,
@@ -59,7 +59,7 @@ def test_scene_recalls_the_last_deal(world: World) -> None:
     assert "- day 1: Sold them 5 fuel cells for 2,250." in world.scene(SMUGGLER, PLAYER_ID)
 
 
-def _fill(world: World, count: int) -> list[Memory]:
+def _fill(world: VoyageWorld, count: int) -> list[Memory]:
     goods = ["fuel", "medgel", "spice"]
     with world.transaction() as tx:
         for i in range(count):
@@ -83,7 +83,7 @@ def _fill(world: World, count: int) -> list[Memory]:
         return tx.memories(SMUGGLER, PLAYER_ID)
 
 
-def test_500_memories_fold_into_budget_and_keep_the_first_deal(world: World) -> None:
+def test_500_memories_fold_into_budget_and_keep_the_first_deal(world: VoyageWorld) -> None:
     memories = _fill(world, 500)
     scene = world.scene(SMUGGLER, PLAYER_ID)
     print(
@@ -100,7 +100,7 @@ def test_500_memories_fold_into_budget_and_keep_the_first_deal(world: World) -> 
     assert f"- day {last_trade.day}: {last_trade.text}" in scene
 
 
-def test_the_last_deal_is_named_when_newer_memories_push_it_out(world: World) -> None:
+def test_the_last_deal_is_named_when_newer_memories_push_it_out(world: VoyageWorld) -> None:
     memories = _fill(world, 60)
     with world.transaction() as tx:
         for n in range(5):
@@ -116,7 +116,7 @@ def test_the_last_deal_is_named_when_newer_memories_push_it_out(world: World) ->
     assert "- day 2: Chatted about the weather, take 4." in scene
 
 
-def test_folded_counts_account_for_every_memory(world: World) -> None:
+def test_folded_counts_account_for_every_memory(world: VoyageWorld) -> None:
     memories = _fill(world, 120)
     summary = summarise_memories(memories, GOODS, MemoryBudget(chars=2_000, verbatim=3))
     older = memories[:-3]

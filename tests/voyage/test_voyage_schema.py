@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from starharness.voyage import SchemaVersionError, World, open_world, seed_world
+from starharness.voyage import SchemaVersionError, VoyageWorld, open_world, seed_world
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 from starharness.voyage.store import APPLICATION_ID, SCHEMA_VERSION
 
 
 @pytest.fixture
-def raw(world: World, world_path: Path) -> Iterator[sqlite3.Connection]:
+def raw(world: VoyageWorld, world_path: Path) -> Iterator[sqlite3.Connection]:
     conn = sqlite3.connect(world_path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
     try:
@@ -50,7 +50,7 @@ def test_raw_sql_cannot_create_impossible_states(raw: sqlite3.Connection, statem
         raw.execute(statement)
 
 
-def test_raw_sql_can_still_make_legal_changes(raw: sqlite3.Connection, world: World) -> None:
+def test_raw_sql_can_still_make_legal_changes(raw: sqlite3.Connection, world: VoyageWorld) -> None:
     raw.execute("UPDATE actors SET credits = 0 WHERE id = ?", (PLAYER_ID,))
     raw.execute(
         "UPDATE attitudes SET score = 100 WHERE npc_id = ? AND target_id = ?", (SMUGGLER, PLAYER_ID)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from voyage_e2e_support import Player, actions, serving_voyage
 
-from starharness.mockllm import ToolCall, ToolCalls
+from starharness.mockllm import ScriptedCall, ToolCalls
 from starharness.voyage.actions import DEFAULT_MOOD, SPEECH, buy_band, sell_band
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 
 
 def _call(name: str, **arguments: object) -> ToolCalls:
-    return ToolCalls(calls=[ToolCall(name=name, arguments=json.dumps(arguments))])
+    return ToolCalls(calls=[ScriptedCall(name=name, arguments=json.dumps(arguments))])
 
 
 def _talk(line: str) -> ToolCalls:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from starharness.npc.world import ActionHost, AuditRecord, GameWorld
-from starharness.voyage import World, WorldTx
+from starharness.voyage import VoyageWorld, WorldTx
 from starharness.voyage.content import DOCK_MASTER, OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.store import (
     InsufficientCargoError,
@@ -31,7 +31,7 @@ def _sell_fuel(tx: WorldTx, qty: int, total: int) -> None:
     tx.adjust_stock(OMEGA, "fuel", -qty)
 
 
-def _state(world: World) -> tuple[int, int, int, int, int]:
+def _state(world: VoyageWorld) -> tuple[int, int, int, int, int]:
     with world.snapshot() as r:
         return (
             r.credits(PLAYER_ID),
@@ -42,12 +42,12 @@ def _state(world: World) -> tuple[int, int, int, int, int]:
         )
 
 
-def test_world_implements_the_framework_protocols(world: World) -> None:
+def test_world_implements_the_framework_protocols(world: VoyageWorld) -> None:
     assert isinstance(world, GameWorld)
     assert isinstance(world, ActionHost)
 
 
-def test_a_trade_commits_all_its_writes(world: World) -> None:
+def test_a_trade_commits_all_its_writes(world: VoyageWorld) -> None:
     before = _state(world)
     with world.transaction() as tx:
         _sell_fuel(tx, 5, 2_250)
@@ -60,7 +60,7 @@ def test_a_trade_commits_all_its_writes(world: World) -> None:
     )
 
 
-def test_an_exception_after_some_writes_rolls_them_all_back(world: World) -> None:
+def test_an_exception_after_some_writes_rolls_them_all_back(world: VoyageWorld) -> None:
     before = _state(world)
     with pytest.raises(Boom), world.transaction() as tx:
         _sell_fuel(tx, 5, 2_250)
@@ -71,7 +71,7 @@ def test_an_exception_after_some_writes_rolls_them_all_back(world: World) -> Non
         assert reader.memories(SMUGGLER, PLAYER_ID) == []
 
 
-def test_a_trade_the_buyer_cannot_afford_leaves_nothing_half_done(world: World) -> None:
+def test_a_trade_the_buyer_cannot_afford_leaves_nothing_half_done(world: VoyageWorld) -> None:
     before = _state(world)
     with pytest.raises(InsufficientCreditsError) as caught, world.transaction() as tx:
         tx.move_cargo(SMUGGLER, PLAYER_ID, "fuel", 5)  # goods first, payment second
@@ -81,7 +81,7 @@ def test_a_trade_the_buyer_cannot_afford_leaves_nothing_half_done(world: World) 
     assert _state(world) == before
 
 
-def test_helpers_refuse_to_go_below_zero(world: World) -> None:
+def test_helpers_refuse_to_go_below_zero(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         with pytest.raises(InsufficientCargoError) as cargo:
             tx.move_cargo(SMUGGLER, PLAYER_ID, "fuel", 41)
@@ -99,7 +99,7 @@ def test_helpers_refuse_to_go_below_zero(world: World) -> None:
         assert tx.cargo_qty(SMUGGLER, "fuel") == 40
 
 
-def test_attitude_is_clamped_to_its_bounds(world: World) -> None:
+def test_attitude_is_clamped_to_its_bounds(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         assert tx.adjust_attitude(SMUGGLER, PLAYER_ID, 250) == 100
         assert tx.adjust_attitude(SMUGGLER, PLAYER_ID, -30) == 70
@@ -108,21 +108,21 @@ def test_attitude_is_clamped_to_its_bounds(world: World) -> None:
     assert world.attitude(DOCK_MASTER, PLAYER_ID) == -100
 
 
-def test_emptying_a_hold_removes_the_row(world: World) -> None:
+def test_emptying_a_hold_removes_the_row(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         tx.move_cargo(SMUGGLER, PLAYER_ID, "spice", 6)
         assert "spice" not in tx.cargo(SMUGGLER)
         assert tx.cargo(PLAYER_ID) == {"spice": 6}
 
 
-def test_a_transaction_cannot_be_used_after_it_ends(world: World) -> None:
+def test_a_transaction_cannot_be_used_after_it_ends(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         pass
     with pytest.raises(TransactionStateError, match="has ended"):
         tx.add_credits(PLAYER_ID, 1)
 
 
-def test_transactions_do_not_nest(world: World) -> None:
+def test_transactions_do_not_nest(world: VoyageWorld) -> None:
     with (
         world.transaction(),
         pytest.raises(TransactionStateError, match="already open"),
@@ -132,7 +132,7 @@ def test_transactions_do_not_nest(world: World) -> None:
     assert world.has_player(PLAYER_ID)
 
 
-def test_audit_rows_go_with_their_transaction(world: World) -> None:
+def test_audit_rows_go_with_their_transaction(world: VoyageWorld) -> None:
     accepted = AuditRecord(
         "sell", SMUGGLER, PLAYER_ID, {"good": "fuel", "qty": 5}, True, None, "sold"
     )
@@ -152,13 +152,13 @@ def test_audit_rows_go_with_their_transaction(world: World) -> None:
     ]
 
 
-def test_is_alive_reads_inside_the_transaction(world: World) -> None:
+def test_is_alive_reads_inside_the_transaction(world: VoyageWorld) -> None:
     with world.transaction() as tx:
         assert world.is_alive(tx, SMUGGLER)
         tx.set_alive(SMUGGLER, False)
         assert not world.is_alive(tx, SMUGGLER)
         assert not world.is_alive(tx, "nobody")
-    with pytest.raises(TransactionStateError, match="expected a transaction of this World"):
+    with pytest.raises(TransactionStateError, match="expected a transaction of this VoyageWorld"):
         world.is_alive(object(), SMUGGLER)
 
 
@@ -182,7 +182,7 @@ _ops = st.lists(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=_ops)
-def test_no_sequence_of_writes_breaks_the_books(world: World, ops: list[_Op]) -> None:
+def test_no_sequence_of_writes_breaks_the_books(world: VoyageWorld, ops: list[_Op]) -> None:
     """Credits are conserved, and no balance, hold or stock ever goes negative."""
     with world.snapshot() as r:
         money = r.credits(PLAYER_ID) + r.credits(SMUGGLER)

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.store import UnknownEntityError, attitude_word
 
 
-def test_npc_cards_carry_persona_and_place(world: World) -> None:
+def test_npc_cards_carry_persona_and_place(world: VoyageWorld) -> None:
     cards = {card.id: card for card in world.npcs()}
     assert set(cards) >= {SMUGGLER, DOCK_MASTER, BROKER}
     smuggler = cards[SMUGGLER]
@@ -23,13 +23,13 @@ def test_npc_cards_carry_persona_and_place(world: World) -> None:
     assert len({card.archetype for card in cards.values()}) == len(cards)
 
 
-def test_players_are_players(world: World) -> None:
+def test_players_are_players(world: VoyageWorld) -> None:
     assert world.has_player(PLAYER_ID)
     assert not world.has_player(SMUGGLER)
     assert not world.has_player("nobody")
 
 
-def test_meeting_needs_the_same_place_and_a_living_npc(world: World) -> None:
+def test_meeting_needs_the_same_place_and_a_living_npc(world: VoyageWorld) -> None:
     assert world.can_meet(SMUGGLER, PLAYER_ID)
     assert not world.can_meet(BROKER, PLAYER_ID)
     with world.transaction() as tx:
@@ -42,13 +42,13 @@ def test_meeting_needs_the_same_place_and_a_living_npc(world: World) -> None:
     assert not world.can_meet("nobody", PLAYER_ID)
 
 
-def test_the_broker_starts_hostile(world: World) -> None:
+def test_the_broker_starts_hostile(world: VoyageWorld) -> None:
     assert attitude_word(world.attitude(BROKER, PLAYER_ID)) == "hostile"
     assert "(hostile)" in world.scene(BROKER, PLAYER_ID)
     assert world.attitude(SMUGGLER, "never-met") == 0
 
 
-def test_player_view_is_json_and_follows_the_world(world: World) -> None:
+def test_player_view_is_json_and_follows_the_world(world: VoyageWorld) -> None:
     view = world.player_view(PLAYER_ID)
     assert view == json.loads(json.dumps(view))
     assert view["credits"] == 12_000 and view["cargo"] == [] and view["day"] == 1
@@ -61,7 +61,7 @@ def test_player_view_is_json_and_follows_the_world(world: World) -> None:
     assert view["cargo"] == [{"goodId": "medgel", "name": "medical gel", "qty": 2}]
 
 
-def test_player_view_carries_each_npcs_attitude(world: World) -> None:
+def test_player_view_carries_each_npcs_attitude(world: VoyageWorld) -> None:
     before = world.player_view(PLAYER_ID)["attitudes"]
     assert before[BROKER] == world.attitude(BROKER, PLAYER_ID)
     assert all(-100 <= score <= 100 for score in before.values())
@@ -76,12 +76,12 @@ def test_player_view_carries_each_npcs_attitude(world: World) -> None:
     }
 
 
-def test_player_view_of_an_unknown_player_is_a_clear_error(world: World) -> None:
+def test_player_view_of_an_unknown_player_is_a_clear_error(world: VoyageWorld) -> None:
     with pytest.raises(UnknownEntityError, match="no player with id 'player-9'"):
         world.player_view("player-9")
 
 
-def test_a_closed_world_says_so(world: World) -> None:
+def test_a_closed_world_says_so(world: VoyageWorld) -> None:
     world.close()
     with pytest.raises(Exception, match="is closed"):
         world.npcs()

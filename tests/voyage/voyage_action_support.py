@@ -12,7 +12,7 @@ from starharness.npc.actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import ToolOutcome, ToolRegistry, ToolSuccess
-from starharness.voyage import World
+from starharness.voyage import VoyageWorld
 from starharness.voyage.actions import ACTIONS
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 
@@ -25,7 +25,7 @@ def action_tools() -> list[Any]:
 class Bench:
     """One encounter's agent layer with the game's tools, bound to an NPC and the player."""
 
-    world: World
+    world: VoyageWorld
     npc_id: str = SMUGGLER
     player_id: str = PLAYER_ID
     reports: list[ActionAttempt] = field(default_factory=list[ActionAttempt])
@@ -62,7 +62,7 @@ class Ledger:
     attitude: int
 
 
-def ledger(world: World, npc_id: str = SMUGGLER, player_id: str = PLAYER_ID) -> Ledger:
+def ledger(world: VoyageWorld, npc_id: str = SMUGGLER, player_id: str = PLAYER_ID) -> Ledger:
     with world.snapshot() as reader:
         return Ledger(
             credits={a: reader.credits(a) for a in (npc_id, player_id)},

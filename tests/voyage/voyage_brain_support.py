@@ -11,9 +11,9 @@ from starharness.mockllm import (
     ChatRequest,
     FunctionCall,
     MessageToolCall,
+    OfferedTool,
     Step,
     ToolCalls,
-    ToolDefinition,
 )
 from starharness.voyage import PROTOCOL_TEXT
 from starharness.voyage.actions import ACTIONS
@@ -23,9 +23,9 @@ from starharness.voyage.content import SMUGGLER_PERSONA
 ARRIVAL = "(The player walks up to you.)"
 
 
-def offered_tools() -> tuple[ToolDefinition, ...]:
+def offered_tools() -> tuple[OfferedTool, ...]:
     return tuple(
-        ToolDefinition.model_validate(
+        OfferedTool.model_validate(
             {
                 "type": "function",
                 "function": {

@@ -17,7 +17,7 @@ from stack_support import start_runtime
 from starharness.mockllm import MockCapabilities, MockLlmServer
 from starharness.mockllm.capabilities import FULL
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
-from starharness.voyage import GAME, World
+from starharness.voyage import GAME, VoyageWorld
 
 WAIT_S = 15.0
 """Generous: only a broken test waits this long."""
@@ -31,9 +31,9 @@ class Stack:
     running: RunningServer
 
     @property
-    def world(self) -> World:
+    def world(self) -> VoyageWorld:
         world = self.running.server.world
-        assert isinstance(world, World)
+        assert isinstance(world, VoyageWorld)
         return world
 
 

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from ..npc.frames import FrameError, Protocol
+from ..npc.frames import FrameError, FrameProtocol
 from ..runtime.errors import StarHarnessError
 from .evidence import Frame, PlayerTurn
 
@@ -23,7 +23,7 @@ class TurnTimeoutError(StarHarnessError, TimeoutError):
 class ScriptedPlayer:
     """One WebSocket connection; every down frame is checked against the game's protocol."""
 
-    def __init__(self, socket: ClientConnection, protocol: Protocol, player_id: str) -> None:
+    def __init__(self, socket: ClientConnection, protocol: FrameProtocol, player_id: str) -> None:
         self._socket = socket
         self._protocol = protocol
         self.player_id = player_id
@@ -129,7 +129,7 @@ async def _receive(socket: ClientConnection, timeout_s: float) -> str:
 
 @asynccontextmanager
 async def scripted_player(
-    ws_url: str, protocol: Protocol, player_id: str
+    ws_url: str, protocol: FrameProtocol, player_id: str
 ) -> AsyncGenerator[ScriptedPlayer]:
     """A connected player, bound to `player_id` with `hello` (its `welcome` is checked too)."""
     async with connect(ws_url, proxy=None, open_timeout=10, max_size=16 * 1024 * 1024) as socket:

@@ -60,7 +60,7 @@ class FunctionDefinition(_Lenient):
     parameters: dict[str, Any] | None = None
 
 
-class ToolDefinition(_Lenient):
+class OfferedTool(_Lenient):
     """A tool offered in the request."""
 
     type: str = "function"
@@ -70,7 +70,7 @@ class ToolDefinition(_Lenient):
 class _ChatBody(_Lenient):
     model: str = Field(min_length=1)
     messages: tuple[ChatMessage, ...] = Field(min_length=1)
-    tools: tuple[ToolDefinition, ...] = ()
+    tools: tuple[OfferedTool, ...] = ()
     tool_choice: Any = None
     stream: bool = False
 
@@ -83,7 +83,7 @@ class ChatRequest:
     turn: int
     model: str
     messages: tuple[ChatMessage, ...]
-    tools: tuple[ToolDefinition, ...]
+    tools: tuple[OfferedTool, ...]
     tool_choice: Any
     stream: bool
     headers: Mapping[str, str]

@@ -71,7 +71,7 @@ class ReasoningSuccess(StreamShape):
     text: str = "mock response"
 
 
-class ToolCall(_StepBase):
+class ScriptedCall(_StepBase):
     """One tool call; `arguments` is sent verbatim (in a script file a mapping is JSON-encoded)."""
 
     name: str = Field(min_length=1)
@@ -86,15 +86,15 @@ class ToolCall(_StepBase):
         return json.dumps(value, ensure_ascii=False)
 
 
-def _default_calls() -> tuple[ToolCall, ...]:
-    return (ToolCall(name="mock_tool", arguments='{"value":"mock"}'),)
+def _default_calls() -> tuple[ScriptedCall, ...]:
+    return (ScriptedCall(name="mock_tool", arguments='{"value":"mock"}'),)
 
 
 class ToolCalls(StreamShape):
     """One or several tool calls, arguments streamed in fragments; optional text first."""
 
     behaviour: Literal["tool_call_success"] = "tool_call_success"
-    calls: Sequence[ToolCall] = Field(default_factory=_default_calls, min_length=1)
+    calls: Sequence[ScriptedCall] = Field(default_factory=_default_calls, min_length=1)
     fragment_size: PositiveInt = Field(
         default=8,
         description="Code points of argument text per event; splits escapes and characters.",
@@ -174,7 +174,7 @@ class RateLimit(_StepBase):
     message: str = "Rate limit reached for requests (mock). Please try again later."
 
 
-class ServerError(_StepBase):
+class ServerFault(_StepBase):
     """A 5xx answer with the OpenAI error shape."""
 
     behaviour: Literal["server_error"] = "server_error"
@@ -190,7 +190,7 @@ class ServiceUnavailable(_StepBase):
     message: str = "The server is overloaded or not ready yet (mock)."
 
 
-class AuthError(_StepBase):
+class BadApiKey(_StepBase):
     """401 invalid_api_key."""
 
     behaviour: Literal["auth_error"] = "auth_error"
@@ -237,9 +237,9 @@ Step = Annotated[
     | MalformedEvent
     | WrongContentType
     | RateLimit
-    | ServerError
+    | ServerFault
     | ServiceUnavailable
-    | AuthError
+    | BadApiKey
     | InvalidRequest
     | ContextOverflow
     | QuotaExceeded,
@@ -261,9 +261,9 @@ STEP_TYPES: tuple[type[BaseModel], ...] = (
     MalformedEvent,
     WrongContentType,
     RateLimit,
-    ServerError,
+    ServerFault,
     ServiceUnavailable,
-    AuthError,
+    BadApiKey,
     InvalidRequest,
     ContextOverflow,
     QuotaExceeded,

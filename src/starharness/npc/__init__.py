@@ -39,7 +39,7 @@ from .server import (
     serve_game,
     start_server,
 )
-from .world import ActionHost, AuditRecord, GameWorld, NpcCard, World, WorldEvent
+from .world import ActionHost, AuditRecord, GameWorld, NewsItem, NpcCard, World
 
 __all__ = [
     "ENCOUNTER",
@@ -62,6 +62,7 @@ __all__ = [
     "GameWorld",
     "Guard",
     "LimitsSettings",
+    "NewsItem",
     "NpcCard",
     "NpcServer",
     "NpcServerConfig",
@@ -75,7 +76,6 @@ __all__ = [
     "TranscriptSettings",
     "TurnSettings",
     "World",
-    "WorldEvent",
     "build_app",
     "define_game_action",
     "define_speech_tool",

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .encounter import GameKit
-from .frames import Protocol, schema_text
+from .frames import FrameProtocol, schema_text
 from .game import Game
 
 
-def game_protocol(game: Game) -> Protocol:
+def game_protocol(game: Game) -> FrameProtocol:
     """The frame protocol the server speaks for `game` (the one its frames are checked with)."""
     return GameKit.of(game).protocol
 

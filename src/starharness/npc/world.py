@@ -21,7 +21,7 @@ class NpcCard:
 
 
 @dataclass(frozen=True, slots=True)
-class WorldEvent:
+class NewsItem:
     """Something that happened in the world, for the clients' news and later scenes."""
 
     location_id: str
@@ -69,7 +69,7 @@ class GameWorld(Protocol):
 
     def attitude(self, npc_id: str, player_id: str) -> int: ...
 
-    def tick(self, days: int) -> Sequence[WorldEvent]:
+    def tick(self, days: int) -> Sequence[NewsItem]:
         """Advance the clock; returns what happened."""
         ...
 

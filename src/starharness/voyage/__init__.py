@@ -7,7 +7,7 @@ from .memory_hooks import record_visit, visit_summary
 from .paths import default_world_path
 from .store import (
     SchemaVersionError,
-    World,
+    VoyageWorld,
     WorldError,
     WorldReader,
     WorldTx,
@@ -23,7 +23,7 @@ __all__ = [
     "SPEECH_ACTION",
     "SchemaVersionError",
     "VoyageHud",
-    "World",
+    "VoyageWorld",
     "WorldError",
     "WorldReader",
     "WorldTx",

@@ -12,12 +12,12 @@ from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
 from .hud import VoyageHud
 from .memory_hooks import record_visit
 from .paths import default_world_path
-from .store import World, open_world
+from .store import VoyageWorld, open_world
 
 GAME_NAME = "omega-station"
 
 
-def open_game_world(path: Path | None) -> World:
+def open_game_world(path: Path | None) -> VoyageWorld:
     """The world file at path (default: `default_world_path()`), created and seeded once."""
     return open_world(path)
 

@@ -8,7 +8,7 @@ from starharness.npc import CommittedAction, NpcCard
 from starharness.npc import World as GameWorld
 
 from .content import SPEECH_ACTION
-from .store import World
+from .store import VoyageWorld
 
 VISIT_MEMORY = "visit"
 MAX_VISIT_TEXT = 200
@@ -28,8 +28,8 @@ def record_visit(
     world: GameWorld, npc: NpcCard, player_id: str, committed: Sequence[CommittedAction]
 ) -> None:
     """`on_encounter_end`: store the visit as the NPC's memory of the player."""
-    if not isinstance(world, World):
-        raise TypeError(f"Omega station needs its own World, got {type(world).__name__}")
+    if not isinstance(world, VoyageWorld):
+        raise TypeError(f"Omega station needs its own VoyageWorld, got {type(world).__name__}")
     with world.transaction() as tx:
         if tx.actor(player_id) is None or tx.actor(npc.id) is None:
             return

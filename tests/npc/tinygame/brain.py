@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from starharness.mockllm import ChatRequest, Step, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
 
 from .world import SCENE_MARK
 
@@ -13,9 +13,11 @@ _BUY = re.compile(r"buy (\d+)")
 OPTIONS = [{"id": "buy", "label": "buy 1"}, {"id": "bye", "label": "Goodbye"}]
 
 
-def talk(line: str, mood: str = "calm", options: list[dict[str, str]] | None = None) -> ToolCall:
+def talk(
+    line: str, mood: str = "calm", options: list[dict[str, str]] | None = None
+) -> ScriptedCall:
     arguments = {"line": line, "mood": mood, "options": options or []}
-    return ToolCall(name="talk", arguments=json.dumps(arguments))
+    return ScriptedCall(name="talk", arguments=json.dumps(arguments))
 
 
 def respond(request: ChatRequest) -> Step:
@@ -31,7 +33,7 @@ def respond(request: ChatRequest) -> Step:
     if wanted:
         qty = int(wanted.group(1))
         arguments = json.dumps({"qty": qty, "price": 3 * qty})
-        return ToolCalls(calls=[ToolCall(name="sell_bread", arguments=arguments)])
+        return ToolCalls(calls=[ScriptedCall(name="sell_bread", arguments=arguments)])
     # Spaced fragments, like a real model: each arrives in a read of its own.
     return ToolCalls(
         calls=[talk(f"You said: {said}", options=OPTIONS)], fragment_size=4, delay_ms=2

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
+from starharness.npc.world import AuditRecord, NewsItem, NpcCard
 
 _SCHEMA = """
 CREATE TABLE actors (
@@ -177,14 +177,14 @@ class TinyWorld:
         )
         return int(score) if score is not None else 0
 
-    def tick(self, days: int) -> Sequence[WorldEvent]:
-        events: list[WorldEvent] = []
+    def tick(self, days: int) -> Sequence[NewsItem]:
+        events: list[NewsItem] = []
         with self.transaction() as tx:
             day = int(tx.value("SELECT day FROM clock"))
             for offset in range(1, days + 1):
                 place = "square" if (day + offset) % 2 else "forge"
                 headline = f"Day {day + offset} dawns."
-                events.append(WorldEvent(place, headline.ljust(self.headline_size, ".")))
+                events.append(NewsItem(place, headline.ljust(self.headline_size, ".")))
             tx.db.execute("UPDATE clock SET day = ?", (day + days,))
         return events
 

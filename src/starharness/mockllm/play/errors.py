@@ -6,21 +6,21 @@ import math
 
 from ..shapes import error_body
 from ..steps import (
-    AuthError,
+    BadApiKey,
     ContextOverflow,
     InvalidRequest,
     QuotaExceeded,
     RateLimit,
-    ServerError,
+    ServerFault,
     ServiceUnavailable,
 )
 from .exchange import Exchange
 
 ErrorStep = (
     RateLimit
-    | ServerError
+    | ServerFault
     | ServiceUnavailable
-    | AuthError
+    | BadApiKey
     | InvalidRequest
     | ContextOverflow
     | QuotaExceeded
@@ -45,14 +45,14 @@ async def play_error(exchange: Exchange, step: ErrorStep) -> None:
             status = 429
             body = error_body(step.message, "requests", "rate_limit_exceeded")
             headers = _retry_headers(step.retry_after_s)
-        case ServerError():
+        case ServerFault():
             status = step.status
             body = error_body(step.message, "server_error", None)
         case ServiceUnavailable():
             status = 503
             body = error_body(step.message, "server_error", "service_unavailable")
             headers = _retry_headers(step.retry_after_s)
-        case AuthError():
+        case BadApiKey():
             status = 401
             body = error_body(step.message, "invalid_request_error", "invalid_api_key")
         case InvalidRequest():

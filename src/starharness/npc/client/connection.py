@@ -20,8 +20,8 @@ from ..frames import (
     EncounterOpen,
     EncounterSay,
     Frame,
+    FrameProtocol,
     Hello,
-    Protocol,
     WorldTick,
     encode,
 )
@@ -37,7 +37,7 @@ _CLOSE_TIMEOUT_S = 2.0
 class FrameConnection:
     """Send up frames and receive parsed down frames over one open WebSocket."""
 
-    def __init__(self, socket: ClientConnection, url: str, protocol: Protocol) -> None:
+    def __init__(self, socket: ClientConnection, url: str, protocol: FrameProtocol) -> None:
         self._socket = socket
         self._protocol = protocol
         self.url = url
@@ -95,7 +95,7 @@ async def connect(
     url: str = DEFAULT_URL,
     *,
     token: str | None = None,
-    protocol: Protocol = GENERIC_PROTOCOL,
+    protocol: FrameProtocol = GENERIC_PROTOCOL,
     open_timeout: float = 5.0,
 ) -> AsyncGenerator[FrameConnection]:
     """Open a frame connection to `url`; `ServerUnreachableError` says why when it cannot."""

@@ -8,7 +8,7 @@ from typing import Any
 from ...runtime.errors import StarHarnessError
 from ...runtime.tools import ToolDefinition
 from ..actions import GameAction
-from ..frames import Protocol, build_protocol
+from ..frames import FrameProtocol, build_protocol
 from ..game import Game
 from .decision import DecisionDefinitionError, define_decision_tool
 from .mapping import SpeechStyle
@@ -26,7 +26,7 @@ class GameKit:
     game: Game
     tools: tuple[ToolDefinition[Any], ...]
     speech_tool: ToolDefinition[Any]
-    protocol: Protocol
+    protocol: FrameProtocol
     style: SpeechStyle
     decision_tool: ToolDefinition[Any]
     """The decide-act-speak plan's decision over every action but speech."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
 from ..actions import ActionAttempt
-from ..frames import ErrorCode, Frame, OptionItem, Protocol
+from ..frames import ErrorCode, Frame, FrameProtocol, OptionItem
 from ..game import SpeechContract
 from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
 from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
@@ -88,7 +88,7 @@ class FrameMapper:
     def __init__(
         self,
         encounter_id: str,
-        protocol: Protocol,
+        protocol: FrameProtocol,
         style: SpeechStyle,
         send: FrameSink,
         on_options: Callable[[tuple[SpokenOption, ...]], None],

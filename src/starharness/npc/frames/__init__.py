@@ -20,7 +20,7 @@ from .down import (
 from .encode import encode
 from .errors import ErrorCode, FrameError
 from .parse import parse_up_frame
-from .protocol import GENERIC_PROTOCOL, Protocol, build_protocol
+from .protocol import GENERIC_PROTOCOL, FrameProtocol, build_protocol
 from .schema import schema_text, write_schema
 from .up import (
     UP_FRAME_TYPES,
@@ -47,13 +47,13 @@ __all__ = [
     "ErrorFrame",
     "Frame",
     "FrameError",
+    "FrameProtocol",
     "Hello",
     "Hud",
     "HudData",
     "NpcEntry",
     "OptionItem",
     "Options",
-    "Protocol",
     "SayDelta",
     "SayEnd",
     "UpFrame",

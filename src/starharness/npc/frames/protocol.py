@@ -31,7 +31,7 @@ _FrameT = TypeVar("_FrameT", bound=Frame)
 
 
 @dataclass(frozen=True, slots=True)
-class Protocol:
+class FrameProtocol:
     """The frame models of one game; build frames with its classes so they are checked."""
 
     moods: tuple[str, ...] | None
@@ -128,7 +128,7 @@ def build_protocol(
     attitude_range: tuple[int, int],
     hud_schema: type[BaseModel] | None = None,
     max_options: int | None = None,
-) -> Protocol:
+) -> FrameProtocol:
     """Narrow the down frames to a game's moods, attitude range, HUD model and option cap."""
     mood_values = _checked_moods(moods)
     low, high = attitude_range
@@ -140,7 +140,7 @@ def build_protocol(
     attitude_type = Annotated[int, Field(ge=low, le=high)]
     hud_type: Any = hud_schema if hud_schema is not None else Hud.model_fields["data"].annotation
     items_type: Any = Annotated[list[OptionItem], Field(max_length=max_options)]
-    return Protocol(
+    return FrameProtocol(
         moods=mood_values,
         attitude_range=(low, high),
         max_options=max_options,
@@ -185,7 +185,7 @@ def _inherited_field(base: type[Frame], name: str) -> Any:
     return Field(description=inherited.description)
 
 
-GENERIC_PROTOCOL: Final = Protocol(
+GENERIC_PROTOCOL: Final = FrameProtocol(
     moods=None,
     attitude_range=None,
     max_options=None,

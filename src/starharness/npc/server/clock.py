@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..frames import ErrorCode, FrameError
-from ..world import WorldEvent
+from ..world import NewsItem
 from .settings import TickSettings
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class WorldClock:
             )
         self._spent.append((now, days))
 
-    async def advance(self, days: int) -> Sequence[WorldEvent]:
+    async def advance(self, days: int) -> Sequence[NewsItem]:
         """Advance `days` in steps of `chunk_days`, each in a worker thread.
 
         Between steps the world is free, so other players' reads and trades wait at most one
@@ -56,7 +56,7 @@ class WorldClock:
         self._reserve(days)
         world = self._server.world
         step = self._settings.chunk_days
-        events: list[WorldEvent] = []
+        events: list[NewsItem] = []
         async with self._lock:
             left = days
             while left > 0:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from starharness.mockllm import ChatRequest, Step, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
 
 from .world import PRICE, SCENE_MARK
 
@@ -41,7 +41,9 @@ def respond(request: ChatRequest) -> Step:
     wanted = _CUPS.search(said)
     cups = int(wanted[1] or wanted[2]) if wanted else 1 if _ONE.search(said) else 0
     if cups:
-        return ToolCalls(calls=[ToolCall(name="sell_tea", arguments=json.dumps({"cups": cups}))])
+        return ToolCalls(
+            calls=[ScriptedCall(name="sell_tea", arguments=json.dumps({"cups": cups}))]
+        )
     if said.startswith("("):  # the framework's greeting prompt: the customer walked up
         return _say(f"Hello, love. Tea's {PRICE} coins a cup. How many?", "glad", stall)
     return _say(f"I only do tea, love: {PRICE} coins a cup.", "calm", stall)
@@ -75,7 +77,9 @@ def _options(stall: Stall) -> list[dict[str, str]]:
 
 def _say(line: str, mood: str, stall: Stall) -> ToolCalls:
     arguments = {"line": line, "mood": mood, "options": _options(stall)}
-    return ToolCalls(calls=[ToolCall(name="say", arguments=json.dumps(arguments))], fragment_size=6)
+    return ToolCalls(
+        calls=[ScriptedCall(name="say", arguments=json.dumps(arguments))], fragment_size=6
+    )
 
 
 def _stall(request: ChatRequest) -> Stall:

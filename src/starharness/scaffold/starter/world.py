@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
+from starharness.npc.world import AuditRecord, NewsItem, NpcCard
 
 from .persona import MIRA_PERSONA
 
@@ -190,14 +190,14 @@ class StarterWorld:
         )
         return int(score) if score is not None else 0
 
-    def tick(self, days: int) -> Sequence[WorldEvent]:
+    def tick(self, days: int) -> Sequence[NewsItem]:
         with self.transaction() as tx:
             tx.db.execute("UPDATE clock SET day = day + ?", (days,))
             tx.db.execute(
                 "UPDATE actors SET cups = min(?, cups + ?) WHERE id = ?",
                 (FULL_POT, 4 * days, KEEPER),
             )
-        return [WorldEvent(MARKET, "Mira brews a fresh pot of tea.")]
+        return [NewsItem(MARKET, "Mira brews a fresh pot of tea.")]
 
     def remember(self, npc_id: str, player_id: str, text: str) -> None:
         with self.transaction() as tx:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from starharness.mockllm import ToolCall, ToolCalls
+from starharness.mockllm import ScriptedCall, ToolCalls
 
 SPEAK: Final = "npc_speak"
 SELL_GOODS: Final = "player_buys"
@@ -47,9 +47,9 @@ merges what arrives together, shows the line at once; with it a line types itsel
 about 2,000 characters a second, faster than most hosted models."""
 
 
-def tool_call(name: str, arguments: Mapping[str, Any]) -> ToolCall:
-    return ToolCall(name=name, arguments=json.dumps(dict(arguments), ensure_ascii=False))
+def tool_call(name: str, arguments: Mapping[str, Any]) -> ScriptedCall:
+    return ScriptedCall(name=name, arguments=json.dumps(dict(arguments), ensure_ascii=False))
 
 
-def calls_step(calls: Sequence[ToolCall]) -> ToolCalls:
+def calls_step(calls: Sequence[ScriptedCall]) -> ToolCalls:
     return ToolCalls(calls=list(calls), fragment_size=FRAGMENT_SIZE, delay_ms=PACE_MS)

@@ -30,7 +30,7 @@ from .rows import (
 )
 from .scene import attitude_word, estimate_tokens
 from .transaction import ATTITUDE_MAX, ATTITUDE_MIN, WorldTx
-from .world import World, open_world, seed_world
+from .world import VoyageWorld, open_world, seed_world
 
 __all__ = [
     "APPLICATION_ID",
@@ -58,7 +58,7 @@ __all__ = [
     "TradeLine",
     "TransactionStateError",
     "UnknownEntityError",
-    "World",
+    "VoyageWorld",
     "WorldBusyError",
     "WorldError",
     "WorldReader",

@@ -10,7 +10,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from starharness.npc.world import WorldEvent
+from starharness.npc.world import NewsItem
 
 from .rows import MarketQuote
 from .transaction import WorldTx
@@ -37,12 +37,12 @@ class ClockRules:
     event_chance: float = 0.6
 
 
-def advance(tx: WorldTx, days: int, rules: ClockRules | None = None) -> list[WorldEvent]:
+def advance(tx: WorldTx, days: int, rules: ClockRules | None = None) -> list[NewsItem]:
     """Advance the clock by days inside tx; returns the day's news in order."""
     if not 1 <= days <= MAX_DAYS_PER_TICK:
         raise ValueError(f"days must be between 1 and {MAX_DAYS_PER_TICK}, got {days}")
     rules = rules or ClockRules()
-    events: list[WorldEvent] = []
+    events: list[NewsItem] = []
     for _ in range(days):
         day = tx.day() + 1
         tx.set_day(day)
@@ -101,7 +101,7 @@ def _restock_traders(tx: WorldTx, rules: ClockRules) -> None:
             tx.add_cargo(line.npc_id, line.good_id, units)
 
 
-def _maybe_event(tx: WorldTx, day: int, rules: ClockRules) -> WorldEvent | None:
+def _maybe_event(tx: WorldTx, day: int, rules: ClockRules) -> NewsItem | None:
     rng = random.Random(f"{rules.seed}:{day}:event")
     if rng.random() >= rules.event_chance:
         return None

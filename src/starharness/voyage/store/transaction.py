@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from starharness.npc.world import AuditRecord, WorldEvent
+from starharness.npc.world import AuditRecord, NewsItem
 
 from .errors import (
     InsufficientCargoError,
@@ -168,7 +168,7 @@ class WorldTx(WorldReader):
 
     # world
 
-    def add_world_event(self, location_id: str, headline: str, *, kind: str = "news") -> WorldEvent:
+    def add_world_event(self, location_id: str, headline: str, *, kind: str = "news") -> NewsItem:
         """Record news at a location for today; later scenes there show it."""
         if self.location(location_id) is None:
             raise UnknownEntityError("location", location_id)
@@ -176,7 +176,7 @@ class WorldTx(WorldReader):
             "INSERT INTO world_events (day, location_id, kind, headline) VALUES (?, ?, ?, ?)",
             (self.day(), location_id, kind, headline),
         )
-        return WorldEvent(location_id=location_id, headline=headline)
+        return NewsItem(location_id=location_id, headline=headline)
 
     def move_actor(self, actor_id: str, location_id: str) -> None:
         """Put an actor at another location."""

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.world import AuditRecord, NpcCard, WorldEvent
+from starharness.npc.world import AuditRecord, NewsItem, NpcCard
 
 from ..content import OMEGA_STATION, WorldSeed
 from ..paths import default_world_path
@@ -36,8 +36,8 @@ HUD_NEWS = 8
 """How many of the latest headlines the HUD carries."""
 
 
-class World:
-    """One connection to a world file. Thread-safe: calls on one World take turns.
+class VoyageWorld:
+    """One connection to a world file. Thread-safe: calls on one VoyageWorld take turns.
 
     Every method blocks on SQLite; async callers run them in a worker thread.
     """
@@ -67,7 +67,7 @@ class World:
                 self._closed = True
                 self._conn.close()
 
-    def __enter__(self) -> World:
+    def __enter__(self) -> VoyageWorld:
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -184,7 +184,7 @@ class World:
         with self.snapshot() as reader:
             return reader.attitude(npc_id, player_id)
 
-    def tick(self, days: int) -> list[WorldEvent]:
+    def tick(self, days: int) -> list[NewsItem]:
         """Advance the clock by days (1..365): prices drift, stock refills, news happens."""
         with self.transaction() as tx:
             return advance(tx, days, self._clock_rules)
@@ -198,7 +198,7 @@ class World:
     def _own_tx(self, tx: object) -> WorldTx:
         if not isinstance(tx, WorldTx) or tx.owner is not self:
             raise TransactionStateError(
-                f"expected a transaction of this World, got {type(tx).__name__}"
+                f"expected a transaction of this VoyageWorld, got {type(tx).__name__}"
             )
         return tx
 
@@ -210,7 +210,7 @@ def open_world(
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
     memory_budget: MemoryBudget | None = None,
     clock_rules: ClockRules | None = None,
-) -> World:
+) -> VoyageWorld:
     """Open the world at path (default: `default_world_path()`), creating and seeding it once."""
     path = path or default_world_path()
     conn = connect(path, busy_timeout_s)
@@ -228,7 +228,7 @@ def open_world(
     except BaseException:
         conn.close()
         raise
-    return World(conn, path, memory_budget=memory_budget, clock_rules=clock_rules)
+    return VoyageWorld(conn, path, memory_budget=memory_budget, clock_rules=clock_rules)
 
 
 def seed_world(
