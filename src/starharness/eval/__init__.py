@@ -1,6 +1,8 @@
 """`star-harness eval`: scripted players against a game, each NPC turn scored for discipline."""
 
-from .audit import AuditReader, WorldCheck
+from .audit import (
+    AuditReader,
+)
 from .evidence import (
     AuditRow,
     Frame,
@@ -12,14 +14,22 @@ from .evidence import (
 )
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .render import print_report
-from .report import EvalReport, RuleSummary, ScenarioReport, ScoredTurn, Target
-from .rules import RULES, Rule, Verdict, score
-from .runner import EvalSettings, build_profile, run_eval
+from .report import (
+    EvalReport,
+    Target,
+)
+from .rules import (
+    RULES,
+    Rule,
+    score,
+)
+from .runner import (
+    EvalSettings,
+    run_eval,
+)
 from .scenarios import (
-    DEFAULT_GAME,
     Scenario,
     ScenarioFileError,
-    ScenarioSet,
     Step,
     default_scenarios,
     load_scenarios,
@@ -27,7 +37,6 @@ from .scenarios import (
 from .transcript import model_turns
 
 __all__ = [
-    "DEFAULT_GAME",
     "RULES",
     "AuditReader",
     "AuditRow",
@@ -38,21 +47,14 @@ __all__ = [
     "PlayerTurn",
     "RefusalFollowUp",
     "Rule",
-    "RuleSummary",
     "Scenario",
     "ScenarioFileError",
-    "ScenarioReport",
-    "ScenarioSet",
-    "ScoredTurn",
     "ScriptedPlayer",
     "Step",
     "Target",
     "Tokens",
     "TurnEvidence",
     "TurnTimeoutError",
-    "Verdict",
-    "WorldCheck",
-    "build_profile",
     "default_scenarios",
     "load_scenarios",
     "model_turns",

@@ -4,16 +4,11 @@ from .bridge import (
     BridgeEvent,
     BridgeSettings,
     BridgeStatus,
-    EndpointFile,
-    EventSink,
     GodotBridge,
-    PlayErrorRecord,
-    default_home,
     endpoint_path,
 )
 from .errors import GodotError, GodotErrorCode, HandshakeFailure
 from .plugin import (
-    ALL_TOOLS,
     BRIDGE_EVENT,
     GODOT_BRIDGE,
     GodotBridgeConfig,
@@ -23,7 +18,6 @@ from .protocol.methods import (
     ALLOWED_METHODS,
     METHOD_TOOL,
     MUTATING_TOOLS,
-    TOOL_METHOD,
     TOOL_NAMES,
 )
 from .protocol.reply import RpcReply
@@ -38,20 +32,16 @@ from .tools import (
 
 __all__ = [
     "ALLOWED_METHODS",
-    "ALL_TOOLS",
     "BRIDGE_EVENT",
     "GODOT_BRIDGE",
     "GODOT_TAG",
     "GODOT_TOOLS",
     "METHOD_TOOL",
     "MUTATING_TOOLS",
-    "TOOL_METHOD",
     "TOOL_NAMES",
     "BridgeEvent",
     "BridgeSettings",
     "BridgeStatus",
-    "EndpointFile",
-    "EventSink",
     "GodotBridge",
     "GodotBridgeConfig",
     "GodotBridgePlugin",
@@ -60,10 +50,8 @@ __all__ = [
     "GodotOutcome",
     "GodotToolSpec",
     "HandshakeFailure",
-    "PlayErrorRecord",
     "RpcReply",
     "bridge_tool",
-    "default_home",
     "enabled_specs",
     "endpoint_path",
     "tool_spec",

@@ -5,7 +5,9 @@ offline brains (responders).
 """
 
 from .capabilities import CAPABILITY_PROFILES, MockCapabilities
-from .conversations import DEFAULT_CONVERSATION, SERVING_KEEP_CONVERSATIONS
+from .conversations import (
+    SERVING_KEEP_CONVERSATIONS,
+)
 from .fragments import split_at, split_every
 from .requests import (
     ChatMessage,
@@ -47,13 +49,10 @@ from .steps import (
     parse_step,
     parse_steps,
 )
-from .usage import CHARS_PER_TOKEN
 
 __all__ = [
     "BEHAVIOURS",
     "CAPABILITY_PROFILES",
-    "CHARS_PER_TOKEN",
-    "DEFAULT_CONVERSATION",
     "SERVING_KEEP_CONVERSATIONS",
     "SESSION_HEADER",
     "BadApiKey",

@@ -1,66 +1,37 @@
 """The Godot editor RPC wire protocol: methods, ladder, limits, messages and framing."""
 
-from .framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
-from .hygiene import MAX_ARRAY_ITEMS, MAX_STRING_CHARS, hygiene_problem
+from .framing import (
+    LineSplitter,
+    OversizedLine,
+)
+from .hygiene import (
+    hygiene_problem,
+)
 from .ladder import (
-    BASE_TIMEOUT_MS,
-    clamp_import_wait_ms,
-    clamp_list_limit,
-    clamp_run_wait_ms,
-    clamp_scene_tree_depth,
     timeout_ms,
 )
 from .messages import (
-    EditorEvent,
-    EditorReady,
-    Incoming,
     MalformedMessageError,
     PlayError,
     RpcResponse,
     SceneChanged,
-    encode_message,
     encode_request,
     parse_incoming,
 )
 from .methods import (
     ALLOWED_METHODS,
     EDITOR_METHODS,
-    METHOD_TOOL,
-    MUTATING_TOOLS,
-    PING,
-    TOOL_METHOD,
-    TOOL_NAMES,
-    gate_tool,
-    is_allowed_method,
 )
 from .reply import RpcReply
 from .settings_rules import (
-    DENIED_KEYS,
     DENIED_PREFIXES,
     SettingRuleError,
-    check_setting_value,
-    check_writable_key,
-    denied_rule,
-    normalize_setting_key,
 )
 
 __all__ = [
     "ALLOWED_METHODS",
-    "BASE_TIMEOUT_MS",
-    "DEFAULT_MAX_LINE_BYTES",
-    "DENIED_KEYS",
     "DENIED_PREFIXES",
     "EDITOR_METHODS",
-    "MAX_ARRAY_ITEMS",
-    "MAX_STRING_CHARS",
-    "METHOD_TOOL",
-    "MUTATING_TOOLS",
-    "PING",
-    "TOOL_METHOD",
-    "TOOL_NAMES",
-    "EditorEvent",
-    "EditorReady",
-    "Incoming",
     "LineSplitter",
     "MalformedMessageError",
     "OversizedLine",
@@ -69,19 +40,8 @@ __all__ = [
     "RpcResponse",
     "SceneChanged",
     "SettingRuleError",
-    "check_setting_value",
-    "check_writable_key",
-    "clamp_import_wait_ms",
-    "clamp_list_limit",
-    "clamp_run_wait_ms",
-    "clamp_scene_tree_depth",
-    "denied_rule",
-    "encode_message",
     "encode_request",
-    "gate_tool",
     "hygiene_problem",
-    "is_allowed_method",
-    "normalize_setting_key",
     "parse_incoming",
     "timeout_ms",
 ]

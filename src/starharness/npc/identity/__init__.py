@@ -1,9 +1,7 @@
 """Player identity: signed, expiring player tokens that bind a connection to one player."""
 
 from .tokens import (
-    ALGORITHM,
     DEFAULT_AUDIENCE,
-    MIN_SECRET_CHARS,
     SCOPE_METRICS,
     SCOPE_TICK,
     PlayerClaims,
@@ -13,9 +11,7 @@ from .tokens import (
 )
 
 __all__ = [
-    "ALGORITHM",
     "DEFAULT_AUDIENCE",
-    "MIN_SECRET_CHARS",
     "SCOPE_METRICS",
     "SCOPE_TICK",
     "PlayerClaims",

@@ -1,6 +1,8 @@
 """The NPC server: a Starlette app speaking the frame protocol over WebSocket `/gh`."""
 
-from .app import FRAME_PATH, build_app
+from .app import (
+    build_app,
+)
 from .heap import tune_gc_for_serving
 from .hub import NpcServer
 from .run import RunningServer, serve_game, start_server
@@ -15,7 +17,6 @@ from .settings import (
 
 __all__ = [
     "DEFAULT_PORT",
-    "FRAME_PATH",
     "ExposureError",
     "LimitsSettings",
     "NpcServer",

@@ -2,7 +2,10 @@
 
 from .ask import request_approval
 from .keys import APPROVALS
-from .plugin import ApprovalsConfig, ApprovalsPlugin, build_approvals
+from .plugin import (
+    ApprovalsConfig,
+    ApprovalsPlugin,
+)
 from .services import AskUser, InteractiveApprovals, NonInteractiveApprovals
 from .types import (
     APPROVAL_ASKED,
@@ -26,6 +29,5 @@ __all__ = [
     "Decision",
     "InteractiveApprovals",
     "NonInteractiveApprovals",
-    "build_approvals",
     "request_approval",
 ]

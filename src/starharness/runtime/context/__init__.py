@@ -6,21 +6,36 @@ from .compaction import CompactionPlugin
 from .compaction_config import CompactionConfig, ProviderThresholds, PruneConfig
 from .compaction_recovery import recover_compaction
 from .compactor import Compactor, rebuild_summary_requests
-from .delegate import DELEGATE_TOOL, DelegateConfig, DelegatePlugin
-from .forks import ForkError, completed_prefix, fork, seed_of, verify_seed
-from .goals import PlanItem, StaleRevisionError, WorkBook, WorkState, render_plan
-from .goals_plugin import SET_GOAL_TOOL, TODO_TOOL, GoalsConfig, GoalsPlugin
+from .delegate import (
+    DelegateConfig,
+    DelegatePlugin,
+)
+from .forks import (
+    ForkError,
+    completed_prefix,
+    fork,
+    verify_seed,
+)
+from .goals import (
+    PlanItem,
+    StaleRevisionError,
+    WorkBook,
+    render_plan,
+)
+from .goals_plugin import (
+    GoalsConfig,
+    GoalsPlugin,
+)
 from .instructions import AgentsMdConfig, AgentsMdPlugin, find_instructions, render_instructions
-from .references import SessionReference, SessionReferencesConfig, SessionReferencesPlugin
+from .references import (
+    SessionReferencesConfig,
+    SessionReferencesPlugin,
+)
 from .spill import READ_TOOL, SpillConfig, SpillPlugin, spilled_content
 from .time_context import TimeContextConfig, TimeContextPlugin
-from .tokens import estimate_tokens
 
 __all__ = [
-    "DELEGATE_TOOL",
     "READ_TOOL",
-    "SET_GOAL_TOOL",
-    "TODO_TOOL",
     "AgentsMdConfig",
     "AgentsMdPlugin",
     "CompactionConfig",
@@ -34,7 +49,6 @@ __all__ = [
     "PlanItem",
     "ProviderThresholds",
     "PruneConfig",
-    "SessionReference",
     "SessionReferencesConfig",
     "SessionReferencesPlugin",
     "SpillConfig",
@@ -43,9 +57,7 @@ __all__ = [
     "TimeContextConfig",
     "TimeContextPlugin",
     "WorkBook",
-    "WorkState",
     "completed_prefix",
-    "estimate_tokens",
     "events",
     "find_instructions",
     "fork",
@@ -53,7 +65,6 @@ __all__ = [
     "recover_compaction",
     "render_instructions",
     "render_plan",
-    "seed_of",
     "spilled_content",
     "verify_seed",
 ]

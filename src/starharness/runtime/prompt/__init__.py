@@ -3,7 +3,6 @@
 from .errors import PromptError
 from .keys import PROMPT
 from .plugin import (
-    IDENTITY_ORDER,
     PERSONA_ORDER,
     TOOL_GUIDANCE_ORDER,
     PromptConfig,
@@ -12,7 +11,6 @@ from .plugin import (
 from .service import PromptService, SectionText, VariableValue
 
 __all__ = [
-    "IDENTITY_ORDER",
     "PERSONA_ORDER",
     "PROMPT",
     "TOOL_GUIDANCE_ORDER",

@@ -13,21 +13,25 @@ from .errors import (
     StoreUnreachableError,
     StoreWriteError,
 )
-from .events import FrozenDict, SessionDataError, SessionEvent, data_to_json, freeze_data, thaw
+from .events import (
+    FrozenDict,
+    SessionDataError,
+    SessionEvent,
+    freeze_data,
+    thaw,
+)
 from .keys import SESSIONS
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
 from .projection import (
-    MODEL_VISIBLE,
     Projection,
-    RebuiltRequest,
-    event_messages,
-    event_to_message,
     rebuild_requests,
 )
-from .recovery import close_interrupted_turn
 from .service import SessionService
-from .session import EventListener, EventView, Session, epoch_ms
+from .session import (
+    EventListener,
+    Session,
+)
 from .sqlite import SqliteStore
 from .store import SessionInfo, SessionStore, StoredSession
 from .view import (
@@ -39,23 +43,19 @@ from .view import (
     UnloggedViewError,
     ViewError,
     ViewRewriteData,
-    data_to_message,
     message_to_data,
     replace_op,
 )
 
 __all__ = [
-    "MODEL_VISIBLE",
     "SESSIONS",
     "SURFACE",
     "VIEW_REWRITE",
     "EventListener",
-    "EventView",
     "FrozenDict",
     "MemoryStore",
     "MessageData",
     "Projection",
-    "RebuiltRequest",
     "Session",
     "SessionClosedError",
     "SessionCorruptError",
@@ -81,13 +81,7 @@ __all__ = [
     "UnloggedViewError",
     "ViewError",
     "ViewRewriteData",
-    "close_interrupted_turn",
-    "data_to_json",
-    "data_to_message",
     "default_sessions_path",
-    "epoch_ms",
-    "event_messages",
-    "event_to_message",
     "event_types",
     "freeze_data",
     "message_to_data",

@@ -1,7 +1,13 @@
 """runtime/workspace: file tools (read, list, search, write) confined to one project folder."""
 
-from .limits import DEFAULT_IGNORED_DIRS, Limits
-from .plugin import GUIDANCE_SECTION, WORKSPACE, WorkspaceConfig, WorkspacePlugin
+from .limits import (
+    Limits,
+)
+from .plugin import (
+    WORKSPACE,
+    WorkspaceConfig,
+    WorkspacePlugin,
+)
 from .root import Workspace, WorkspaceError
 from .tools import (
     WORKSPACE_ERROR,
@@ -9,12 +15,9 @@ from .tools import (
     ReadFileParams,
     SearchFilesParams,
     WriteFileParams,
-    workspace_tools,
 )
 
 __all__ = [
-    "DEFAULT_IGNORED_DIRS",
-    "GUIDANCE_SECTION",
     "WORKSPACE",
     "WORKSPACE_ERROR",
     "Limits",
@@ -26,5 +29,4 @@ __all__ = [
     "WorkspaceError",
     "WorkspacePlugin",
     "WriteFileParams",
-    "workspace_tools",
 ]

@@ -1,6 +1,11 @@
 """The SQLite session store."""
 
-from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .schema import (
+    SCHEMA_VERSION,
+)
 from .store import SqliteStore
 
-__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteStore"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "SqliteStore",
+]
