@@ -19,10 +19,19 @@ from starharness.runtime.codemode import (
     NOT_ALLOWED,
     CodeModeConfig,
     CodeModePlugin,
+    interpreter,
+    run_code_tool,
 )
 from starharness.runtime.kernel import Next
-from starharness.runtime.sandbox import SANDBOX_UNAVAILABLE, landlock_exec
-from starharness.runtime.tools import TOOL_PRE_EXECUTE, PreExecute, ToolOutcome
+from starharness.runtime.llm.types import ToolCall
+from starharness.runtime.sandbox import SANDBOX_RECORD, SANDBOX_UNAVAILABLE, landlock_exec
+from starharness.runtime.tools import (
+    TOOL_PRE_EXECUTE,
+    TOOLS,
+    CancelSignal,
+    PreExecute,
+    ToolOutcome,
+)
 
 TWO_CALLS = """
 ore = tools.get_price(item="ore")
@@ -276,5 +285,46 @@ print("x" * 5000)
         output = _value(outcome)["output"]
         assert output.startswith('{"pi": 3.14}\n')
         assert "output truncated" in output and len(output) < 1500
+    finally:
+        await rig.root.dispose()
+
+
+async def test_run_code_can_be_given_to_one_agent_only(machine: Machine) -> None:
+    rig = await make_rig(machine.project)
+    config = CodeModeConfig(every_agent=False, cpu_s=5)
+    await CodeModePlugin().setup(rig.root.fork("codemode"), config)
+    other = rig.root.child("other")
+    try:
+        assert "run_code" not in rig.agent.get(TOOLS).names()
+        rig.agent.get(TOOLS).register(run_code_tool(config.settings(interpreter())))
+        assert "run_code" in rig.agent.get(TOOLS).names()
+        assert "run_code" not in other.get(TOOLS).names()
+        outcome = await rig.call("run_code", program="print(sorted(tools.names))")
+        assert not outcome.is_error, outcome.content
+        assert _value(outcome)["output"] == "[]\n"  # the rig's agent has only sandbox tools
+        [schema] = [s for s in rig.agent.get(TOOLS).schemas() if s.name == "run_code"]
+        assert "at most 5s CPU" in schema.description
+    finally:
+        await other.dispose()
+        await rig.root.dispose()
+
+
+async def test_cancelling_the_call_kills_the_program(machine: Machine) -> None:
+    rig, _ = await code_rig(machine.project)
+    cancel = CancelSignal()
+    started = asyncio.Event()
+    rig.agent.on(SANDBOX_RECORD, lambda record: record.type == CODE_RESULT and started.set())
+    program = "import time\ntools.get_price(item='ore')\ntime.sleep(60)"
+    call = ToolCall("c1", "run_code", json.dumps({"program": program}))
+    try:
+        running_call = asyncio.ensure_future(
+            rig.agent.get(TOOLS).execute_calls([call], session_id="s-1", cancel=cancel)
+        )
+        await started.wait()  # the program is running: it has made its first call
+        assert running(rig) == 1
+        cancel.set()
+        [outcome] = await running_call
+        assert outcome.is_error and outcome.error_code == "cancelled", outcome.content
+        assert running(rig) == 0
     finally:
         await rig.root.dispose()
