@@ -24,7 +24,12 @@ from starharness.runtime.codemode import (
 )
 from starharness.runtime.kernel import Next
 from starharness.runtime.llm.types import ToolCall
-from starharness.runtime.sandbox import SANDBOX_RECORD, SANDBOX_UNAVAILABLE, landlock_exec
+from starharness.runtime.sandbox import (
+    SANDBOX_RECORD,
+    SANDBOX_UNAVAILABLE,
+    SandboxRecord,
+    landlock_exec,
+)
 from starharness.runtime.tools import (
     TOOL_PRE_EXECUTE,
     TOOLS,
@@ -313,7 +318,12 @@ async def test_cancelling_the_call_kills_the_program(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project)
     cancel = CancelSignal()
     started = asyncio.Event()
-    rig.agent.on(SANDBOX_RECORD, lambda record: record.type == CODE_RESULT and started.set())
+
+    def first_result(record: SandboxRecord) -> None:
+        if record.type == CODE_RESULT:
+            started.set()
+
+    rig.agent.on(SANDBOX_RECORD, first_result)
     program = "import time\ntools.get_price(item='ore')\ntime.sleep(60)"
     call = ToolCall("c1", "run_code", json.dumps({"program": program}))
     try:

@@ -30,7 +30,8 @@ class CodeModeConfig(BaseModel):
     file_mb: int = Field(default=16, ge=1)
     """Largest file it may write (only its private temp folder is writable)."""
     open_files: int = Field(default=64, ge=16)
-    processes: int = Field(default=16, ge=1)
+    processes: int = Field(default=64, ge=1)
+    """RLIMIT_NPROC (threads count; the kernel does not apply it to root)."""
     output_bytes: int = Field(default=30_000, ge=256)
     max_calls: int = Field(default=1000, ge=1)
     max_program_chars: int = Field(default=50_000, ge=100)

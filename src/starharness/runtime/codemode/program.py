@@ -9,12 +9,13 @@ import json
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from ..sandbox import AgentSandbox, Confined, SandboxPolicy, Tier
 from ..sandbox.output import HeadTail
 from . import guest
 from .calls import CodeCall, HostCalls
+from .protocol import Broken, Call, End, read_line
 from .settings import CodeModeSettings
 
 GUEST_SOURCE = Path(guest.__file__).read_text(encoding="utf-8")
@@ -23,9 +24,7 @@ HOST_PACKAGE = Path(__file__).resolve().parents[2]
 """The `starharness` package folder, hidden from programs (they get the tools API only)."""
 
 _DRAIN_AFTER_EXIT_S = 1.0
-_ENDS = frozenset({"ok", "error", "memory", "blocked", "exit"})
 _PREFIX = {
-    "protocol": "the program ",
     "error": "the program raised ",
     "blocked": "the program was blocked: ",
 }
@@ -158,30 +157,21 @@ class _Serve:
                 return
             if not line:
                 return
-            try:
-                message: object = json.loads(line)
-            except ValueError:
-                await self._fatal("protocol", "sent a line that is not JSON")
-                return
-            if not isinstance(message, dict):
-                await self._fatal("protocol", "sent a line that is not a JSON object")
-                return
-            if not await self._handle(cast(dict[str, Any], message)):
+            if not await self._handle(read_line(line)):
                 return
 
-    async def _handle(self, message: dict[str, Any]) -> bool:
-        if "end" in message:
+    async def _handle(self, message: Call | End | Broken) -> bool:
+        if isinstance(message, Broken):
+            await self._fatal("protocol", message.why)
+            return False
+        if isinstance(message, End):
             self._ended(message)
             return True
-        tool, args = message.get("tool"), message.get("args")
-        if not isinstance(tool, str) or not isinstance(args, dict):
-            await self._fatal("protocol", "sent a call without a tool name and an args object")
-            return False
         if len(self._calls.made) >= self._settings.max_calls:
             limit = self._settings.max_calls
             await self._fatal("calls", f"went over its limit of {limit} tool calls")
             return False
-        answer = await self._paused(tool, cast(dict[str, Any], args))
+        answer = await self._paused(message.tool, message.args)
         return await _answer(self._process, answer)
 
     async def _paused(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -196,18 +186,12 @@ class _Serve:
             if left is not None:
                 self._deadline.reschedule(loop.time() + left)
 
-    def _ended(self, message: dict[str, Any]) -> None:
+    def _ended(self, end: End) -> None:
         found = self._found
-        kind = str(message.get("end"))
-        if kind not in _ENDS:
-            kind, message = "protocol", {"message": f"reported an unknown end {kind[:40]!r}"}
-        found.status = kind
-        text = str(message.get("message") or "")
-        found.message = _PREFIX.get(kind, "") + text
-        found.traceback = str(message.get("traceback") or "")
-        cpu = message.get("cpu_s")
-        if isinstance(cpu, int | float) and not isinstance(cpu, bool):
-            found.cpu_s = float(cpu)
+        found.status = end.kind
+        found.message = _PREFIX.get(end.kind, "") + end.message
+        found.traceback = end.traceback
+        found.cpu_s = end.cpu_s
 
     async def _fatal(self, status: str, message: str) -> None:
         self.ended_by_host = True

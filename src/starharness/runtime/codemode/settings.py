@@ -24,7 +24,7 @@ class CodeModeSettings:
     memory_mb: int = 512
     file_mb: int = 16
     open_files: int = 64
-    processes: int = 16
+    processes: int = 64
     output_bytes: int = 30_000
     max_calls: int = 1000
     max_program_chars: int = 50_000
