@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from codemode_support import code_rig, records, running, spawned
-from sandbox_support import PROVIDERS, Machine, make_rig
+from sandbox_support import PROVIDERS, Machine, make_rig, needs_bwrap
 
 from starharness.runtime.approvals import Decision
 from starharness.runtime.codemode import (
@@ -85,6 +85,7 @@ async def test_a_program_calls_host_tools_through_the_pipeline(
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_a_guard_denies_a_call_and_the_program_sees_a_tool_error(
     machine: Machine,
 ) -> None:
@@ -120,6 +121,7 @@ tools.set_price(item="fuel", price=50)
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_a_rejected_approval_fails_that_call_only(machine: Machine) -> None:
     rig, market = await code_rig(machine.project, answers=[Decision.REJECTED])
     try:
@@ -132,6 +134,7 @@ async def test_a_rejected_approval_fails_that_call_only(machine: Machine) -> Non
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_shell_job_and_run_code_tools_cannot_be_called_from_a_program(
     machine: Machine,
 ) -> None:
@@ -166,6 +169,7 @@ for name in ("shell", "job_start", "job_read", "job_stop", "sandbox_escalate", "
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_the_host_refuses_a_tool_outside_the_list_even_if_the_program_asks(
     machine: Machine,
 ) -> None:
@@ -182,6 +186,7 @@ async def test_the_host_refuses_a_tool_outside_the_list_even_if_the_program_asks
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_printed_lines_never_reach_the_protocol(machine: Machine) -> None:
     rig, market = await code_rig(machine.project)
     forged = json.dumps({"call": 1, "tool": "set_price", "args": {"item": "ore", "price": 1}})
@@ -203,6 +208,7 @@ print("to stderr", file=sys.stderr)
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_garbage_on_the_protocol_ends_the_run(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project)
     # Every pipe but the standard three: the runner's protocol descriptors are among them.
@@ -225,6 +231,7 @@ time.sleep(30)
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_a_program_over_its_call_limit_is_ended(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project, max_calls=3)
     program = "for _ in range(10):\n    tools.get_price(item='ore')\nprint('never')"
@@ -238,6 +245,7 @@ async def test_a_program_over_its_call_limit_is_ended(machine: Machine) -> None:
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_host_calls_do_not_use_up_the_wall_time(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project, wall_s=2)
     waited: list[float] = []
@@ -275,6 +283,7 @@ async def test_without_a_working_provider_nothing_runs(
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_the_standard_library_works_and_output_is_bounded(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project, output_bytes=1000)
     program = """
@@ -294,6 +303,7 @@ print("x" * 5000)
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_run_code_can_be_given_to_one_agent_only(machine: Machine) -> None:
     rig = await make_rig(machine.project)
     config = CodeModeConfig(every_agent=False, cpu_s=5)
@@ -314,6 +324,7 @@ async def test_run_code_can_be_given_to_one_agent_only(machine: Machine) -> None
         await rig.root.dispose()
 
 
+@needs_bwrap
 async def test_cancelling_the_call_kills_the_program(machine: Machine) -> None:
     rig, _ = await code_rig(machine.project)
     cancel = CancelSignal()
