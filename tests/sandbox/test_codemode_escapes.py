@@ -66,6 +66,18 @@ def _escapes(machine: Machine, port: int) -> dict[str, tuple[str, str, str]]:
         ),
         "native code": ("import ctypes", "code_blocked", "importing ctypes"),
         "while True": ("while True:\n    pass", "code_cpu", "CPU limit (2s)"),
+        "while True, ignoring SIGXCPU": (
+            "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass",
+            "code_killed",
+            "killed by signal 9",
+        ),
+        "a file over the size limit": (
+            "import os, tempfile\n"
+            "with open(os.path.join(tempfile.gettempdir(), 'big'), 'wb') as f:\n"
+            "    f.write(b'x' * (20 * 1024 * 1024))",
+            "code_error",
+            "File too large",
+        ),
         "10 GB": ("block = bytearray(10 * 1024**3)", "code_memory", "memory limit (512 MB)"),
         "import the host package": ("import starharness", "code_blocked", "starharness"),
         "import it from its folder": (
