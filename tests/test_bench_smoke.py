@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from starharness.runtime.sandbox import BubblewrapProvider
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "runtime_overhead.py"
 
@@ -79,3 +82,22 @@ def test_rpc_roundtrip_bench_completes_and_prints_the_ratio(tmp_path: Path) -> N
     ratio = re.search(r"^ratio rpc/in-process: wall per turn (\d+\.\d+)x", out, re.M)
     assert ratio is not None and float(ratio.group(1)) > 0, out
     assert re.search(r"^  rpc +wall per turn \(median\) +\d+\.\d+ ms", out, re.M), out
+
+
+CODE_MODE = BENCH.parent / "code_mode.py"
+
+
+@pytest.mark.slow
+def test_code_mode_bench_counts_requests_at_the_mock_and_prints_the_ratio(tmp_path: Path) -> None:
+    missing = BubblewrapProvider().probe()
+    if missing is not None and os.environ.get("CI") != "true":
+        pytest.skip(f"bubblewrap does not work here: {missing}")
+    out = _run_bench(CODE_MODE, ["--calls", "12", "--repeat", "1"], tmp_path)
+    assert re.search(r"^  run_code +2 +12 ", out, re.M), out
+    assert re.search(r"^  model steps +13 +12 ", out, re.M), out
+    assert "model requests: run_code 2 (1 with the program + 1 final answer), model steps 13" in out
+    ratio = re.search(
+        r"^ratio model-steps/run_code: client CPU (\d+\.\d\d)x \(floor: run_code", out, re.M
+    )
+    assert ratio is not None and float(ratio.group(1)) > 0, out
+    assert "checks: ok" in out, out

@@ -96,10 +96,11 @@ def _hooks() -> list[str]:
 
 def _event_modules() -> list[ModuleType]:
     """Modules that declare session event types in a PAYLOADS mapping, the session's first."""
+    from .codemode import keys as codemode_events
     from .context import events as context_events
     from .sandbox import keys as sandbox_events
 
-    return [event_types, context_events, sandbox_events]
+    return [event_types, context_events, sandbox_events, codemode_events]
 
 
 def _events() -> list[str]:

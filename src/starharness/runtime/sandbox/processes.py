@@ -110,17 +110,25 @@ class ProcessOwner:
         return len(self._running)
 
     async def spawn(
-        self, argv: list[str], env: Mapping[str, str], cwd: Path
+        self,
+        argv: list[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        *,
+        pipes: bool = False,
+        line_limit: int = 65536,
     ) -> asyncio.subprocess.Process:
+        """Start `argv` owned; `pipes` gives it a stdin pipe and keeps stderr apart from stdout."""
         if self._closed:
             raise RuntimeError("the sandbox is closed; no more commands run")
         process = await asyncio.create_subprocess_exec(
             *argv,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if pipes else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+            stderr=asyncio.subprocess.PIPE if pipes else asyncio.subprocess.STDOUT,
             env=dict(env),
             cwd=cwd,
+            limit=line_limit,
             # Its own process group, so one signal reaches everything it started.
             start_new_session=True,
         )
