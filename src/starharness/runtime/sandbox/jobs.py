@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..errors import StarHarnessError
 from .output import Tail, Unread
@@ -51,7 +52,7 @@ class Job:
         return f"exited with {self.exit_code}"
 
     @property
-    def state(self) -> str:
+    def state(self) -> Literal["running", "exited", "stopped"]:
         """running, exited or stopped (status() adds the exit code)."""
         if self.stopped:
             return "stopped"
