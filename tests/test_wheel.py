@@ -88,6 +88,6 @@ def test_the_installed_wheel_runs_outside_the_checkout(tmp_path: Path) -> None:
     )
     static = Path(shown.stdout.strip()).resolve()
     assert static.is_relative_to(venv.resolve())
-    for name in ("index.html", "app.js", "rpc.js", "chat.js", "godot.js", "style.css"):
+    for name in ("index.html", "app.js", "rpc.js", "chat.js", "work.js", "godot.js", "style.css"):
         assert (static / name).is_file(), name
     assert "rpc" in _ok(star_harness("--help")).stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import socket
@@ -19,7 +20,14 @@ from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import Patch, start
 from starharness.runtime.kernel import Context
 from starharness.runtime.loop import AGENTS
-from starharness.runtime.mcp_client import MCP_CLIENTS, McpClientConfig
+from starharness.runtime.mcp_client import (
+    MCP_CLIENTS,
+    McpClientConfig,
+    McpServerConfig,
+    McpUnavailable,
+    Restarts,
+    ServerConnection,
+)
 from starharness.runtime.session import event_types as ev
 from starharness.runtime.tools import TOOLS
 
@@ -62,14 +70,24 @@ async def http_server() -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]
         await process.wait()
 
 
-def bridge_patch(base_url: str, servers: list[dict[str, Any]], allow: list[str]) -> Patch:
+async def start_http_server(port: int) -> asyncio.subprocess.Process:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(TINY), "http", str(port), stderr=asyncio.subprocess.DEVNULL
+    )
+    await wait_for_port(port, process)
+    return process
+
+
+def bridge_patch(
+    base_url: str, servers: list[dict[str, Any]], allow: list[str], **config: Any
+) -> Patch:
     rows: list[dict[str, Any]] = [
         *mock_rows(base_url, None),
         {"id": "sessions", "config": {"store": "memory"}},
         {
             "id": "mcp",
             "plugin": "starharness.runtime.mcp_client:McpClientPlugin",
-            "config": {"enabled": True, "servers": servers, "start_timeout_s": 60},
+            "config": {"enabled": True, "servers": servers, "start_timeout_s": 60, **config},
             "before": "agents",
         },
         {"id": "approvals", "merge": {"mode": "allow-list", "allow": allow}},
@@ -149,6 +167,111 @@ async def test_the_agent_calls_stdio_and_http_tools_and_survives_their_death(
         assert third[-1]["reason"] == "completed"
         assert [e["text"] for e in third if e["type"] == ev.ASSISTANT_MESSAGE] == ["Still talking."]
     mock.assert_complete()
+
+
+async def test_a_dead_server_is_restarted_by_the_next_call_of_its_tools(
+    home: Path,
+    tmp_path: Path,
+    mock: MockLlmServer,
+    http_server: tuple[str, Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url, http_process = http_server
+    port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+    pid_file = tmp_path / "stdio.pid"
+    servers = [
+        {
+            "name": "local",
+            "command": [sys.executable, str(TINY), "stdio"],
+            "env": {"TINY_MCP_PID_FILE": str(pid_file)},
+        },
+        {"name": "web", "url": url},
+    ]
+    allow = ["mcp_local_add", "mcp_web_add"]
+    patch = bridge_patch(mock.base_url, servers, allow, restart_backoff_s=0.05)
+    resolved = composition.load("task", [patch], home=home)
+    caplog.set_level(logging.WARNING, logger="starharness.runtime.mcp_client")
+    async with await start(resolved) as runtime:
+        ctx = runtime.ctx
+        mock.script(
+            "r1",
+            [
+                call("mcp_local_add", {"a": 2, "b": 3}),
+                call("mcp_web_add", {"a": 4, "b": 5}),
+                say("Both answered."),
+                # turn 2: both are dead
+                call("mcp_local_add", {"a": 1, "b": 1}),
+                call("mcp_local_add", {"a": 1, "b": 2}),
+                call("mcp_web_add", {"a": 1, "b": 1}),
+                call("mcp_web_add", {"a": 1, "b": 2}),
+                say("Local is back, web is not."),
+                # turn 3: the HTTP server runs again
+                call("mcp_web_add", {"a": 3, "b": 4}),
+                say("Web is back."),
+            ],
+        )
+        first = await turn(ctx, "r1", "use the tools")
+        assert results(first) == [("mcp_local_add", "5", False), ("mcp_web_add", "9", False)]
+        first_pid = int(pid_file.read_text())
+
+        os.kill(first_pid, signal.SIGKILL)
+        http_process.kill()
+        await http_process.wait()
+
+        second = results(await turn(ctx, "r1", "again"))
+        (_, gone, gone_error), (_, back, back_error) = second[:2]
+        assert gone_error and "MCP server 'local'" in gone and "went away" in gone, gone
+        assert (back, back_error) == ("3", False)  # restarted by this call
+        assert int(pid_file.read_text()) != first_pid
+        # HTTP: the dead session fails, and reconnecting fails while nothing listens.
+        (_, web_gone, web_gone_error), (_, web_down, web_down_error) = second[2:]
+        assert web_gone_error and "MCP server 'web'" in web_gone, web_gone
+        assert web_down_error and "restart attempt 1 of 3 failed" in web_down, web_down
+        status = {row["name"]: row for row in ctx.get(MCP_CLIENTS).status()}
+        assert status["local"]["state"] == "ready" and status["web"]["state"] == "failed"
+
+        restarted = await start_http_server(port)
+        try:
+            await asyncio.sleep(0.2)  # past the backoff after the failed attempt
+            third = results(await turn(ctx, "r1", "and web?"))
+            assert third == [("mcp_web_add", "7", False)]
+            assert ctx.get(MCP_CLIENTS).status()[1]["failed_restarts"] == "0"
+        finally:
+            restarted.kill()
+            await restarted.wait()
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("'local' is down" in m and "restarting it (attempt 1 of 3)" in m for m in logged)
+    assert any("'web'" in m and "restart attempt 1 of 3 failed" in m for m in logged), logged
+    assert any("'web' is back" in m for m in logged), logged
+    mock.assert_complete()
+
+
+async def test_restarts_are_bounded_and_backed_off(
+    tmp_path: Path, http_server: tuple[str, Any]
+) -> None:
+    url, http_process = http_server
+    server = McpServerConfig(name="web", url=url)
+    # A backoff long enough that the call right after a failed attempt always comes within it.
+    connection = ServerConnection(server, Restarts(attempts=2, backoff_s=1.0, start_timeout_s=10))
+    await connection.start(10)
+    try:
+        assert (await connection.call("add", {"a": 1, "b": 1})).structured_content is not None
+        http_process.kill()
+        await http_process.wait()
+        with pytest.raises(McpUnavailable, match="went away during the call"):
+            await connection.call("add", {"a": 1, "b": 1})
+        with pytest.raises(McpUnavailable, match="restart attempt 1 of 2 failed, the next"):
+            await connection.call("add", {"a": 1, "b": 1})
+        with pytest.raises(McpUnavailable, match="the next restart attempt is in"):
+            await connection.call("add", {"a": 1, "b": 1})
+        await asyncio.sleep(1.1)
+        with pytest.raises(McpUnavailable, match="restart attempt 2 of 2 failed, no more"):
+            await connection.call("add", {"a": 1, "b": 1})
+        with pytest.raises(McpUnavailable, match="gave up after 2 failed restart attempts"):
+            await connection.call("add", {"a": 1, "b": 1})
+        assert connection.state == "failed"
+    finally:
+        await connection.aclose()
 
 
 async def test_a_server_that_fails_to_start_leaves_the_process_running(

@@ -46,6 +46,8 @@ def test_the_schema_has_exactly_the_four_requests_and_the_update() -> None:
             "tool.result",
             "approval.asked",
             "approval.decided",
+            "plan.update",
+            "job.update",
             "turn.end",
         ]
     )

@@ -12,6 +12,8 @@ from ..runtime.protocol import (
     CancelTurn,
     CloseSession,
     HistoryItem,
+    JobUpdated,
+    PlanUpdated,
     PromptParams,
     PromptResult,
     SessionOpened,
@@ -32,6 +34,9 @@ class ClientSession:
         self._client = client
         self.id = opened.session_id
         self.history: list[HistoryItem] = list(opened.history)
+        self.plan: PlanUpdated | None = opened.plan
+        """The plan as of opening (a resumed session's); later ones stream as `PlanUpdated`."""
+        self.jobs: list[JobUpdated] = list(opened.jobs)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
 
     def deliver(self, update: SessionUpdate) -> None:

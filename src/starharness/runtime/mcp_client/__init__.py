@@ -1,7 +1,7 @@
 """runtime/mcp_client: tools of external MCP servers as `mcp_<server>_<tool>` (off by default)."""
 
 from .config import McpClientConfig, McpServerConfig
-from .connection import McpUnavailable, ServerConnection
+from .connection import McpUnavailable, Restarts, ServerConnection
 from .plugin import MCP_CLIENTS, McpClientPlugin, McpClients
 from .tools import MCP_TAG, UNAVAILABLE, bridge_tool, tool_name
 
@@ -14,6 +14,7 @@ __all__ = [
     "McpClients",
     "McpServerConfig",
     "McpUnavailable",
+    "Restarts",
     "ServerConnection",
     "bridge_tool",
     "tool_name",

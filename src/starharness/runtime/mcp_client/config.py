@@ -55,6 +55,11 @@ class McpClientConfig(BaseModel):
     servers: list[McpServerConfig] = []
     start_timeout_s: float = Field(default=30.0, gt=0)
     call_timeout_s: float = Field(default=120.0, gt=0)
+    restart_attempts: int = Field(default=3, ge=0)
+    """A server that went away is restarted (HTTP: reconnected) by the next call of one of its
+    tools; after this many failed attempts in a row its tools stay down."""
+    restart_backoff_s: float = Field(default=1.0, ge=0)
+    """The wait after a failed restart attempt before the next, doubled after each failure."""
 
     @model_validator(mode="after")
     def _unique_names(self) -> McpClientConfig:

@@ -1,7 +1,8 @@
-"""One external MCP server: a task that owns its transport and session for the process's life.
+"""One external MCP server: a task that owns its transport and session while it runs.
 
 The MCP SDK's transports are anyio context managers that must be left by the task that entered
-them, so one owner task enters them, reports the tool list, and waits to be told to stop.
+them, so one owner task enters them, reports the tool list, and waits to be told to stop. A
+server that went away gets a new owner task (a restart) on the next call of its tools.
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, PaginatedRequestParams, Tool
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, CallToolResult, PaginatedRequestParams, Tool
 
 from ..errors import UserFacingError
 from .config import McpServerConfig
@@ -28,17 +32,32 @@ class McpUnavailable(UserFacingError):
     """The server is not running (it failed to start, or it went away)."""
 
 
-class ServerConnection:
-    """Starts, calls and stops one MCP server; `state` and `problem` say how it is doing."""
+@dataclass(frozen=True, slots=True)
+class Restarts:
+    """How a server that went away is brought back: by the next call, at most `attempts` failed
+    tries in a row, waiting `backoff_s` (doubled each time) after a failed one."""
 
-    def __init__(self, config: McpServerConfig) -> None:
+    attempts: int = 3
+    backoff_s: float = 1.0
+    start_timeout_s: float = 30.0
+
+
+class ServerConnection:
+    """Starts, calls, restarts and stops one MCP server; `state` and `problem` say how it is."""
+
+    def __init__(self, config: McpServerConfig, restarts: Restarts | None = None) -> None:
         self.config = config
         self.name = config.name
+        self.restarts = restarts or Restarts()
         self.state: State = "starting"
         self.problem = ""
+        self.failed_restarts = 0
+        """Failed restart attempts since the server last ran (reset when one succeeds)."""
         self._session: ClientSession | None = None
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
+        self._retry_at = 0.0
+        self._reviving = asyncio.Lock()
 
     @property
     def target(self) -> str:
@@ -47,18 +66,20 @@ class ServerConnection:
     async def start(self, timeout_s: float) -> list[Tool]:
         """Connect and list the tools; raises McpUnavailable naming what went wrong."""
         ready: asyncio.Future[list[Tool]] = asyncio.get_running_loop().create_future()
-        self._owner = asyncio.create_task(self._own(ready), name=f"mcp-client:{self.name}")
+        self.state = "starting"
+        self._stop = stop = asyncio.Event()
+        self._owner = asyncio.create_task(self._own(ready, stop), name=f"mcp-client:{self.name}")
         try:
             return await asyncio.wait_for(asyncio.shield(ready), timeout_s)
         except TimeoutError:
             self._fail(f"it did not answer within {timeout_s:g} s")
-            await self.aclose()
+            await self._halt()
             raise McpUnavailable(self._describe()) from None
         except McpUnavailable:
-            await self.aclose()
+            await self._halt()
             raise
 
-    async def _own(self, ready: asyncio.Future[list[Tool]]) -> None:
+    async def _own(self, ready: asyncio.Future[list[Tool]], stop: asyncio.Event) -> None:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
@@ -69,7 +90,7 @@ class ServerConnection:
                 self.state = "ready"
                 if not ready.done():
                     ready.set_result(tools)
-                await self._stop.wait()
+                await stop.wait()
         except asyncio.CancelledError:
             raise
         except BaseException as error:  # an ExceptionGroup from the transport's task group
@@ -103,29 +124,100 @@ class ServerConnection:
         problem = f": {self.problem}" if self.problem else ""
         return f"MCP server {self.name!r} ({self.target}) is not running{problem}"
 
+    def _live(self) -> ClientSession | None:
+        owner = self._owner
+        if self.state != "ready" or owner is None or owner.done():
+            return None
+        return self._session
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        """Call one of the server's tools; McpUnavailable when the server is gone."""
-        session = self._session
-        if session is None or self.state != "ready":
-            raise McpUnavailable(self._describe())
+        """Call one of the server's tools, restarting a server that went away first;
+        McpUnavailable when it is down (or goes away during the call)."""
+        session = self._live() or await self._revive()
         try:
             return await session.call_tool(tool, arguments)
         except asyncio.CancelledError:
             raise
-        except Exception as error:
-            owner = self._owner
-            gone = owner is None or owner.done() or self.state != "ready"
-            if not gone:
-                # The call failed but the session lives: the transport may just have died
-                # under it; the next call will tell. Either way, report the cause.
+        except MCPError as error:
+            if error.error.code != CONNECTION_CLOSED:
+                # The server answered with an error: it lives, only this call failed.
                 raise McpUnavailable(
                     f"MCP server {self.name!r} ({self.target}) failed the call: "
                     f"{_first_message(error)}"
                 ) from None
-            raise McpUnavailable(self._describe()) from None
+            problem = "the connection closed"
+        except Exception as error:  # the transport died under the call
+            problem = _first_message(error)
+        if self.state == "failed" and self.problem:
+            problem = self.problem  # the owner saw the transport's own error: more telling
+        self._fail(problem)
+        await self._halt()
+        _log.warning("MCP server %r went away: %s; the next call restarts it", self.name, problem)
+        raise McpUnavailable(
+            f"MCP server {self.name!r} ({self.target}) went away during the call ({problem}); "
+            "the next call of its tools restarts it"
+        ) from None
 
-    async def aclose(self) -> None:
-        """Stop the server (a stdio server's process ends with its stdin)."""
+    async def _revive(self) -> ClientSession:
+        """Restart (stdio) or reconnect (HTTP) the server, within the restart policy."""
+        async with self._reviving:  # concurrent calls wait for one attempt, not start many
+            session = self._live()
+            if session is not None:
+                return session
+            policy = self.restarts
+            if self.failed_restarts >= policy.attempts:
+                raise McpUnavailable(
+                    f"{self._describe()}; gave up after {self.failed_restarts} failed restart "
+                    "attempts"
+                )
+            wait = self._retry_at - time.monotonic()
+            if wait > 0:
+                raise McpUnavailable(
+                    f"{self._describe()}; the next restart attempt is in {wait:.1f} s"
+                )
+            attempt = self.failed_restarts + 1
+            verb = "restarting" if self.config.command is not None else "reconnecting to"
+            _log.warning(
+                "MCP server %r is down (%s): %s it (attempt %d of %d)",
+                self.name,
+                self.problem or self.state,
+                verb,
+                attempt,
+                policy.attempts,
+            )
+            await self._halt()
+            try:
+                await self.start(policy.start_timeout_s)
+            except McpUnavailable as error:
+                self.failed_restarts = attempt
+                backoff = policy.backoff_s * 2 ** (attempt - 1)
+                self._retry_at = time.monotonic() + backoff
+                more = (
+                    f"the next attempt in {backoff:g} s"
+                    if attempt < policy.attempts
+                    else "no more attempts"
+                )
+                _log.warning(
+                    "MCP server %r: restart attempt %d of %d failed: %s; %s",
+                    self.name,
+                    attempt,
+                    policy.attempts,
+                    self.problem,
+                    more,
+                )
+                raise McpUnavailable(
+                    f"{error}; restart attempt {attempt} of {policy.attempts} failed, {more}"
+                ) from None
+            self.failed_restarts = 0
+            self._retry_at = 0.0
+            _log.warning("MCP server %r is back (attempt %d)", self.name, attempt)
+            session = self._live()
+            if session is None:  # it died again at once
+                raise McpUnavailable(self._describe())
+            return session
+
+    async def _halt(self) -> None:
+        """Stop the current incarnation's owner task (a stdio server ends with its stdin)."""
         self._stop.set()
         owner = self._owner
         if owner is None:
@@ -135,6 +227,10 @@ class ServerConnection:
         except TimeoutError:
             owner.cancel()
         await asyncio.gather(owner, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Stop the server for good."""
+        await self._halt()
         if self.state == "ready":
             self.state = "stopped"
 

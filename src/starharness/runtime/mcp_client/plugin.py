@@ -7,7 +7,7 @@ import logging
 from ..kernel import Context, Plugin, ServiceKey
 from ..tools import TOOLS
 from .config import McpClientConfig
-from .connection import McpUnavailable, ServerConnection
+from .connection import McpUnavailable, Restarts, ServerConnection
 from .tools import bridge_tool, unavailable_tool
 
 _log = logging.getLogger("starharness.runtime.mcp_client")
@@ -21,7 +21,13 @@ class McpClients:
 
     def status(self) -> list[dict[str, str]]:
         return [
-            {"name": c.name, "target": c.target, "state": c.state, "problem": c.problem}
+            {
+                "name": c.name,
+                "target": c.target,
+                "state": c.state,
+                "problem": c.problem,
+                "failed_restarts": str(c.failed_restarts),
+            }
             for c in self.connections
         ]
 
@@ -41,10 +47,15 @@ class McpClientPlugin(Plugin[McpClientConfig]):
         ctx.provide(MCP_CLIENTS, clients)
         if not config.enabled:
             return
+        restarts = Restarts(
+            attempts=config.restart_attempts,
+            backoff_s=config.restart_backoff_s,
+            start_timeout_s=config.start_timeout_s,
+        )
         for server in config.servers:
             if not server.enabled:
                 continue
-            connection = ServerConnection(server)
+            connection = ServerConnection(server, restarts)
             clients.connections.append(connection)
             ctx.scope.add(connection.aclose)
             try:

@@ -56,7 +56,7 @@ from .models import (
     ShutdownResult,
     WireModel,
 )
-from .updates import history_of, title_of, update_for
+from .updates import history_of, title_of, update_for, work_of
 
 CHAT_KIND = "chat"
 """`meta.kind` of sessions opened through the protocol; listings show these (and untagged ones)."""
@@ -201,11 +201,14 @@ class SessionHost:
                 ) from None
             current = self._adopt(session_id, handle)
         events = current.handle.agent.session.events
+        plan, jobs = work_of(session_id, events)
         return SessionOpened(
             action="resume",
             session_id=session_id,
             history=history_of(events),
             pending_approvals=list(current.asked.values()),
+            plan=plan,
+            jobs=jobs,
         )
 
     async def _list(self, params: ListSessions) -> SessionList:

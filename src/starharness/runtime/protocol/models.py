@@ -126,6 +126,10 @@ class SessionOpened(WireModel):
     session_id: str
     history: list[HistoryItem] = []
     pending_approvals: list[ApprovalAsked] = []
+    plan: PlanUpdated | None = None
+    """The session's current plan, when it has one (as the last `plan.update` said it)."""
+    jobs: list[JobUpdated] = []
+    """Each background job the session started, in its latest state."""
 
 
 class SessionList(WireModel):
@@ -240,6 +244,37 @@ class ApprovalDecided(WireModel):
     message: str = ""
 
 
+class PlanStep(WireModel):
+    id: str
+    text: str
+    status: Literal["pending", "in_progress", "done"]
+
+
+class PlanUpdated(WireModel):
+    """The whole plan, each time it changes (the agent's `todo_write`)."""
+
+    kind: Literal["plan.update"] = "plan.update"
+    session_id: str
+    revision: int
+    items: list[PlanStep]
+
+
+JobState = Literal["running", "exited", "stopped"]
+
+
+class JobUpdated(WireModel):
+    """A background job started, was read, exited or was stopped."""
+
+    kind: Literal["job.update"] = "job.update"
+    session_id: str
+    job_id: str
+    command: str
+    state: JobState
+    exit_code: int | None = None
+    tail: str = ""
+    """Its latest output (the last 2000 bytes at most), as of this update."""
+
+
 class TurnEnded(WireModel):
     kind: Literal["turn.end"] = "turn.end"
     session_id: str
@@ -256,6 +291,8 @@ SessionUpdate = Annotated[
     | ToolResulted
     | ApprovalAsked
     | ApprovalDecided
+    | PlanUpdated
+    | JobUpdated
     | TurnEnded,
     Field(discriminator="kind"),
 ]

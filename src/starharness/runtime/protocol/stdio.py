@@ -7,7 +7,7 @@ import contextlib
 import os
 import stat
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import BinaryIO, Protocol
 
 from ..approvals import APPROVALS
@@ -98,26 +98,55 @@ async def protected_stdio() -> AsyncGenerator[tuple[asyncio.StreamReader, StdioO
         os.close(saved)
 
 
+class LineBatcher:
+    """Lines for one output, written together when they come close together.
+
+    Each write wakes the reader (on a loaded machine, a context switch or two), so updates wait
+    up to `passes` passes of the event loop for company; an answer goes out at once with them.
+    A turn's last updates and its answer are a few passes apart, so they leave in one write; a
+    waiting update never outlives those passes (they run without blocking on I/O).
+    """
+
+    def __init__(self, write: Callable[[bytes], None], passes: int = 8) -> None:
+        self._write = write
+        self._passes = passes
+        self._pending: list[str] = []
+        self._left = 0
+        self._scheduled = False
+        self._loop = asyncio.get_running_loop()
+
+    def update(self, line: str) -> None:
+        self._pending.append(line)
+        if not self._scheduled:
+            self._scheduled = True
+            self._left = self._passes
+            self._loop.call_soon(self._tick)
+
+    def answer(self, line: str) -> None:
+        self._pending.append(line)
+        self.flush()
+
+    def _tick(self) -> None:
+        if self._left > 0 and self._pending:
+            self._left -= 1
+            self._loop.call_soon(self._tick)
+            return
+        self._scheduled = False
+        self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            data = "\n".join(self._pending) + "\n"
+            self._pending.clear()
+            self._write(data.encode("utf-8"))
+
+
 async def serve_stdio(ctx: Context, info: HostInfo) -> None:
     """Serve the session protocol on stdin/stdout until stdin ends or `shutdown` is answered."""
     router = ApprovalRouter(ctx.maybe(APPROVALS))
     try:
         async with protected_stdio() as (reader, writer):
-            pending: list[str] = []
-            loop = asyncio.get_running_loop()
-
-            def flush() -> None:
-                data = "\n".join(pending) + "\n"
-                pending.clear()
-                writer.write(data.encode("utf-8"))
-
-            def send(line: str) -> None:
-                # Lines produced within two loop iterations leave in one write: each write
-                # wakes the client, and a turn's last update and its answer are one iteration
-                # apart. The delay is two passes of the loop, not a timer.
-                if not pending:
-                    loop.call_soon(loop.call_soon, flush)
-                pending.append(line)
+            lines = LineBatcher(writer.write)
 
             async def read_line() -> str | None:
                 while True:
@@ -127,16 +156,15 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
                         too_long = RpcError(
                             INVALID_REQUEST, f"a line is longer than {MAX_LINE} bytes"
                         )
-                        send(error_line(None, too_long))
+                        lines.answer(error_line(None, too_long))
                         continue
                     if not raw:
                         return None
                     return raw.decode("utf-8", errors="replace")
 
-            host = SessionHost(ctx, router, info, lambda update: send(update_line(update)))
-            await Connection(host, send).run(read_line)
-            if pending:
-                flush()
+            host = SessionHost(ctx, router, info, lambda update: lines.update(update_line(update)))
+            await Connection(host, lines.answer).run(read_line)
+            lines.flush()
             await writer.drain()
     finally:
         router.close()

@@ -1,7 +1,7 @@
 """Session log events as protocol updates, and a session's log as the history a client shows.
 
 The one place that reads session event data for the protocol; the payload shapes are those in
-runtime/session/event_types.py.
+runtime/session/event_types.py, context/events.py (plans) and sandbox/keys.py (jobs).
 """
 
 from __future__ import annotations
@@ -10,12 +10,17 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..context.events import PLAN_CHANGE
+from ..sandbox.keys import COMMAND_RUN, JOB_STATE
 from ..session import SessionEvent
 from ..session import event_types as ev
 from .models import (
     ApprovalAsked,
     ApprovalDecided,
     HistoryItem,
+    JobUpdated,
+    PlanStep,
+    PlanUpdated,
     ReasoningDelta,
     TextDelta,
     ToolCalled,
@@ -91,7 +96,53 @@ def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
             decision=str(data["decision"]),
             message=data.get("message", ""),
         )
+    return _work_update(session_id, event)
+
+
+def _work_update(session_id: str, event: SessionEvent) -> PlanUpdated | JobUpdated | None:
+    """A plan or job update for a plan/change, a job's command/run or a job/state event."""
+    kind = event.type
+    data = event.data
+    if kind == PLAN_CHANGE:
+        return PlanUpdated(
+            session_id=session_id,
+            revision=data["revision"],
+            items=[PlanStep.model_validate(item) for item in data["items"]],
+        )
+    if kind == COMMAND_RUN and "job" in data:
+        return JobUpdated(
+            session_id=session_id, job_id=data["job"], command=data["command"], state="running"
+        )
+    if kind == JOB_STATE:
+        return JobUpdated(
+            session_id=session_id,
+            job_id=data["job"],
+            command=data["command"],
+            state=data["state"],
+            exit_code=data["exit_code"],
+            tail=data["tail"],
+        )
     return None
+
+
+def work_of(
+    session_id: str, events: Iterable[SessionEvent]
+) -> tuple[PlanUpdated | None, list[JobUpdated]]:
+    """A session's current plan and each job's latest state, folded from its log."""
+    plan: PlanUpdated | None = None
+    jobs: dict[str, JobUpdated] = {}
+    for event in events:
+        if event.type not in _WORK_EVENTS:
+            continue
+        update = _work_update(session_id, event)
+        if isinstance(update, PlanUpdated):
+            plan = update
+        elif update is not None:
+            jobs[update.job_id] = update
+    return plan, list(jobs.values())
+
+
+_WORK_EVENTS = frozenset({PLAN_CHANGE, COMMAND_RUN, JOB_STATE})
 
 
 def history_of(events: Iterable[SessionEvent]) -> list[HistoryItem]:

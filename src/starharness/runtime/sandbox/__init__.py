@@ -5,7 +5,7 @@ from .bubblewrap import BubblewrapProvider
 from .chain import Confined, SandboxChain
 from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailable
 from .jobs import Job, JobError, JobRead, JobTable
-from .keys import COMMAND_DONE, COMMAND_RUN, SANDBOX, SANDBOX_MODE, SANDBOX_REFUSED
+from .keys import COMMAND_DONE, COMMAND_RUN, JOB_STATE, SANDBOX, SANDBOX_MODE, SANDBOX_REFUSED
 from .landlock import LandlockProvider, beneath_except, landlock_rules
 from .plugin import SandboxConfig, SandboxPlugin
 from .policy import SandboxPolicy, confined_env, default_hidden
@@ -20,6 +20,7 @@ from .unconfined import UnconfinedProvider
 __all__ = [
     "COMMAND_DONE",
     "COMMAND_RUN",
+    "JOB_STATE",
     "SANDBOX",
     "SANDBOX_MODE",
     "SANDBOX_RECORD",

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..errors import StarHarnessError
-from .output import Unread
+from .output import Tail, Unread
 from .processes import ProcessOwner
 
 _READ_SIZE = 65536
+TAIL_BYTES = 2000
+"""How much of a job's latest output its state events carry (for displays, not the model)."""
 
 
 class JobError(StarHarnessError):
@@ -29,6 +32,7 @@ class Job:
     provider: str
     process: asyncio.subprocess.Process
     unread: Unread
+    tail: Tail = field(default_factory=lambda: Tail(TAIL_BYTES))
     started: float = field(default_factory=time.monotonic)
     reader: asyncio.Task[None] | None = None
     exit_code: int | None = None
@@ -47,6 +51,13 @@ class Job:
             return "running"
         return f"exited with {self.exit_code}"
 
+    @property
+    def state(self) -> Literal["running", "exited", "stopped"]:
+        """running, exited or stopped (status() adds the exit code)."""
+        if self.stopped:
+            return "stopped"
+        return "running" if self.exit_code is None else "exited"
+
 
 @dataclass(frozen=True, slots=True)
 class JobRead:
@@ -61,10 +72,20 @@ class JobRead:
 
 
 class JobTable:
-    """The jobs of one agent. `aclose` stops them all (the agent ended)."""
+    """The jobs of one agent. `aclose` stops them all (the agent ended).
 
-    def __init__(self, owner: ProcessOwner, *, max_jobs: int, buffer_bytes: int) -> None:
+    `on_end` hears of each job that exits or is stopped, once (to log it)."""
+
+    def __init__(
+        self,
+        owner: ProcessOwner,
+        *,
+        max_jobs: int,
+        buffer_bytes: int,
+        on_end: Callable[[Job], None] | None = None,
+    ) -> None:
         self._owner = owner
+        self._on_end = on_end
         self._max_jobs = max_jobs
         self._buffer_bytes = buffer_bytes
         self._jobs: dict[str, Job] = {}
@@ -95,11 +116,17 @@ class JobTable:
         if stream is not None:
             while data := await stream.read(_READ_SIZE):
                 job.unread.feed(data)
+                job.tail.feed(data)
                 job.arrived.set()
         job.arrived.set()
         code = await self._owner.reaped(job.process)
         if not job.stopped:
             job.exit_code = code
+            self._ended(job)
+
+    def _ended(self, job: Job) -> None:
+        if self._on_end is not None:
+            self._on_end(job)
 
     def get(self, job_id: str) -> Job:
         job = self._jobs.get(job_id)
@@ -129,7 +156,8 @@ class JobTable:
         return JobRead(job.id, text, dropped, job.status(), len(job.unread))
 
     async def _halt(self, job: Job) -> None:
-        if job.exit_code is None:
+        halted = job.exit_code is None and not job.stopped
+        if halted:
             job.stopped = True
         await self._owner.kill(job.process)
         reader = job.reader
@@ -138,6 +166,8 @@ class JobTable:
         if reader is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
+        if halted:
+            self._ended(job)
 
     async def aclose(self) -> None:
         for job in list(self._jobs.values()):

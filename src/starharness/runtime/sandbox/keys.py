@@ -1,7 +1,7 @@
 """The sandbox's service key and the session event types it logs."""
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict
 
 from ..kernel import ServiceKey
 
@@ -20,6 +20,9 @@ COMMAND_DONE: Final = "command/done"
 """{call_id, exit_code, timed_out, output_bytes, job?} -- it ended (or was stopped)."""
 SANDBOX_REFUSED: Final = "sandbox/refused"
 """{call_id, code, message} -- a command was refused before any process started."""
+JOB_STATE: Final = "job/state"
+"""{job, command, state, exit_code, tail} -- a background job was read, exited or was stopped
+(log-only: what a display shows; the model reads job_read's result)."""
 
 
 # No `from __future__ import annotations` here: TypedDict must see NotRequired to know which
@@ -55,10 +58,20 @@ class SandboxRefusedData(TypedDict):
     message: str
 
 
+class JobStateData(TypedDict):
+    job: str
+    command: str
+    state: Literal["running", "exited", "stopped"]
+    exit_code: int | None
+    tail: str
+    """The job's latest output (at most TAIL_BYTES), read or not."""
+
+
 PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
     SANDBOX_MODE: SandboxModeData,
     COMMAND_RUN: CommandRunData,
     COMMAND_DONE: CommandDoneData,
     SANDBOX_REFUSED: SandboxRefusedData,
+    JOB_STATE: JobStateData,
 }
 """Each sandbox session event type and the TypedDict of its data (for the docs)."""

@@ -72,3 +72,26 @@ class Unread:
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class Tail:
+    """The last `limit` bytes of a stream, for a display of what a job printed lately."""
+
+    __slots__ = ("_data", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._data = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self._data += data
+        extra = len(self._data) - self._limit
+        if extra > 0:
+            del self._data[:extra]
+
+    def text(self) -> str:
+        # A cut may land inside a UTF-8 sequence: skip its continuation bytes.
+        start = 0
+        while start < len(self._data) and self._data[start] & 0xC0 == 0x80:
+            start += 1
+        return self._data[start:].decode(errors="replace")

@@ -13,6 +13,7 @@ from typing import Any
 from ..kernel import Context, Event
 from .chain import Confined, SandboxChain
 from .jobs import Job, JobTable
+from .keys import JOB_STATE
 from .policy import SandboxPolicy, confined_env, default_hidden
 from .processes import CommandResult, ProcessOwner, forget_folder, remove_with_harness, run_once
 from .tiers import Tier, check_escalation
@@ -96,7 +97,10 @@ class AgentSandbox:
         self.tier = settings.tier
         self.owner = ProcessOwner()
         self.jobs = JobTable(
-            self.owner, max_jobs=settings.max_jobs, buffer_bytes=settings.job_buffer
+            self.owner,
+            max_jobs=settings.max_jobs,
+            buffer_bytes=settings.job_buffer,
+            on_end=self._job_ended,
         )
         self._temp: Path | None = None
         self._lock = asyncio.Lock()
@@ -107,6 +111,22 @@ class AgentSandbox:
 
     def record(self, ctx: Context, type_: str, data: dict[str, Any]) -> None:
         ctx.emit(SANDBOX_RECORD, SandboxRecord(self.layer, type_, data))
+
+    def record_job(self, ctx: Context, job: Job) -> None:
+        """Log `job`'s state and latest output (what a display of the session's jobs shows)."""
+        data: dict[str, Any] = {
+            "job": job.id,
+            "command": job.command,
+            "state": job.state,
+            "exit_code": job.exit_code,
+            "tail": job.tail.text(),
+        }
+        self.record(ctx, JOB_STATE, data)
+
+    def _job_ended(self, job: Job) -> None:
+        # A job ends outside any tool call, so its record goes to the agent's own layer.
+        if self.layer is not None:
+            self.record_job(self.layer, job)
 
     def needs_approval(self, requested: Tier) -> bool:
         """True for a one-step widening; raises EscalationRefused for a skip or a step too high."""

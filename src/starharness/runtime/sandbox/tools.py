@@ -231,10 +231,14 @@ def sandbox_tools(
         )
 
     async def job_read(args: JobReadParams, run: ToolRunContext) -> str | ToolFailure:
+        sandbox = _sandbox(run)
         try:
-            read = await _sandbox(run).jobs.read(args.job_id, most=budget, wait_s=args.wait_s)
+            read = await sandbox.jobs.read(args.job_id, most=budget, wait_s=args.wait_s)
         except JobError as error:
             return ToolFailure(str(error), JOB_ERROR)
+        job = sandbox.jobs.get(read.id)
+        if job.running:  # an ended job's state was logged when it ended
+            sandbox.record_job(run.ctx, job)
         return _job_text(read)
 
     async def job_stop(args: JobStopParams, run: ToolRunContext) -> str | ToolFailure:

@@ -2,6 +2,7 @@
 
 import { el, when } from "./dom.js";
 import { RpcError } from "./rpc.js";
+import { WorkPanel } from "./work.js";
 
 const BUSY = -32002;
 const RESUME_TRIES = 25;
@@ -20,6 +21,7 @@ export class ChatView {
     this.prompt = document.getElementById("prompt");
     this.sendButton = document.getElementById("send");
     this.cancelButton = document.getElementById("cancel");
+    this.work = new WorkPanel(document.getElementById("work"));
     client.onUpdate((update) => this.onUpdate(update));
     document.getElementById("new-chat").addEventListener("click", () => this.newChat());
     document.getElementById("composer").addEventListener("submit", (event) => {
@@ -59,6 +61,7 @@ export class ChatView {
     this.messages.replaceChildren();
     this.tools.clear();
     this.approvals.clear();
+    this.work.clear();
     this.bubble = null;
     this.thinking = null;
   }
@@ -97,6 +100,8 @@ export class ChatView {
       }
     }
     for (const asked of opened.pendingApprovals) this._approval(asked);
+    if (opened.plan) this.work.plan(opened.plan);
+    for (const job of opened.jobs || []) this.work.job(job);
     await this.loadSessions();
   }
 
@@ -156,6 +161,12 @@ export class ChatView {
         if (card) this._answered(card, update.decision);
         break;
       }
+      case "plan.update":
+        this.work.plan(update);
+        break;
+      case "job.update":
+        this.work.job(update);
+        break;
       case "turn.end":
         // Questions still open when their turn ends were never answered.
         for (const card of this.approvals.values()) {
