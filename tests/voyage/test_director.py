@@ -23,7 +23,9 @@ from voyage_e2e_support import Player, Stack, line
 
 from starharness.eval.audit import AuditReader
 from starharness.mockllm import ChatRequest, ServerError, Step, Success, ToolCall, ToolCalls
-from starharness.npc import ResidentDefinitionError, ServerSettings
+from starharness.npc import ResidentDefinitionError, ServerSettings, render_transcript
+from starharness.npc.residents import RESIDENT_KIND
+from starharness.runtime.session import SESSIONS
 from starharness.voyage import GAME, World, open_world
 from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.director import (
@@ -191,6 +193,16 @@ async def test_a_player_sees_the_directors_price_and_headline(tmp_path: Path) ->
         huds = [f for f in frames if f["t"] == "hud"]
         assert any(n["headline"] == headline for n in huds[-1]["data"]["news"])
         assert any(n["headline"] == headline for n in frames[-1]["hud"]["news"])
+
+        # Its turn is a transcript of its own, kept and readable like an encounter's.
+        store = stack.running.server.ctx.get(SESSIONS).store
+        kept = [i for i in await store.list_sessions() if i.meta.get("kind") == RESIDENT_KIND]
+        assert len(kept) == 1
+        stored = await store.load(kept[0].id)
+        assert stored is not None
+        shown = render_transcript(stored)
+        assert shown.startswith("resident 'director' after a tick of 1 day(s)")
+        assert "set_price" in shown and headline in shown
 
         greeting = await me.open("e1", SMUGGLER)
         scene = json.dumps(stack.mock.requests[-1].body["messages"])

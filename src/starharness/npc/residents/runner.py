@@ -117,6 +117,7 @@ class ResidentRunner:
             if self._ended is not None:
                 self._ended(session_id)
         reason = str(ended.get("reason") or "not run")
+        _log.info("resident %s: turn %s ended (%s)", resident.name, session_id, reason)
         if reason != "completed":
             _log.warning(
                 "resident %s: the turn ended (%s): %s",

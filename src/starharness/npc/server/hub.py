@@ -69,6 +69,7 @@ class NpcServer:
             ctx.get(SESSIONS), settings.transcripts.keep, RESIDENT_KIND
         )
         self.residents = tuple(self._resident(name) for name in settings.residents)
+        self._ticking = asyncio.Lock()
         """The game's residents this server runs after each tick, in the settings' order."""
 
     def _resident(self, name: str) -> ResidentRunner:
@@ -211,12 +212,17 @@ class NpcServer:
 
     async def tick(self, days: int) -> None:
         """Advance the world (bounded, in steps off the event loop) and broadcast the news;
-        then each resident takes its turn, and players hear what it made news of."""
-        self._broadcast(await self.clock.advance(days))
-        for runner in self.residents:
-            turn = await self._run_resident(runner, days)
-            if turn is not None and any(attempt.ok for attempt in turn.attempts):
-                self._broadcast(turn.events)
+        then each resident takes its turn, and players hear what it made news of.
+
+        The tick returns once the residents' turns ended (each bounded by the turn timeout).
+        """
+        # One tick at a time, residents included: each resident acts on the world of its tick.
+        async with self._ticking:
+            self._broadcast(await self.clock.advance(days))
+            for runner in self.residents:
+                turn = await self._run_resident(runner, days)
+                if turn is not None and any(attempt.ok for attempt in turn.attempts):
+                    self._broadcast(turn.events)
 
     async def _run_resident(self, runner: ResidentRunner, days: int) -> ResidentTurn | None:
         # A resident that fails (a model down, a bad brief) leaves the tick done and the world
