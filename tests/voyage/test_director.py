@@ -336,3 +336,35 @@ async def test_a_failing_director_leaves_the_tick_done(tmp_path: Path) -> None:
     assert frames[-1]["hud"]["day"] == 3
     assert [f["t"] for f in frames].count("hud") == 2  # the clock's, once a tick
     assert director_audit(tmp_path / "world.db") == []
+
+
+def _one_call_a_step(request: ChatRequest) -> Step:
+    """A model that makes one call a step, for more steps than an NPC's turn allows."""
+    brief = parse_brief(_first_user(request))
+    assert brief is not None
+    done = sum(1 for message in request.messages if message.role == "tool")
+    movable = [m for m in brief.markets if m.allowed is not None and m.allowed[0] != m.price]
+    if done >= 8:
+        return Success(text="done")
+    market = movable[done]
+    assert market.allowed is not None
+    arguments = {"location_id": market.location_id, "good_id": market.good_id}
+    call = ToolCall(name=SET_PRICE, arguments=json.dumps(arguments | {"price": market.allowed[0]}))
+    return ToolCalls(calls=[call])
+
+
+def _first_user(request: ChatRequest) -> str:
+    return next(str(m.content) for m in request.messages if m.role == "user")
+
+
+async def test_a_model_making_one_call_a_step_finishes_its_turn(tmp_path: Path) -> None:
+    assert ServerSettings().turn.max_steps < 8
+    async with (
+        serving_director(tmp_path, responder=_one_call_a_step) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await tick_days(me, 1)
+        assert len(stack.mock.requests) == 9
+    audit = director_audit(tmp_path / "world.db")
+    assert [(row[2], row[6]) for row in audit] == [(SET_PRICE, 1)] * 8

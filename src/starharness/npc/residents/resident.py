@@ -35,5 +35,10 @@ class Resident:
     actions: Sequence[GameAction[Any, Any] | ToolDefinition[Any]]
     brief: Brief
     news: News = _no_news
-    description: str = ""
-    """One line for `--help` and logs."""
+    max_steps: int | None = None
+    """Model steps its turn may take (None: the server's `turn.max_steps`); a model that makes
+    one call a step needs a step per change."""
+
+    def __post_init__(self) -> None:
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"resident {self.name!r}: max_steps must be 1 or more")

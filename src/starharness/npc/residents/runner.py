@@ -7,7 +7,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from ...runtime.errors import StarHarnessError
@@ -65,7 +65,11 @@ class ResidentRunner:
         self._ctx = ctx
         self.resident = resident
         self._world = world
-        self._options = options
+        self._options = (
+            options
+            if resident.max_steps is None
+            else replace(options, max_steps=resident.max_steps)
+        )
         self._inline = inline
         self._ended = ended
         self._tools = _resolve(resident)

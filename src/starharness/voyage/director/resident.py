@@ -45,6 +45,7 @@ DIRECTOR: Final = Resident(
     actions=DIRECTOR_ACTIONS,
     brief=_brief,
     news=_news,
-    description="adjusts prices, stock and news across every place after each tick",
+    # A model that makes one call a step: three prices, two restocks, headlines, a last line.
+    max_steps=16,
 )
 """Off unless the server names it: `star-harness play --resident director`."""
