@@ -9,8 +9,8 @@ from voyage_action_support import Bench
 from starharness.npc import CommittedAction, GameKit
 from starharness.voyage import GAME, PROTOCOL_TEXT, VoyageHud, VoyageWorld, open_game_world
 from starharness.voyage.actions import MOODS, SPEAK, SPEECH
-from starharness.voyage.brain import respond
 from starharness.voyage.content import ATTITUDE_RANGE, PLAYER_ID, SMUGGLER, SPEECH_ACTION
+from starharness.voyage.game import play_offline
 
 
 def test_the_game_declares_its_contract() -> None:
@@ -25,7 +25,9 @@ def test_the_game_declares_its_contract() -> None:
     assert GAME.moods == MOODS and GAME.default_mood in MOODS
     assert GAME.attitude_range == ATTITUDE_RANGE
     assert GAME.greets_first is True
-    assert GAME.offline_responder is respond
+    # One offline brain for every agent of the game: the director's requests go to its own.
+    assert GAME.offline_responder is play_offline
+    assert [resident.name for resident in GAME.residents] == ["director"]
     assert SPEAK in GAME.actions
 
 

@@ -38,6 +38,7 @@ class GameFlags:
     ready_file: Path | None
     player_secret_env: str | None = None
     public_names: Sequence[str] = ()
+    residents: Sequence[str] = ()
 
 
 def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> ResolvedProfile:
@@ -67,6 +68,8 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         server["identity"] = {"secret_env": flags.player_secret_env}
     if flags.public_names:
         server["public_names"] = list(flags.public_names)
+    if flags.residents:
+        server["residents"] = list(flags.residents)
     if web_root is not None:
         server["web_root"] = str(web_root)
     if server:

@@ -50,6 +50,15 @@ PublicName = Annotated[
         metavar="HOST",
     ),
 ]
+ResidentName = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--resident",
+        help="Run one of the game's resident agents after each clock tick (Omega station: "
+        "director). Off by default.",
+        metavar="NAME",
+    ),
+]
 ReadyFile = Annotated[
     Path | None,
     typer.Option("--ready-file", help="Write {url, ws, pid} here once /healthz answers."),
@@ -74,6 +83,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         ready_file: ReadyFile = None,
         player_secret_env: PlayerSecretEnv = None,
         public_name: PublicName = None,
+        resident: ResidentName = None,
     ) -> None:
         import time
 
@@ -84,7 +94,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         flags = GameFlags(
             host, port, game, world, provider, model, base_url, offline,
             patch or (), auth_token_env, allow_origin or (), ready_file,
-            player_secret_env, public_name or (),
+            player_secret_env, public_name or (), resident or (),
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

@@ -55,6 +55,10 @@ def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
             f"{cause}; is another server running on that port? Choose another --port, or "
             "--port 0 for a free one"
         )
+    from ..npc import ResidentDefinitionError
+
+    if isinstance(cause, ResidentDefinitionError):
+        return f"--resident: {cause}"
     if row == SERVER_ROW and _world_failure(cause):
         world = server.get("world") or "the default world file"
         return (

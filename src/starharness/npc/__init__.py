@@ -27,6 +27,7 @@ from .game import CommittedAction, EncounterEnd, Game, SpeechContract
 from .game_loading import GameLoadError, load_game
 from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
 from .plugin import NPC_SERVER, NpcServerConfig, NpcServerPlugin
+from .residents import Resident, ResidentDefinitionError, ResidentTurn
 from .server import (
     ExposureError,
     LimitsSettings,
@@ -68,6 +69,9 @@ __all__ = [
     "NpcServerConfig",
     "NpcServerPlugin",
     "Refusal",
+    "Resident",
+    "ResidentDefinitionError",
+    "ResidentTurn",
     "Role",
     "RunningServer",
     "ServerSettings",

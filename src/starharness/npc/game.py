@@ -9,6 +9,7 @@ from typing import Any, Generic, Literal
 
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
+from .residents import Resident
 from .world import NpcCard, World
 
 
@@ -80,6 +81,9 @@ class Game(Generic[Tx]):
     """Said when the model's answer cannot be read even after one retry (never raw JSON)."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
+    residents: Sequence[Resident] = ()
+    """Agents the game offers to run after each clock tick; a server runs only those named in
+    `ServerSettings.residents` (none by default)."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:
@@ -88,3 +92,10 @@ class Game(Generic[Tx]):
         low, high = self.attitude_range
         if low >= high:
             raise ValueError(f"attitude_range {self.attitude_range} is empty")
+        names = [resident.name for resident in self.residents]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two residents share a name: {names}")
+
+    def resident(self, name: str) -> Resident | None:
+        """The resident called `name`, if the game has one."""
+        return next((r for r in self.residents if r.name == name), None)

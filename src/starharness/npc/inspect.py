@@ -14,6 +14,7 @@ from ..runtime.llm.wire import to_wire_messages, to_wire_tools
 from ..runtime.session import Projection, SessionEvent, SessionStore, StoredSession
 from ..runtime.session import event_types as ev
 from .encounter import TRANSCRIPT_KIND
+from .residents import RESIDENT_KIND
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,10 @@ def render_transcript(stored: StoredSession) -> str:
     """Every request as it was sent (system, tools, wire messages), and what came back."""
     meta = stored.meta
     out: list[str] = [
-        f"encounter {meta.get('encounter')!r}: {meta.get('npc_name')} ({meta.get('npc')}) "
+        f"resident {meta.get('resident')!r} after a tick of {meta.get('days')} day(s), "
+        f"session {stored.id}"
+        if meta.get("kind") == RESIDENT_KIND
+        else f"encounter {meta.get('encounter')!r}: {meta.get('npc_name')} ({meta.get('npc')}) "
         f"with {meta.get('player')}, game {meta.get('game')}, session {stored.id}"
     ]
     if meta.get("plan"):

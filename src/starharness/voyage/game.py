@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from starharness.mockllm import ChatRequest, Step
 from starharness.npc import Game
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
+from .director import DIRECTOR, is_director_request, respond_director
 from .hud import VoyageHud
 from .memory_hooks import record_visit
 from .paths import default_world_path
@@ -22,6 +24,11 @@ def open_game_world(path: Path | None) -> VoyageWorld:
     return open_world(path)
 
 
+def play_offline(request: ChatRequest) -> Step:
+    """The offline brain for every agent of the game: the director, or else an NPC."""
+    return respond_director(request) if is_director_request(request) else respond(request)
+
+
 GAME = Game(
     name=GAME_NAME,
     open_world=open_game_world,
@@ -32,10 +39,12 @@ GAME = Game(
     default_mood=DEFAULT_MOOD,
     attitude_range=ATTITUDE_RANGE,
     greets_first=True,
-    offline_responder=respond,
+    offline_responder=play_offline,
     on_encounter_end=record_visit,
     default_world_path=default_world_path,
     hud_model=VoyageHud,
+    # Off by default: `--resident director` (or `residents: [director]` in the server row).
+    residents=(DIRECTOR,),
     # SQLite on local disk: a scene read is under 1 ms, a five-day tick about 5 ms, both less
     # than handing them to a worker thread costs.
     world_calls_inline=True,

@@ -31,7 +31,10 @@ class ActionAttempt:
 
 @dataclass(frozen=True, slots=True)
 class EncounterBinding:
-    """Provided on each encounter's agent layer; actions read it at call time."""
+    """Provided on each encounter's (or resident's) agent layer; actions read it at call time.
+
+    A resident acts with `npc_id` set to its name and no player (`player_id` empty).
+    """
 
     world: World
     npc_id: str

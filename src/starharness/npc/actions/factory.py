@@ -199,7 +199,8 @@ def _record(
     return AuditRecord(
         action=action.name,
         actor_id=actor or binding.npc_id,
-        target_id=binding.player_id,
+        # A resident's actions have no player on the other side.
+        target_id=binding.player_id or None,
         arguments=values,
         ok=ok,
         reason=reason,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,7 +17,8 @@ from ..encounter import Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
-from ..world import World
+from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
+from ..world import World, WorldEvent
 from ..world_calls import call_world
 from .access import admit
 from .clock import WorldClock
@@ -64,6 +65,29 @@ class NpcServer:
             settings.limits.server_opens_per_second, settings.limits.server_open_burst
         )
         self.clock = WorldClock(self, settings.ticks, settings.limits.max_tick_days)
+        self.resident_transcripts = TranscriptKeeper(
+            ctx.get(SESSIONS), settings.transcripts.keep, RESIDENT_KIND
+        )
+        self.residents = tuple(self._resident(name) for name in settings.residents)
+        self._ticking = asyncio.Lock()
+        """The game's residents this server runs after each tick, in the settings' order."""
+
+    def _resident(self, name: str) -> ResidentRunner:
+        game = self._kit.game
+        resident = game.resident(name)
+        if resident is None:
+            offered = ", ".join(repr(r.name) for r in game.residents) or "none"
+            raise ResidentDefinitionError(
+                f"the game {game.name!r} has no resident {name!r} (it has: {offered})"
+            )
+        return ResidentRunner(
+            self._ctx,
+            resident,
+            self._world,
+            self._agent_options,
+            inline=self._inline,
+            ended=self.resident_transcripts.ended,
+        )
 
     # -- what encounters see -----------------------------------------------------------------
 
@@ -187,8 +211,29 @@ class NpcServer:
         return self.credentials.players is None if allowed is None else allowed
 
     async def tick(self, days: int) -> None:
-        """Advance the world (bounded, in steps off the event loop) and broadcast the news."""
-        events = await self.clock.advance(days)
+        """Advance the world (bounded, in steps off the event loop) and broadcast the news;
+        then each resident takes its turn, and players hear what it made news of.
+
+        The tick returns once the residents' turns ended (each bounded by the turn timeout).
+        """
+        # One tick at a time, residents included: each resident acts on the world of its tick.
+        async with self._ticking:
+            self._broadcast(await self.clock.advance(days))
+            for runner in self.residents:
+                turn = await self._run_resident(runner, days)
+                if turn is not None and any(attempt.ok for attempt in turn.attempts):
+                    self._broadcast(turn.events)
+
+    async def _run_resident(self, runner: ResidentRunner, days: int) -> ResidentTurn | None:
+        # A resident that fails (a model down, a bad brief) leaves the tick done and the world
+        # consistent: each of its actions committed or rolled back on its own.
+        try:
+            return await runner.run(days)
+        except Exception:
+            _log.exception("resident %s: the turn after the tick failed", runner.resident.name)
+            return None
+
+    def _broadcast(self, events: Sequence[WorldEvent]) -> None:
         frames = [
             encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
             for e in events

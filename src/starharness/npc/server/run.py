@@ -113,6 +113,7 @@ async def start_server(
     try:
         server = NpcServer(ctx, game, world, settings, credentials=credentials)
         await server.transcripts.load()
+        await server.resident_transcripts.load()
         sock = await _bind(settings.host, settings.port)
         limit = settings.limits.max_frame_bytes
         config = uvicorn.Config(

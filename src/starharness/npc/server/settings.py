@@ -125,11 +125,21 @@ class ServerSettings(BaseModel):
     ticks: TickSettings = Field(default_factory=TickSettings)
     turn: TurnSettings = Field(default_factory=TurnSettings)
     transcripts: TranscriptSettings = Field(default_factory=TranscriptSettings)
+    residents: list[str] = Field(default_factory=list[str])
+    """The game's resident agents to run after each clock tick, by name (`Game.residents`);
+    none by default. Each acts only through its game actions, guarded and audited."""
 
     @field_validator("auth_token_env")
     @classmethod
     def _variable_name(cls, value: str | None) -> str | None:
         return _variable(value)
+
+    @field_validator("residents")
+    @classmethod
+    def _unique(cls, values: list[str]) -> list[str]:
+        if len(set(values)) != len(values):
+            raise ValueError(f"a resident is named twice: {values}")
+        return values
 
     @field_validator("public_names")
     @classmethod

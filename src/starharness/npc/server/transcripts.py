@@ -9,13 +9,19 @@ from ..encounter import TRANSCRIPT_KIND
 
 
 class TranscriptKeeper:
-    """Keeps the newest `keep` finished encounter logs (None: all; 0: none) and deletes the rest."""
+    """Keeps the newest `keep` finished logs of one kind (None: all; 0: none), deletes the rest.
 
-    __slots__ = ("_ids", "_keep", "_sessions")
+    The kind is `meta.kind`: encounters by default, a resident's turns with their own keeper.
+    """
 
-    def __init__(self, sessions: SessionService, keep: int | None) -> None:
+    __slots__ = ("_ids", "_keep", "_kind", "_sessions")
+
+    def __init__(
+        self, sessions: SessionService, keep: int | None, kind: str = TRANSCRIPT_KIND
+    ) -> None:
         self._sessions = sessions
         self._keep = keep
+        self._kind = kind
         self._ids: deque[str] = deque()
 
     async def load(self) -> None:
@@ -23,12 +29,12 @@ class TranscriptKeeper:
         if not self._keep:
             return
         stored = await self._sessions.stored()
-        ids = [info.id for info in stored if info.meta.get("kind") == TRANSCRIPT_KIND]
+        ids = [info.id for info in stored if info.meta.get("kind") == self._kind]
         self._ids.extend(reversed(ids))
         self._prune()
 
     def ended(self, session_id: str) -> None:
-        """An encounter's agent was disposed (its session is closed)."""
+        """A kept agent was disposed (its session is closed)."""
         if self._keep is None:
             return
         if self._keep == 0:

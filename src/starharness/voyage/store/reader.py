@@ -274,6 +274,16 @@ class WorldReader:
         )
         return [NewsItem(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 
+    def count_committed(self, action: str, day: int, **arguments: str) -> int:
+        """How many `action`s committed on `day` whose arguments hold these values."""
+        sql = "SELECT count(*) FROM audit WHERE action = ? AND day = ? AND ok = 1"
+        params: list[Any] = [action, day]
+        for name, value in sorted(arguments.items()):
+            sql += " AND json_extract(args, ?) = ?"
+            params += [f"$.{name}", value]
+        row = self._row(sql, tuple(params))
+        return int(row[0]) if row else 0
+
     def audit_log(self, limit: int = 100) -> list[AuditEntry]:
         """The latest audit rows, newest first."""
         rows = self._rows(

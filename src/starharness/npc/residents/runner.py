@@ -1,0 +1,164 @@
+"""Running a resident: one turn in a fresh session after each tick, through the agent loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from ...runtime.errors import StarHarnessError
+from ...runtime.kernel import Context
+from ...runtime.llm import UserMessage
+from ...runtime.loop import AGENTS, SESSION_EVENT, AgentOptions, LoggedEvent
+from ...runtime.prompt import PROMPT
+from ...runtime.session import event_types as ev
+from ...runtime.tools import TOOLS, ToolDefinition
+from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, GameAction
+from ..world import World, WorldEvent
+from ..world_calls import call_world
+from .resident import Resident
+
+_log = logging.getLogger("starharness.npc.residents")
+
+RESIDENT_KIND: Final = "npc-resident"
+"""`meta.kind` of a resident's session, so its transcripts are kept apart from encounters'."""
+INSTRUCTIONS_SECTION: Final = "npc.resident"
+INSTRUCTIONS_ORDER: Final = 0
+
+
+class ResidentDefinitionError(StarHarnessError, ValueError):
+    """A resident was declared or selected wrongly; the message says what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResidentTurn:
+    """What one turn of a resident did: its session, how the turn ended, every attempt."""
+
+    session_id: str
+    reason: str
+    attempts: tuple[ActionAttempt, ...]
+    events: tuple[WorldEvent, ...] = field(default=())
+    """The committed attempts the game turned into news, in order."""
+
+
+class ResidentRunner:
+    """Runs one resident of a server; turns never overlap, each gets a fresh session.
+
+    A fresh session per tick keeps the resident's context bounded however long the server
+    runs: what it did yesterday is in the world (prices, news), which the brief shows.
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        resident: Resident,
+        world: World,
+        options: AgentOptions,
+        *,
+        inline: bool,
+        ended: Callable[[str], None] | None = None,
+    ) -> None:
+        self._ctx = ctx
+        self.resident = resident
+        self._world = world
+        self._options = (
+            options
+            if resident.max_steps is None
+            else replace(options, max_steps=resident.max_steps)
+        )
+        self._inline = inline
+        self._ended = ended
+        self._tools = _resolve(resident)
+        self._lock = asyncio.Lock()
+
+    @property
+    def tools(self) -> tuple[ToolDefinition[Any], ...]:
+        """The resident's tools, built once and registered on each turn's layer."""
+        return self._tools
+
+    async def run(self, days: int) -> ResidentTurn:
+        """Brief the resident on the world after `days` and let it act; one turn at a time."""
+        async with self._lock:
+            return await self._turn(days)
+
+    async def _turn(self, days: int) -> ResidentTurn:
+        resident = self.resident
+        brief = await call_world(self._inline, resident.brief, self._world, days)
+        attempts: list[ActionAttempt] = []
+        ended: dict[str, Any] = {}
+        binding = EncounterBinding(
+            self._world, resident.name, "", attempts.append, inline=self._inline
+        )
+
+        def observe(logged: LoggedEvent) -> None:
+            if logged.event.type == ev.TURN_END:
+                ended.update(logged.event.data)
+
+        def setup(layer: Context) -> None:
+            layer.get(PROMPT).section(
+                INSTRUCTIONS_SECTION, INSTRUCTIONS_ORDER, resident.instructions
+            )
+            tools = layer.get(TOOLS)
+            for tool in self._tools:
+                tools.register(tool)
+            layer.provide(ENCOUNTER, binding)
+            layer.on(SESSION_EVENT, observe)
+
+        session_id = f"{resident.name}-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
+        meta = {"kind": RESIDENT_KIND, "resident": resident.name, "days": days}
+        handle = await self._ctx.get(AGENTS).create(
+            session_id, setup=setup, options=self._options, meta=meta
+        )
+        try:
+            handle.agent.followup(UserMessage(brief, source="clock"))
+            await handle.agent.when_idle()
+        finally:
+            await handle.dispose()
+            if self._ended is not None:
+                self._ended(session_id)
+        reason = str(ended.get("reason") or "not run")
+        _log.info("resident %s: turn %s ended (%s)", resident.name, session_id, reason)
+        if reason != "completed":
+            _log.warning(
+                "resident %s: the turn ended (%s): %s",
+                resident.name,
+                reason,
+                ended.get("error") or "no detail",
+            )
+        events = tuple(
+            event
+            for attempt in attempts
+            if attempt.ok and (event := resident.news(attempt)) is not None
+        )
+        return ResidentTurn(session_id, reason, tuple(attempts), events)
+
+
+def _resolve(resident: Resident) -> tuple[ToolDefinition[Any], ...]:
+    tools: dict[str, ToolDefinition[Any]] = {}
+    for item in resident.actions:
+        tool = _as_tool(resident, item)
+        if tool.name in tools:
+            raise ResidentDefinitionError(
+                f"resident {resident.name!r}: two actions are named {tool.name!r}"
+            )
+        tools[tool.name] = tool
+    if not tools:
+        raise ResidentDefinitionError(f"resident {resident.name!r} has no actions")
+    return tuple(tools.values())
+
+
+def _as_tool(resident: Resident, item: object) -> ToolDefinition[Any]:
+    if isinstance(item, GameAction):
+        action: GameAction[Any] = item  # pyright: ignore[reportUnknownVariableType]
+        return action.tool
+    if isinstance(item, ToolDefinition):
+        tool: ToolDefinition[Any] = item  # pyright: ignore[reportUnknownVariableType]
+        return tool
+    raise ResidentDefinitionError(
+        f"resident {resident.name!r}: an action must come from define_game_action (or be a "
+        f"tool), got {item!r}"
+    )

@@ -1,0 +1,47 @@
+"""Omega station's director: an optional resident agent that runs the economy after each tick.
+
+Its changes are game actions (`set_price`, `restock`, `post_headline`) within the bounds the
+game declares; its offline brain plays it deterministically from the brief alone.
+"""
+
+from .actions import (
+    DIRECTOR_ACTIONS,
+    HEADLINE_KIND,
+    MAX_HEADLINE_CHARS,
+    HeadlineArgs,
+    PriceArgs,
+    RestockArgs,
+    director_actions,
+)
+from .bounds import OMEGA_BOUNDS, EconomyBounds, GoodBounds
+from .brain import is_director_request, plan_tick, respond_director
+from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, Brief, MarketLine, parse_brief
+from .resident import DIRECTOR, DIRECTOR_INSTRUCTIONS, DIRECTOR_NAME
+from .summary import market_lines, summarise
+
+__all__ = [
+    "DIRECTOR",
+    "DIRECTOR_ACTIONS",
+    "DIRECTOR_INSTRUCTIONS",
+    "DIRECTOR_NAME",
+    "HEADLINE_KIND",
+    "MAX_HEADLINE_CHARS",
+    "OMEGA_BOUNDS",
+    "POST_HEADLINE",
+    "RESTOCK",
+    "SET_PRICE",
+    "Brief",
+    "EconomyBounds",
+    "GoodBounds",
+    "HeadlineArgs",
+    "MarketLine",
+    "PriceArgs",
+    "RestockArgs",
+    "director_actions",
+    "is_director_request",
+    "market_lines",
+    "parse_brief",
+    "plan_tick",
+    "respond_director",
+    "summarise",
+]
