@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from starharness.app import profile_search_path
-from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.codemode import CODE_DONE
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.kernel import Context
@@ -80,10 +80,10 @@ class Run:
 def _steps(variant: str, calls: int) -> list[ToolCalls | Success]:
     if variant == "run_code":
         program = PROGRAM.format(calls=calls)
-        call = ToolCall(name="run_code", arguments=json.dumps({"program": program}))
+        call = ScriptedCall(name="run_code", arguments=json.dumps({"program": program}))
         return [ToolCalls(calls=[call]), Success(text="done")]
     tally = [
-        ToolCalls(calls=[ToolCall(name="tally", arguments=json.dumps({"n": n}))])
+        ToolCalls(calls=[ScriptedCall(name="tally", arguments=json.dumps({"n": n}))])
         for n in range(calls)
     ]
     return [*tally, Success(text="done")]

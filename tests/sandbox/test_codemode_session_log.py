@@ -9,7 +9,7 @@ from codemode_support import Market, PriceParams, SetPriceParams
 from sandbox_support import Machine, needs_bwrap
 
 from starharness.app import profile_search_path
-from starharness.mockllm import MockLlmServer, Success, ToolCall, ToolCalls
+from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.codemode import CODE_CALL, CODE_DONE, CODE_RESULT, CODE_RUN
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.kernel import Context
@@ -80,7 +80,9 @@ async def test_the_model_runs_a_program_and_the_session_shows_its_calls(machine:
             "s1",
             [
                 ToolCalls(
-                    calls=[ToolCall(name="run_code", arguments=json.dumps({"program": PROGRAM}))]
+                    calls=[
+                        ScriptedCall(name="run_code", arguments=json.dumps({"program": PROGRAM}))
+                    ]
                 ),
                 Success(text="prices adjusted"),
             ],

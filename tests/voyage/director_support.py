@@ -15,7 +15,7 @@ from voyage_e2e_support import WAIT_S, Player, Stack
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer, Responder
 from starharness.npc import ServerSettings, start_server
-from starharness.voyage import GAME, World, open_world
+from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import PLAYER_ID
 from starharness.voyage.director import DIRECTOR_NAME
 
@@ -28,7 +28,7 @@ async def serving_director(
     *,
     responder: Responder | None = None,
     residents: Sequence[str] = (DIRECTOR_NAME,),
-    prepare: Callable[[World], None] | None = None,
+    prepare: Callable[[VoyageWorld], None] | None = None,
     name: str = "world.db",
 ) -> AsyncIterator[Stack]:
     """Omega station with the director on (unless `residents` says otherwise).

@@ -22,11 +22,11 @@ from director_support import (
 from voyage_e2e_support import Player, Stack, line
 
 from starharness.eval.audit import AuditReader
-from starharness.mockllm import ChatRequest, ServerError, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, ServerFault, Step, Success, ToolCalls
 from starharness.npc import ResidentDefinitionError, ServerSettings, render_transcript
 from starharness.npc.residents import RESIDENT_KIND
 from starharness.runtime.session import SESSIONS
-from starharness.voyage import GAME, World, open_world
+from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.director import (
     HEADLINE_KIND,
@@ -165,7 +165,7 @@ async def test_two_runs_from_the_same_seed_make_the_same_audit(tmp_path: Path) -
     assert markets[0] == markets[1]
 
 
-def _costly_fuel(world: World) -> None:
+def _costly_fuel(world: VoyageWorld) -> None:
     """Fuel at Omega far above its base, so the director steadies it on the first tick."""
     with world.transaction() as tx:
         tx.set_price(OMEGA, "fuel", 1_100)
@@ -226,7 +226,7 @@ def _scripted_director(request: ChatRequest) -> Step:
         (SET_PRICE, {"location_id": OMEGA, "good_id": "tea", "price": 10}),
         (POST_HEADLINE, {"location_id": "atlantis", "headline": "Atlantis rises again."}),
     ]
-    return ToolCalls(calls=[ToolCall(name=n, arguments=json.dumps(a)) for n, a in calls])
+    return ToolCalls(calls=[ScriptedCall(name=n, arguments=json.dumps(a)) for n, a in calls])
 
 
 async def test_an_out_of_bounds_call_is_refused_and_nothing_commits(tmp_path: Path) -> None:
@@ -298,7 +298,7 @@ def _greedy_director(request: ChatRequest) -> Step:
         (POST_HEADLINE, {"location_id": OMEGA, "headline": f"Fuel news, part {n}."})
         for n in range(OMEGA_BOUNDS.headlines_per_day + 1)
     ]
-    return ToolCalls(calls=[ToolCall(name=n, arguments=json.dumps(a)) for n, a in calls])
+    return ToolCalls(calls=[ScriptedCall(name=n, arguments=json.dumps(a)) for n, a in calls])
 
 
 async def test_one_change_a_day_per_market_and_a_headline_quota(tmp_path: Path) -> None:
@@ -327,7 +327,7 @@ async def test_one_change_a_day_per_market_and_a_headline_quota(tmp_path: Path) 
 
 async def test_a_failing_director_leaves_the_tick_done(tmp_path: Path) -> None:
     async with (
-        serving_director(tmp_path, responder=lambda request: ServerError()) as stack,
+        serving_director(tmp_path, responder=lambda request: ServerFault()) as stack,
         Player(stack.running.ws_url, PLAYER_ID) as me,
     ):
         await me.hello()
@@ -349,7 +349,9 @@ def _one_call_a_step(request: ChatRequest) -> Step:
     market = movable[done]
     assert market.allowed is not None
     arguments = {"location_id": market.location_id, "good_id": market.good_id}
-    call = ToolCall(name=SET_PRICE, arguments=json.dumps(arguments | {"price": market.allowed[0]}))
+    call = ScriptedCall(
+        name=SET_PRICE, arguments=json.dumps(arguments | {"price": market.allowed[0]})
+    )
     return ToolCalls(calls=[call])
 
 

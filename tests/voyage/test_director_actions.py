@@ -17,7 +17,7 @@ from starharness.npc.actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import ToolRegistry, ToolSuccess
-from starharness.voyage import World, open_world
+from starharness.voyage import VoyageWorld, open_world
 from starharness.voyage.content.seed import LOCATIONS, MARKET
 from starharness.voyage.director import (
     DIRECTOR_ACTIONS,
@@ -34,7 +34,7 @@ MARKETS = [(m.location_id, m.good_id) for m in MARKET]
 class DirectorBench:
     """The director's agent layer: its three tools, bound to its name and no player."""
 
-    world: World
+    world: VoyageWorld
     reports: list[ActionAttempt] = field(default_factory=list[ActionAttempt])
 
     def __post_init__(self) -> None:
@@ -53,14 +53,14 @@ class DirectorBench:
         return value
 
 
-def _state(world: World) -> tuple[Any, ...]:
+def _state(world: VoyageWorld) -> tuple[Any, ...]:
     with world.snapshot() as reader:
         market = [q for place in reader.locations() for q in reader.market(place.id)]
         news = reader.latest_news(100)
     return tuple(market), tuple(news)
 
 
-def _last_audit(world: World) -> tuple[str, str, str | None, bool, str | None]:
+def _last_audit(world: VoyageWorld) -> tuple[str, str, str | None, bool, str | None]:
     with world.snapshot() as reader:
         row = reader.audit_log(1)[0]
     return row.action, row.actor_id, row.target_id, row.ok, row.reason

@@ -8,15 +8,15 @@ from typing import Any
 
 from ...runtime.tools import ToolDefinition
 from ..actions import ActionAttempt, GameAction
-from ..world import World, WorldEvent
+from ..world import NewsItem, World
 
 Brief = Callable[[World, int], str]
 """`brief(world, days)`: what the resident reads after the clock advanced `days` (blocking)."""
-News = Callable[[ActionAttempt], WorldEvent | None]
+News = Callable[[ActionAttempt], NewsItem | None]
 """Which of the resident's committed actions players hear about as `world.event` frames."""
 
 
-def _no_news(_attempt: ActionAttempt) -> WorldEvent | None:
+def _no_news(_attempt: ActionAttempt) -> NewsItem | None:
     return None
 
 

@@ -18,7 +18,7 @@ from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOLS, ToolDefinition
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, GameAction
-from ..world import World, WorldEvent
+from ..world import NewsItem, World
 from ..world_calls import call_world
 from .resident import Resident
 
@@ -41,7 +41,7 @@ class ResidentTurn:
     session_id: str
     reason: str
     attempts: tuple[ActionAttempt, ...]
-    events: tuple[WorldEvent, ...] = field(default=())
+    events: tuple[NewsItem, ...] = field(default=())
     """The committed attempts the game turned into news, in order."""
 
 

@@ -18,7 +18,7 @@ from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry,
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
-from ..world import World, WorldEvent
+from ..world import NewsItem, World
 from ..world_calls import call_world
 from .access import admit
 from .clock import WorldClock
@@ -233,7 +233,7 @@ class NpcServer:
             _log.exception("resident %s: the turn after the tick failed", runner.resident.name)
             return None
 
-    def _broadcast(self, events: Sequence[WorldEvent]) -> None:
+    def _broadcast(self, events: Sequence[NewsItem]) -> None:
         frames = [
             encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
             for e in events

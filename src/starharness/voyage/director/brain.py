@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from starharness.mockllm import ChatRequest, Step, Success, ToolCall, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 
 from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, Brief, MarketLine, parse_brief
 
@@ -127,8 +127,8 @@ def _price(market: MarketLine, price: int) -> Call:
     )
 
 
-def _tool_call(name: str, arguments: Mapping[str, Any]) -> ToolCall:
-    return ToolCall(name=name, arguments=json.dumps(dict(arguments), ensure_ascii=False))
+def _tool_call(name: str, arguments: Mapping[str, Any]) -> ScriptedCall:
+    return ScriptedCall(name=name, arguments=json.dumps(dict(arguments), ensure_ascii=False))
 
 
 def _text(message: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from starharness.npc import ActionAttempt, Resident, WorldEvent
+from starharness.npc import ActionAttempt, NewsItem, Resident
 from starharness.npc.world import World
 
 from .actions import DIRECTOR_ACTIONS, POST_HEADLINE
@@ -27,10 +27,10 @@ would be allowed. Headlines are one sentence without the place's name, at most \
 {OMEGA_BOUNDS.headlines_per_day} a day. When you are done, answer with one short line."""
 
 
-def _news(attempt: ActionAttempt) -> WorldEvent | None:
+def _news(attempt: ActionAttempt) -> NewsItem | None:
     if attempt.name != POST_HEADLINE or not attempt.ok:
         return None
-    return WorldEvent(
+    return NewsItem(
         location_id=str(attempt.result["location_id"]), headline=str(attempt.result["headline"])
     )
 

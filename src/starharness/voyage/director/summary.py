@@ -6,7 +6,7 @@ from typing import Final
 
 from starharness.npc.world import World as AnyWorld
 
-from ..store import World, WorldReader
+from ..store import VoyageWorld, WorldReader
 from .actions import POST_HEADLINE
 from .bounds import EconomyBounds
 from .lines import MARKETS_HEADER, MarketLine, day_line, headlines_line
@@ -40,7 +40,7 @@ def market_lines(reader: WorldReader, bounds: EconomyBounds) -> list[MarketLine]
 
 def summarise(world: AnyWorld, days: int, bounds: EconomyBounds) -> str:
     """The brief for one director turn, read in one snapshot."""
-    if not isinstance(world, World):
+    if not isinstance(world, VoyageWorld):
         raise TypeError(f"the director runs on an Omega station world, not {type(world).__name__}")
     with world.snapshot() as reader:
         day = reader.day()
