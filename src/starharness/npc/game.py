@@ -9,6 +9,7 @@ from typing import Any, Generic, Literal
 
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
+from .archetype import Archetype
 from .world import NpcCard, World
 
 
@@ -80,6 +81,9 @@ class Game(Generic[Tx]):
     """Said when the model's answer cannot be read even after one retry (never raw JSON)."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
+    archetypes: Sequence[Archetype] = ()
+    """Kinds of NPC, each registered once and shared by its NPCs; an NPC whose archetype is
+    not declared here gets the game's default (every action, the game's protocol)."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from starharness.npc import Game
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
+from .archetypes import ARCHETYPES
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
 from .hud import VoyageHud
@@ -36,6 +37,7 @@ GAME = Game(
     on_encounter_end=record_visit,
     default_world_path=default_world_path,
     hud_model=VoyageHud,
+    archetypes=ARCHETYPES,
     # SQLite on local disk: a scene read is under 1 ms, a five-day tick about 5 ms, both less
     # than handing them to a worker thread costs.
     world_calls_inline=True,
