@@ -21,7 +21,7 @@ before presets (that figure includes each encounter's WebSocket; this bench open
 per-encounter floor is printed next to it), and setup CPU at most half the floor's.
 
 Run: uv run python bench/archetypes.py [--npcs 500] [--archetypes 5] [--encounters 1000]
-     [--rounds 5]
+     [--rounds 9]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import importlib
 import statistics
 import sys
 import tempfile
@@ -66,9 +67,9 @@ _ACTIONS: tuple[tuple[str, ...] | None, ...] = (("sell_bread",), ("bake",), (), 
 
 
 def _game(archetypes: int) -> Any:
-    from tinygame import GAME
-
     from starharness.npc import Archetype
+
+    game = importlib.import_module("tinygame").GAME
 
     kinds = tuple(
         Archetype(f"kind-{i}", actions=_ACTIONS[i % len(_ACTIONS)], sections=(_RULES[i % 5],))
@@ -76,7 +77,7 @@ def _game(archetypes: int) -> Any:
     )
     # The world's calls on the event loop, as the sample game ships (Game.world_calls_inline);
     # no memory written on close: closing is not what is measured.
-    return replace(GAME, archetypes=kinds, world_calls_inline=True, on_encounter_end=None)
+    return replace(game, archetypes=kinds, world_calls_inline=True, on_encounter_end=None)
 
 
 def _populate(world: Any, npcs: int, archetypes: int) -> list[str]:
@@ -231,7 +232,7 @@ async def _main(npcs: int, archetypes: int, count: int, rounds: int, scratch: st
     from starharness.npc.encounter import Encounter
     from starharness.npc.server import NpcServer, tune_gc_for_serving
 
-    start_runtime = __import__("stack_support").start_runtime
+    start_runtime = importlib.import_module("stack_support").start_runtime
     pin(0)
     game = _game(archetypes)
     # No model is asked: the game does not greet first, and no encounter says anything.
@@ -318,7 +319,7 @@ def main() -> None:
     parser.add_argument("--npcs", type=int, default=500)
     parser.add_argument("--archetypes", type=int, default=5)
     parser.add_argument("--encounters", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     if min(args.npcs, args.archetypes, args.encounters, args.rounds) < 1:
         parser.error("--npcs, --archetypes, --encounters and --rounds must be at least 1")
