@@ -97,11 +97,14 @@ async def test_a_preset_is_built_once_and_encounters_add_only_their_own_part(
             assert len(seen) == len(shared)
             assert all(a is b for a, b in zip(seen, shared, strict=True))
         assert spoken(await client.say("b", "Hello"))
+        assert preset.open_encounters == 3
         await client.send({"t": "encounter.close", "id": "a"})
         assert spoken(await client.say("c", "buy 1"))  # the others still work after a close
+        assert preset.open_encounters == 2
     built = [r.getMessage() for r in caplog.records if "preset built" in r.getMessage()]
     assert built == [next(m for m in built if m.startswith("archetype baker:"))]
     assert preset.layer.scope.closed  # the server's stop undid the preset
+    assert preset.open_encounters == 0
 
 
 async def test_an_npc_of_an_undeclared_archetype_gets_the_default_preset(

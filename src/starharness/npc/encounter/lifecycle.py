@@ -1,7 +1,8 @@
 """One encounter: a player walks up to an NPC, talks for a few turns, and walks away.
 
-Opening checks the meeting and creates the NPC's agent on its own layer; each say is one
-turn; closing cancels a running turn, disposes the agent and tells the game what was done.
+Opening checks the meeting and creates the NPC's agent on its own layer, under its archetype's
+preset; each say is one turn; closing cancels a running turn, disposes the agent and tells the
+game what was done.
 """
 
 from __future__ import annotations

@@ -69,6 +69,11 @@ class ArchetypePreset:
     def leave(self, session_id: str) -> None:
         self._members.pop(session_id, None)
 
+    @property
+    def open_encounters(self) -> int:
+        """How many encounters' agents run on this preset now."""
+        return len(self._members)
+
     def install(self, hide_identity: bool) -> None:
         """Register the shared sections, tools, plan and routing listeners on the layer."""
         layer, kit = self.layer, self.kit
