@@ -1,8 +1,9 @@
 """Print how big the Omega station prompt parts are (4 characters per token, documented estimate).
 
 Goals from the issue: the scene for the smuggler under 500 tokens even with 500 memories; the
-static part (protocol + persona + tool schemas) under 1,500 tokens. Tool schemas are counted as
-the compact JSON of the OpenAI `tools` array the provider sends, one entry per game action.
+static part (protocol + the archetype's rules + persona + tool schemas) under 1,500 tokens. Tool
+schemas are counted as the compact JSON of the OpenAI `tools` array the provider sends, one
+entry per action of the smuggler's archetype.
 
 Run: uv run python bench/voyage_tokens.py
 """
@@ -13,7 +14,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from starharness.runtime.tools import ToolDefinition
+from starharness.npc import GameKit
+from starharness.npc.encounter import ArchetypeKit
 from starharness.voyage import GAME, PROTOCOL_TEXT, open_world
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 from starharness.voyage.store import estimate_tokens
@@ -45,11 +47,9 @@ def _add_memories(path: Path, count: int) -> None:
                 tx.set_day(tx.day() + 1)
 
 
-def tool_schemas_json() -> str:
-    """The game's tools as the request's `tools` array (compact JSON)."""
-    tools = [
-        action if isinstance(action, ToolDefinition) else action.tool for action in GAME.actions
-    ]
+def tool_schemas_json(kit: ArchetypeKit) -> str:
+    """An archetype's tools as the request's `tools` array (compact JSON)."""
+    tools = sorted(kit.tools, key=lambda tool: tool.name)  # the registry sends them by name
     entries = [
         {
             "type": "function",
@@ -75,20 +75,23 @@ def main() -> None:
         with open_world(path) as world:
             world.tick(7)  # brings news into the scene
             busy = world.scene(SMUGGLER, PLAYER_ID)
-        schemas = tool_schemas_json()
-        static = PROTOCOL_TEXT + "\n\n" + card.persona + "\n\n" + schemas
+        kit = GameKit.of(GAME).archetype(card.archetype)
+        schemas = tool_schemas_json(kit)
+        rules = kit.shared_text
+        static = "\n\n".join((PROTOCOL_TEXT, rules, card.persona, schemas))
         rows = [
             ("protocol", PROTOCOL_TEXT, None),
+            (f"{card.archetype} rules (the archetype's)", rules, None),
             ("smuggler persona", card.persona, None),
-            (f"tool schemas ({len(GAME.actions)} tools)", schemas, None),
-            ("static (protocol + persona + tools)", static, STATIC_GOAL),
+            (f"tool schemas ({len(kit.tools)} tools)", schemas, None),
+            ("static (protocol + rules + persona + tools)", static, STATIC_GOAL),
             ("smuggler scene, first visit", fresh, SCENE_GOAL),
             ("smuggler scene, 500 memories, news", busy, SCENE_GOAL),
         ]
         for name, text, goal in rows:
             tokens = estimate_tokens(text)
             verdict = "" if goal is None else f"  goal {goal:,}: {tokens / goal:.0%} of it"
-            print(f"{name:38} {len(text):6,} chars  ~{tokens:5,} tokens{verdict}")
+            print(f"{name:44} {len(text):6,} chars  ~{tokens:5,} tokens{verdict}")
         print("\n--- smuggler scene with 500 memories ---\n" + busy)
 
 

@@ -101,3 +101,22 @@ def test_code_mode_bench_counts_requests_at_the_mock_and_prints_the_ratio(tmp_pa
     )
     assert ratio is not None and float(ratio.group(1)) > 0, out
     assert "checks: ok" in out, out
+
+
+ARCHETYPES = BENCH.parent / "archetypes.py"
+
+
+@pytest.mark.slow
+def test_archetypes_bench_completes_and_prints_both_ways_and_the_ratios(tmp_path: Path) -> None:
+    tiny = ["--npcs", "10", "--archetypes", "5", "--encounters", "20", "--rounds", "2"]
+    out = _run_bench(ARCHETYPES, tiny, tmp_path)
+    assert "10 NPCs across 5 archetypes, 20 encounters open" in out, out
+    for way in ("per encounter", "presets"):
+        found = re.search(
+            rf"^  {way} +heap +(\d+\.\d\d) KB per encounter, setup CPU +(\d+\.\d) us", out, re.M
+        )
+        assert found is not None and float(found.group(1)) > 0, out
+    ratio = re.search(
+        r"^ratio presets/per encounter: heap (\d+\.\d\d)x .* setup CPU (\d+\.\d\d)x", out, re.M
+    )
+    assert ratio is not None and float(ratio.group(2)) > 0, out

@@ -16,6 +16,7 @@ from .actions import (
     in_range,
     predicate,
 )
+from .archetype import Archetype
 from .encounter import (
     TRANSCRIPT_KIND,
     Encounter,
@@ -49,6 +50,7 @@ __all__ = [
     "ActionAttempt",
     "ActionDefinitionError",
     "ActionHost",
+    "Archetype",
     "AuditRecord",
     "CommittedAction",
     "Encounter",

@@ -9,6 +9,7 @@ from typing import Any, Generic, Literal
 
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
+from .archetype import Archetype
 from .residents import Resident
 from .world import NpcCard, World
 
@@ -84,6 +85,9 @@ class Game(Generic[Tx]):
     residents: Sequence[Resident] = ()
     """Agents the game offers to run after each clock tick; a server runs only those named in
     `ServerSettings.residents` (none by default)."""
+    archetypes: Sequence[Archetype] = ()
+    """Kinds of NPC, each registered once and shared by its NPCs; an NPC whose archetype is
+    not declared here gets the game's default (every action, the game's protocol)."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:

@@ -1,5 +1,6 @@
 """Omega station: the sample game built on the NPC framework (world, content, actions, brain)."""
 
+from .archetypes import ARCHETYPES
 from .content import PLAYER_ID, PROTOCOL_TEXT, SPEECH_ACTION
 from .game import GAME, GAME_NAME, open_game_world
 from .hud import VoyageHud
@@ -16,6 +17,7 @@ from .store import (
 )
 
 __all__ = [
+    "ARCHETYPES",
     "GAME",
     "GAME_NAME",
     "PLAYER_ID",

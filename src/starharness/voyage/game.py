@@ -8,6 +8,7 @@ from starharness.mockllm import ChatRequest, Step
 from starharness.npc import Game
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
+from .archetypes import ARCHETYPES
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
 from .director import DIRECTOR, is_director_request, respond_director
@@ -45,6 +46,7 @@ GAME = Game(
     hud_model=VoyageHud,
     # Off by default: `--resident director` (or `residents: [director]` in the server row).
     residents=(DIRECTOR,),
+    archetypes=ARCHETYPES,
     # SQLite on local disk: a scene read is under 1 ms, a five-day tick about 5 ms, both less
     # than handing them to a worker thread costs.
     world_calls_inline=True,

@@ -1,24 +1,25 @@
 """Encounters: the lifecycle of one NPC conversation and the mapping of its events to frames."""
 
+from .archetype_kit import DEFAULT_ARCHETYPE, ArchetypeKit
 from .conclusion import SpeechConclusion
 from .game_tools import GameDefinitionError, GameKit
-from .lifecycle import (
-    PERSONA_ORDER,
-    PROTOCOL_ORDER,
-    TRANSCRIPT_KIND,
-    Encounter,
-    EncounterHost,
-)
+from .lifecycle import PERSONA_ORDER, TRANSCRIPT_KIND, Encounter, EncounterHost
 from .mapping import FrameMapper, FrameSink, SpeechStyle, error_code_for
+from .presets import ARCHETYPE_ORDER, PROTOCOL_ORDER, ArchetypePreset, ArchetypePresets
 from .speech_stream import LineStream
 from .speech_tool import DEFAULT_DESCRIPTION, HEARD, define_speech_tool
 
 __all__ = [
+    "ARCHETYPE_ORDER",
+    "DEFAULT_ARCHETYPE",
     "DEFAULT_DESCRIPTION",
     "HEARD",
     "PERSONA_ORDER",
     "PROTOCOL_ORDER",
     "TRANSCRIPT_KIND",
+    "ArchetypeKit",
+    "ArchetypePreset",
+    "ArchetypePresets",
     "Encounter",
     "EncounterHost",
     "FrameMapper",

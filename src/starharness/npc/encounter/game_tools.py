@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...runtime.errors import StarHarnessError
 from ...runtime.tools import ToolDefinition
 from ..actions import GameAction
 from ..frames import FrameProtocol, build_protocol
 from ..game import Game
-from .decision import DecisionDefinitionError, define_decision_tool
+from .archetype_kit import ArchetypeKit, resolve_archetypes
+from .errors import GameDefinitionError
 from .mapping import SpeechStyle
 from .speech_tool import define_speech_tool
-
-
-class GameDefinitionError(StarHarnessError, ValueError):
-    """A Game object cannot be served as declared; the message says what to change."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +27,14 @@ class GameKit:
     style: SpeechStyle
     decision_tool: ToolDefinition[Any]
     """The decide-act-speak plan's decision over every action but speech."""
+    default: ArchetypeKit
+    """What an NPC whose archetype the game does not declare gets: every action."""
+    archetypes: Mapping[str, ArchetypeKit]
+    """The game's declared archetypes by name."""
+
+    def archetype(self, name: str) -> ArchetypeKit:
+        """The kit of archetype `name`, or the default when the game does not declare it."""
+        return self.archetypes.get(name, self.default)
 
     @classmethod
     def of(cls, game: Game) -> GameKit:
@@ -60,17 +65,17 @@ class GameKit:
             max_options=contract.max_options,
         )
         style = SpeechStyle(contract, tuple(game.moods), game.default_mood)
-        actions = [tool for tool in tools.values() if tool.name != speech.name]
-        try:
-            decision = define_decision_tool(actions)
-        except DecisionDefinitionError as exc:
-            raise GameDefinitionError(f"game {game.name!r}: {exc}") from None
-        if decision.name in tools:
-            raise GameDefinitionError(
-                f"game {game.name!r}: an action is named {decision.name!r}, the decision "
-                "tool's name"
-            )
-        return cls(game, tuple(tools.values()), speech, protocol, style, decision)
+        default, archetypes = resolve_archetypes(game, tuple(tools.values()), speech)
+        return cls(
+            game,
+            default.tools,
+            speech,
+            protocol,
+            style,
+            default.decision_tool,
+            default,
+            archetypes,
+        )
 
 
 def _as_tool(item: object) -> ToolDefinition[Any]:

@@ -1,7 +1,8 @@
 """One encounter: a player walks up to an NPC, talks for a few turns, and walks away.
 
-Opening checks the meeting and creates the NPC's agent on its own layer; each say is one
-turn; closing cancels a running turn, disposes the agent and tells the game what was done.
+Opening checks the meeting and creates the NPC's agent on its own layer, under its archetype's
+preset; each say is one turn; closing cancels a running turn, disposes the agent and tells the
+game what was done.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 from ...runtime.kernel import Context, Next
-from ...runtime.llm import LLM, NamedToolChoice, ProviderProfile, UserMessage
+from ...runtime.llm import NamedToolChoice, UserMessage
 from ...runtime.loop import (
     AGENTS,
-    REQUEST,
-    SESSION_EVENT,
     AgentHandle,
     AgentOptions,
     CancelCause,
@@ -27,7 +26,7 @@ from ...runtime.loop import (
 )
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
-from ...runtime.tools import TOOL_POST_EXECUTE, TOOLS
+from ...runtime.tools import PostExecute
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
@@ -37,7 +36,8 @@ from ..world_calls import call_world
 from .conclusion import SpeechConclusion
 from .game_tools import GameKit
 from .mapping import FrameMapper, FrameSink
-from .plans import DECIDE_ACT_SPEAK, TURN_PLAN, PlanChoice, choose_plan
+from .plans import DECIDE_ACT_SPEAK, PlanChoice
+from .presets import ArchetypePreset
 
 MAX_PARSE_FAILURES: Final = 2
 """A call whose arguments cannot be read is retried once; the second failure ends the turn
@@ -47,12 +47,6 @@ _log = logging.getLogger("starharness.npc.encounter")
 
 TRANSCRIPT_KIND: Final = "npc-encounter"
 """`meta.kind` of an encounter's session, so transcripts can be told from other sessions."""
-IDENTITY_SECTION: Final = "harness.identity"
-"""The runtime's identity section, shadowed by an empty one: an NPC does not know it is an AI."""
-IDENTITY_ORDER: Final = -100
-PROTOCOL_SECTION: Final = "npc.protocol"
-PROTOCOL_ORDER: Final = -50
-"""Before the persona, so every NPC of a game shares the cached prefix up to its persona."""
 PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
@@ -74,8 +68,9 @@ class EncounterHost(Protocol):
     @property
     def agent_options(self) -> AgentOptions: ...
 
-    @property
-    def hide_harness_identity(self) -> bool: ...
+    def preset(self, archetype: str) -> ArchetypePreset:
+        """The shared layer of NPCs of `archetype` (built on first use, then reused)."""
+        ...
 
     def push_hud(self, player_id: str) -> None:
         """Send the player's HUD to every connection of that player (after a commit)."""
@@ -121,7 +116,9 @@ class Encounter:
             kit.game.fallback_line,
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
-        self._plan = choose_plan(_profile_of(host), kit.game.turn_plan)
+        self._preset = host.preset(npc.archetype)
+        self._plan = self._preset.plan
+        self._decision_name = self._preset.kit.decision_tool.name
         # Per turn: whether the decision was made, and how often a call could not be read.
         self._decided = False
         self._failures: dict[str, int] = {}
@@ -158,51 +155,50 @@ class Encounter:
 
     async def _create_agent(self) -> None:
         host = self._host
-        kit = host.kit
+        preset = self._preset
         binding = EncounterBinding(
             host.world, self.npc.id, self.player_id, self._on_attempt, inline=self._inline
         )
 
         def setup(layer: Context) -> None:
+            # Only what is this encounter's own: the archetype's layer below has the rest.
             prompt = layer.get(PROMPT)
-            if host.hide_harness_identity:
-                prompt.section(IDENTITY_SECTION, IDENTITY_ORDER, "")
-            prompt.section(PROTOCOL_SECTION, PROTOCOL_ORDER, kit.game.protocol_text)
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
-            tools = layer.get(TOOLS)
-            for tool in self._plan_tools():
-                tools.register(tool)
             layer.provide(ENCOUNTER, binding)
-            layer.provide(TURN_PLAN, self._plan)
-            layer.on(SESSION_EVENT, self._on_logged)
-            layer.on_waterfall(REQUEST, self._shape_request)
-            layer.on_waterfall(TOOL_POST_EXECUTE, self._conclusion.post_execute)
 
         _log.info(
-            "encounter %s with %s: turn plan %s (%s)",
+            "encounter %s with %s (%s): turn plan %s (%s)",
             self.id,
             self.npc.id,
+            preset.kit.name or "default archetype",
             self._plan.plan,
             self._plan.reason,
         )
-        self._handle = await host.ctx.get(AGENTS).create(
-            self.session_id, setup=setup, options=host.agent_options, meta=self._meta()
-        )
+        preset.join(self.session_id, self)
+        try:
+            self._handle = await host.ctx.get(AGENTS).create(
+                self.session_id,
+                setup=setup,
+                options=host.agent_options,
+                meta=self._meta(),
+                parent=preset.layer,
+            )
+        except BaseException:
+            preset.leave(self.session_id)
+            raise
+
+    @property
+    def preset(self) -> ArchetypePreset:
+        """The archetype's shared layer this encounter's agent runs on."""
+        return self._preset
 
     @property
     def plan(self) -> PlanChoice:
         """The turn plan this encounter runs, and why."""
         return self._plan
 
-    def _plan_tools(self) -> tuple[Any, ...]:
-        kit = self._host.kit
-        if self._plan.plan == DECIDE_ACT_SPEAK:
-            # The same two tools on every step, so the cached prompt prefix stays warm.
-            return (kit.decision_tool, kit.speech_tool)
-        return kit.tools
-
-    async def _shape_request(
+    async def shape_request(
         self, outgoing: OutgoingRequest, next_: Next[OutgoingRequest]
     ) -> OutgoingRequest | None:
         """Force the plan's call for this step, or stop a turn whose calls cannot be read."""
@@ -217,7 +213,7 @@ class Encounter:
         kit = self._host.kit
         request = outgoing.request
         if self._plan.plan == DECIDE_ACT_SPEAK:
-            forced = kit.speech_tool.name if self._decided else kit.decision_tool.name
+            forced = kit.speech_tool.name if self._decided else self._decision_name
             request.tool_choice = NamedToolChoice(forced)
         else:
             # A server that cannot stream an open tool choice may force speaking instead:
@@ -227,17 +223,17 @@ class Encounter:
 
     def _track_call(self, name: str, is_error: bool) -> None:
         """Advance the plan on a call's result; count calls whose arguments were unreadable."""
-        kit = self._host.kit
-        if name not in (kit.speech_tool.name, kit.decision_tool.name):
+        speech, decision = self._host.kit.speech_tool.name, self._decision_name
+        if name not in (speech, decision):
             return
         if not is_error:
-            if name == kit.decision_tool.name:
+            if name == decision:
                 self._decided = True
             return
         failures = self._failures[name] = self._failures.get(name, 0) + 1
         if failures < MAX_PARSE_FAILURES:
             return
-        if name == kit.decision_tool.name:
+        if name == decision:
             # No readable decision: the NPC only talks this turn (it saw why).
             self._decided = True
         else:
@@ -249,6 +245,7 @@ class Encounter:
             "plan": self._plan.plan,
             "plan_reason": self._plan.reason,
             "game": self._host.kit.game.name,
+            "archetype": self.npc.archetype,
             "encounter": self.id,
             "npc": self.npc.id,
             "npc_name": self.npc.name,
@@ -322,7 +319,13 @@ class Encounter:
 
     # -- what the agent does -----------------------------------------------------------------
 
-    def _on_logged(self, logged: LoggedEvent) -> None:
+    async def post_execute(
+        self, value: PostExecute, next_: Next[PostExecute]
+    ) -> PostExecute | None:
+        """Called by the preset for this encounter's calls: speaking may end the turn."""
+        return await self._conclusion.post_execute(value, next_)
+
+    def on_logged(self, logged: LoggedEvent) -> None:
         event = logged.event
         kind = event.type
         if kind == ev.TURN_START:
@@ -375,6 +378,8 @@ class Encounter:
                 await handle.dispose()
             except Exception:
                 _log.exception("encounter %s: disposing the agent failed", self.id)
+            finally:
+                self._preset.leave(self.session_id)
         end = self._host.kit.game.on_encounter_end
         if end is not None:
             try:
@@ -389,19 +394,6 @@ class Encounter:
             except Exception:
                 _log.exception("encounter %s: the game's on_encounter_end failed", self.id)
         self._host.encounter_ended(self)
-
-
-def _profile_of(host: EncounterHost) -> ProviderProfile | None:
-    """The provider profile the encounter's agent will use, if its provider declares one."""
-    llm = host.ctx.maybe(LLM)
-    if llm is None:
-        return None
-    try:
-        provider = llm.get(host.agent_options.provider)
-    except LookupError:
-        return None
-    profile = getattr(provider, "profile", None)
-    return profile if isinstance(profile, ProviderProfile) else None
 
 
 def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:

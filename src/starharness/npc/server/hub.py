@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS, AgentOptions
 from ...runtime.session import SESSIONS
-from ..encounter import Encounter, GameKit
+from ..encounter import ArchetypePreset, ArchetypePresets, Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
@@ -55,6 +55,9 @@ class NpcServer:
         turn = settings.turn
         self._agent_options = replace(
             ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
+        )
+        self._presets = ArchetypePresets(
+            ctx, self._kit, self._agent_options, hide_identity=settings.hide_harness_identity
         )
         self.connections: set[Connection] = set()
         self._players: dict[str, dict[Connection, int]] = {}
@@ -114,6 +117,9 @@ class NpcServer:
     @property
     def hide_harness_identity(self) -> bool:
         return self.settings.hide_harness_identity
+
+    def preset(self, archetype: str) -> ArchetypePreset:
+        return self._presets.get(archetype)
 
     @property
     def encounters(self) -> list[Encounter]:
@@ -289,6 +295,7 @@ class NpcServer:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
         await self.clock.aclose()
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
+        await self._presets.aclose()
         for task in list(self._pending):
             task.cancel()
         await asyncio.gather(*self._pending, return_exceptions=True)

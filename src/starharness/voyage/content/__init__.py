@@ -1,5 +1,13 @@
 """The game's content: the starting world and who the NPCs are. No database code here."""
 
+from .archetypes import (
+    FIXER,
+    FIXER_RULES,
+    OFFICIAL,
+    OFFICIAL_RULES,
+    TRADER,
+    TRADER_RULES,
+)
 from .personas import (
     BROKER_PERSONA,
     DOCK_MASTER_PERSONA,
@@ -40,7 +48,11 @@ __all__ = [
     "CERES",
     "DOCK_MASTER",
     "DOCK_MASTER_PERSONA",
+    "FIXER",
+    "FIXER_RULES",
     "KESSLER",
+    "OFFICIAL",
+    "OFFICIAL_RULES",
     "OMEGA",
     "OMEGA_STATION",
     "PLAYER_ID",
@@ -51,6 +63,8 @@ __all__ = [
     "SMUGGLER_PERSONA",
     "SPEECH_ACTION",
     "START_DAY",
+    "TRADER",
+    "TRADER_RULES",
     "ActorSeed",
     "AttitudeSeed",
     "CargoSeed",

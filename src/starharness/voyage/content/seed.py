@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .archetypes import FIXER, OFFICIAL, TRADER
 from .personas import BROKER_PERSONA, DOCK_MASTER_PERSONA, QUARTERMASTER_PERSONA, SMUGGLER_PERSONA
 
 START_DAY = 1
@@ -176,12 +177,11 @@ MARKET = (
 
 ACTORS = (
     ActorSeed(PLAYER_ID, "Captain Ash", "player", "captain", OMEGA, 12_000),
-    ActorSeed(SMUGGLER, "Jonah Karsk", "npc", "smuggler", OMEGA, 48_000, SMUGGLER_PERSONA),
-    ActorSeed(DOCK_MASTER, "Ilse Brandt", "npc", "dockmaster", OMEGA, 30_000, DOCK_MASTER_PERSONA),
-    ActorSeed(BROKER, "Vex", "npc", "pirate", KESSLER, 15_000, BROKER_PERSONA),
-    ActorSeed(
-        QUARTERMASTER, "Nadia Okoro", "npc", "quartermaster", CERES, 25_000, QUARTERMASTER_PERSONA
-    ),
+    # Karsk and Vex are both fixers: one archetype, one shared preset, two personas.
+    ActorSeed(SMUGGLER, "Jonah Karsk", "npc", FIXER, OMEGA, 48_000, SMUGGLER_PERSONA),
+    ActorSeed(DOCK_MASTER, "Ilse Brandt", "npc", OFFICIAL, OMEGA, 30_000, DOCK_MASTER_PERSONA),
+    ActorSeed(BROKER, "Vex", "npc", FIXER, KESSLER, 15_000, BROKER_PERSONA),
+    ActorSeed(QUARTERMASTER, "Nadia Okoro", "npc", TRADER, CERES, 25_000, QUARTERMASTER_PERSONA),
 )
 
 # The player starts with an empty hold; traders start with what they sell.
