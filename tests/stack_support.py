@@ -67,11 +67,12 @@ async def start_runtime(
     max_attempts: int = 2,
     first_byte_s: float = 10.0,
     provider: str = "openai-compatible",
+    rows: Sequence[dict[str, Any]] = (),
 ) -> Context:
     """The runtime rows a game server needs, with the LLM pointed at `base_url`.
 
     The `task` profile without its telemetry and approvals rows: sessions, llm, tools, prompt
-    and agents. Dispose the returned root context to stop it.
+    and agents, plus `rows` (patch rows). Dispose the returned root context to stop it.
     """
     llm = LlmConfig(
         provider=provider,
@@ -88,6 +89,7 @@ async def start_runtime(
             {"id": "approvals", "remove": True},
             {"id": "sessions", "config": sessions_config.model_dump(mode="json")},
             {"id": "llm", "config": llm.model_dump(mode="json")},
+            *rows,
         ],
     )
     runtime = await start_test_runtime([patch])

@@ -21,6 +21,14 @@ from starharness.voyage.director import DIRECTOR_NAME
 
 AuditRow = tuple[Any, ...]
 
+SANDBOX_ROW: dict[str, Any] = {
+    "id": "sandbox",
+    "plugin": "starharness.runtime.sandbox:SandboxPlugin",
+    "before": "agents",
+    "config": {"tools": False, "guidance": False},
+}
+"""The row `play` and `serve` have: the sandbox for code mode, no shell for anyone."""
+
 
 @asynccontextmanager
 async def serving_director(
@@ -30,11 +38,13 @@ async def serving_director(
     residents: Sequence[str] = (DIRECTOR_NAME,),
     prepare: Callable[[VoyageWorld], None] | None = None,
     name: str = "world.db",
+    code_mode: bool = False,
 ) -> AsyncIterator[Stack]:
     """Omega station with the director on (unless `residents` says otherwise).
 
     `prepare` edits the fresh world before the server opens it; `responder` plays the model
-    (default: the game's offline brain, which plays the director and the NPCs).
+    (default: the game's offline brain, which plays the director and the NPCs). `code_mode`
+    adds the game profiles' sandbox row, so the director gets run_code.
     """
     path = tmp_path / name
     if prepare is not None:
@@ -42,7 +52,8 @@ async def serving_director(
             prepare(world)
     settings = ServerSettings(port=0, world=path, residents=list(residents))
     async with MockLlmServer(responder=responder or GAME.offline_responder) as mock:
-        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S)
+        rows = [SANDBOX_ROW] if code_mode else []
+        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S, rows=rows)
         try:
             running = await start_server(ctx, GAME, settings)
             try:
@@ -91,13 +102,27 @@ def director_results(stack: Stack) -> list[tuple[str, dict[str, Any], dict[str, 
             for call in message.get("tool_calls") or ()
         }
         for message in messages:
-            if message["role"] == "tool":
-                function = calls[message["tool_call_id"]]
-                seen.append(
-                    (
-                        function["name"],
-                        json.loads(function["arguments"]),
-                        json.loads(message["content"]),
-                    )
+            if message["role"] != "tool":
+                continue
+            function = calls[message["tool_call_id"]]
+            if function["name"] == "run_code":
+                seen.extend(program_results(message["content"]))
+                continue
+            seen.append(
+                (
+                    function["name"],
+                    json.loads(function["arguments"]),
+                    json.loads(message["content"]),
                 )
+            )
     return seen
+
+
+def program_results(content: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """The calls a tick program printed (one JSON line each), from run_code's result."""
+    ran = json.loads(content)
+    assert ran["status"] == "ok", ran
+    lines = [json.loads(line) for line in ran["output"].splitlines()]
+    # What the program printed is what the host ran, call for call.
+    assert [(c["tool"], c["args"]) for c in ran["calls"]] == [(x["tool"], x["args"]) for x in lines]
+    return [(line["tool"], line["args"], line["result"]) for line in lines]

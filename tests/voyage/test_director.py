@@ -6,6 +6,8 @@ call from a model is refused with nothing committed."""
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
 import sqlite3
 from collections import Counter
@@ -25,6 +27,7 @@ from starharness.eval.audit import AuditReader
 from starharness.mockllm import ChatRequest, ScriptedCall, ServerFault, Step, Success, ToolCalls
 from starharness.npc import ResidentDefinitionError, ServerSettings, render_transcript
 from starharness.npc.residents import RESIDENT_KIND
+from starharness.runtime.sandbox import BubblewrapProvider
 from starharness.runtime.session import SESSIONS
 from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
@@ -52,6 +55,19 @@ def _requests_with_brief(stack: Stack) -> list[str]:
     return briefs
 
 
+def _director_calls(stack: Stack) -> list[list[str]]:
+    """The names of the calls the director's model made, a list per turn that made any."""
+    names: list[list[str]] = []
+    for request in stack.mock.requests:
+        offered = {tool["function"]["name"] for tool in request.body.get("tools") or ()}
+        messages = request.body["messages"]
+        if SET_PRICE not in offered or messages[-1]["role"] != "tool":
+            continue
+        made = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
+        names.append([call["function"]["name"] for call in made[-1]["tool_calls"]])
+    return names
+
+
 def _world_rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(path) as conn:
         return conn.execute(sql).fetchall()
@@ -62,18 +78,44 @@ def test_the_director_is_off_unless_named() -> None:
     assert [resident.name for resident in GAME.residents] == ["director"]
 
 
+def _needs_bubblewrap(code_mode: bool) -> None:
+    missing = BubblewrapProvider().probe() if code_mode else None
+    if missing is not None and os.environ.get("CI") != "true":
+        pytest.skip(f"code mode needs bubblewrap, which does not work here: {missing}")
+
+
+@pytest.mark.parametrize("code_mode", [False, True], ids=["tool-calls", "code-mode"])
 async def test_thirty_days_every_change_audited_within_bounds_world_whole(
-    tmp_path: Path,
+    tmp_path: Path, code_mode: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
+    _needs_bubblewrap(code_mode)
+    caplog.set_level(logging.INFO, "starharness.npc.residents")
     path = tmp_path / "world.db"
-    async with serving_director(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+    async with (
+        serving_director(tmp_path, code_mode=code_mode) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
         await me.hello()
         frames = await tick_days(me, DAYS)
         assert frames[-1]["t"] == "welcome"
         assert frames[-1]["hud"]["day"] == DAYS + 1
         briefs = _requests_with_brief(stack)
         results = director_results(stack)
+        steps = _director_calls(stack)
     audit = director_audit(path)
+
+    # In code mode each tick is one program (one model step for every exchange), never a
+    # direct action call; without it, the actions are called directly.
+    assert len(steps) >= DAYS // 2  # most days change something
+    said = [r.getMessage() for r in caplog.records if "code mode" in r.getMessage()]
+    if code_mode:
+        assert all(turn == ["run_code"] for turn in steps), steps
+        assert said == ["resident director: code mode on (run_code may call "
+                        "['set_price', 'restock', 'post_headline'])"]  # fmt: skip
+    else:
+        assert all("run_code" not in turn for turn in steps), steps
+        # Said once, with the fix: this runtime has no sandbox row.
+        assert len(said) == 1 and "no sandbox row" in said[0], said
 
     # One turn a tick, each briefed on the day it acts on.
     read = [parse_brief(text) for text in briefs]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...runtime.codemode import CodeModeConfig
 from ...runtime.tools import ToolDefinition
 from ..actions import ActionAttempt, GameAction
 from ..world import NewsItem, World
@@ -38,6 +39,10 @@ class Resident:
     max_steps: int | None = None
     """Model steps its turn may take (None: the server's `turn.max_steps`); a model that makes
     one call a step needs a step per change."""
+    code_mode: CodeModeConfig | None = None
+    """Also offer `run_code`: one sandboxed program that calls the resident's actions (and only
+    them). Needs the profile's sandbox row and a working provider; without them the resident
+    gets its actions alone, and the server logs why once."""
 
     def __post_init__(self) -> None:
         if self.max_steps is not None and self.max_steps < 1:

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from ...runtime.codemode import RUN_CODE, interpreter, run_code_tool
 from ...runtime.errors import StarHarnessError
 from ...runtime.kernel import Context
 from ...runtime.llm import UserMessage
 from ...runtime.loop import AGENTS, SESSION_EVENT, AgentOptions, LoggedEvent
 from ...runtime.prompt import PROMPT
+from ...runtime.sandbox import SANDBOX, SandboxUnavailable
 from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOLS, ToolDefinition
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, GameAction
@@ -73,12 +75,45 @@ class ResidentRunner:
         self._inline = inline
         self._ended = ended
         self._tools = _resolve(resident)
+        self._code: ToolDefinition[Any] | None = None
+        self._code_checked = resident.code_mode is None
         self._lock = asyncio.Lock()
 
     @property
     def tools(self) -> tuple[ToolDefinition[Any], ...]:
-        """The resident's tools, built once and registered on each turn's layer."""
-        return self._tools
+        """The resident's tools (run_code last, once it is known to work), built once."""
+        return self._tools if self._code is None else (*self._tools, self._code)
+
+    async def _code_mode(self) -> None:
+        """Build run_code once, if the resident asks for it and the sandbox works here."""
+        if self._code_checked:
+            return
+        self._code_checked = True
+        config = self.resident.code_mode
+        assert config is not None
+        name = self.resident.name
+        sandbox = self._ctx.maybe(SANDBOX)
+        if sandbox is None:
+            _log.warning(
+                "resident %s: code mode is off: the profile has no sandbox row "
+                "(starharness.runtime.sandbox:SandboxPlugin); it calls its actions one by one",
+                name,
+            )
+            return
+        try:
+            await sandbox.chain.provider()
+        except SandboxUnavailable as error:
+            _log.warning(
+                "resident %s: code mode is off (%s); it calls its actions one by one", name, error
+            )
+            return
+        actions = [tool.name for tool in self._tools]
+        allowed = actions if config.allow is None else [a for a in config.allow if a in actions]
+        limits = config.model_copy(update={"every_agent": False, "allow": allowed})
+        self._code = run_code_tool(
+            limits.settings(await asyncio.to_thread(interpreter, config.python))
+        )
+        _log.info("resident %s: code mode on (%s may call %s)", name, RUN_CODE, allowed)
 
     async def run(self, days: int) -> ResidentTurn:
         """Brief the resident on the world after `days` and let it act; one turn at a time."""
@@ -87,6 +122,8 @@ class ResidentRunner:
 
     async def _turn(self, days: int) -> ResidentTurn:
         resident = self.resident
+        await self._code_mode()
+        tools_now = self.tools
         brief = await call_world(self._inline, resident.brief, self._world, days)
         attempts: list[ActionAttempt] = []
         ended: dict[str, Any] = {}
@@ -103,7 +140,7 @@ class ResidentRunner:
                 INSTRUCTIONS_SECTION, INSTRUCTIONS_ORDER, resident.instructions
             )
             tools = layer.get(TOOLS)
-            for tool in self._tools:
+            for tool in tools_now:
                 tools.register(tool)
             layer.provide(ENCOUNTER, binding)
             layer.on(SESSION_EVENT, observe)

@@ -66,6 +66,9 @@ class SandboxConfig(BaseModel):
     bwrap: str | None = None
     """The bwrap executable; null finds it on PATH."""
     guidance: bool = True
+    tools: bool = True
+    """Register shell, the job tools and sandbox_escalate for every agent; false: provide only
+    the sandbox (for code mode), as a game server does, whose NPCs must never get a shell."""
 
     @model_validator(mode="after")
     def _check(self) -> SandboxConfig:
@@ -125,10 +128,12 @@ class SandboxPlugin(Plugin[SandboxConfig]):
             _log.warning(UNCONFINED_WARNING)
         ctx.provide(SANDBOX, service)
         ctx.scope.add(service.aclose)
+        ctx.on(AGENT_CREATED, _log_records)
+        if not config.tools:
+            return
         tools = sandbox_tools(settings, approve_commands=config.approve_commands)
         for definition in tools:
             ctx.get(TOOLS).register(definition)
-        ctx.on(AGENT_CREATED, _log_records)
         ctx.on_waterfall(TOOL_PRE_EXECUTE, _skip_pointless_questions(service, tools))
         prompt = ctx.maybe(PROMPT)
         if config.guidance and prompt is not None:

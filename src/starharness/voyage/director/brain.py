@@ -1,6 +1,8 @@
 """The director's offline brain: reads the brief from the request, answers with tool calls.
 
-Deterministic: the same brief always gets the same calls. It steadies prices that strayed far
+With `run_code` offered, the tick's calls go into one program (code mode: one model step for
+every exchange); without it, they are separate calls. Deterministic: the same brief always
+gets the same calls. It steadies prices that strayed far
 from their base, restocks exchanges that ran low, now and then makes a story of its own (a
 rush or a glut, seeded by the day), and posts a headline for the biggest moves. It reads only
 the request, as a model would; the world store is out of its reach.
@@ -8,15 +10,16 @@ the request, as a model would; the world store is out of its reach.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 
-from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, Brief, MarketLine, parse_brief
+from .lines import POST_HEADLINE, RESTOCK, RUN_CODE, SET_PRICE, Brief, MarketLine, parse_brief
 
 STRAY: Final = 0.2
 """A price more than 20% from its base is steadied back towards it."""
@@ -47,7 +50,7 @@ def respond_director(request: ChatRequest) -> Step:
     """One step of the director: the tick's calls, or, once their results are in, a report."""
     last = request.messages[-1]
     if last.role == "tool":
-        done = sum(1 for m in request.messages if m.role == "tool" and '"ok": true' in _text(m))
+        done = sum(_committed(_text(m)) for m in request.messages if m.role == "tool")
         return Success(text=f"Done for today: {done} changes committed.")
     brief = parse_brief(_text(last))
     if brief is None:
@@ -55,7 +58,51 @@ def respond_director(request: ChatRequest) -> Step:
     calls = plan_tick(brief)
     if not calls:
         return Success(text=f"Day {brief.day}: the markets are steady; nothing to change.")
+    if RUN_CODE in {tool.function.name for tool in request.tools}:
+        return ToolCalls(calls=[_tool_call(RUN_CODE, {"program": tick_program(calls)})])
     return ToolCalls(calls=[_tool_call(name, args) for name, args in calls])
+
+
+def tick_program(calls: list[Call]) -> str:
+    """One program making `calls` in order; it prints one JSON line per call with its result."""
+    planned = json.dumps([[name, args] for name, args in calls], ensure_ascii=False)
+    return (
+        "import json\n"
+        f"CALLS = json.loads({planned!r})\n"
+        "for name, args in CALLS:\n"
+        "    try:\n"
+        "        result = tools.call(name, args)\n"
+        "    except ToolError as error:\n"
+        "        result = {'ok': False, 'reason': error.code, 'error': error.message}\n"
+        "    print(json.dumps({'tool': name, 'args': args, 'result': result}))\n"
+    )
+
+
+def _committed(content: str) -> int:
+    """Changes a tool result reports as committed: one for a direct call, each for a program."""
+    if '"ok": true' in content:
+        return 1
+    found = 0
+    for line in _program_lines(content):
+        result = line.get("result")
+        found += isinstance(result, dict) and result.get("ok") is True  # pyright: ignore[reportUnknownMemberType]
+    return found
+
+
+def _program_lines(content: str) -> list[dict[str, Any]]:
+    """The JSON lines a tick program printed, from run_code's result (none for other text)."""
+    try:
+        value: object = json.loads(content)
+    except ValueError:
+        return []
+    output = cast("dict[str, object]", value).get("output") if isinstance(value, dict) else None
+    lines: list[dict[str, Any]] = []
+    for text in output.splitlines() if isinstance(output, str) else ():
+        with contextlib.suppress(ValueError):
+            line = json.loads(text)
+            if isinstance(line, dict):
+                lines.append(line)  # pyright: ignore[reportUnknownArgumentType]
+    return lines
 
 
 def plan_tick(brief: Brief) -> list[Call]:

@@ -13,6 +13,8 @@ from typing import Final
 SET_PRICE: Final = "set_price"
 RESTOCK: Final = "restock"
 POST_HEADLINE: Final = "post_headline"
+RUN_CODE: Final = "run_code"
+"""The runtime's code-mode tool (`runtime.codemode.RUN_CODE`, which the brain may not import)."""
 
 DAY_PREFIX: Final = "Day "
 MARKETS_HEADER: Final = (

@@ -6,6 +6,7 @@ from typing import Final
 
 from starharness.npc import ActionAttempt, NewsItem, Resident
 from starharness.npc.world import World
+from starharness.runtime.codemode import CodeModeConfig
 
 from .actions import DIRECTOR_ACTIONS, POST_HEADLINE
 from .bounds import OMEGA_BOUNDS
@@ -22,6 +23,9 @@ a summary of every exchange (prices, stock, news) and keep the economy alive: st
 that strayed far from their base, ship stock to exchanges that ran low, now and then start a \
 story (a rush on a good, a glut), and write the headlines players read.
 Act only through your tools, in one step if you can: {_TOOLS}. \
+When you have run_code, make all of today's changes in one short Python program instead: \
+`tools.set_price(location_id=..., good_id=..., price=...)` and the like return each result \
+as a dict (`ok`, `reason`); print what you did. \
 Each change must stay within the range the summary gives for today; a refused call says what \
 would be allowed. Headlines are one sentence without the place's name, at most \
 {OMEGA_BOUNDS.headlines_per_day} a day. When you are done, answer with one short line."""
@@ -47,5 +51,7 @@ DIRECTOR: Final = Resident(
     news=_news,
     # A model that makes one call a step: three prices, two restocks, headlines, a last line.
     max_steps=16,
+    # One program a tick for every exchange, in the sandbox: read-only, offline, bounded.
+    code_mode=CodeModeConfig(cpu_s=5, wall_s=10, memory_mb=256, max_calls=200),
 )
 """Off unless the server names it: `star-harness play --resident director`."""
