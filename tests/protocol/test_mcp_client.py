@@ -24,7 +24,7 @@ from starharness.runtime.mcp_client import (
     MCP_CLIENTS,
     McpClientConfig,
     McpServerConfig,
-    McpUnavailable,
+    McpUnavailableError,
     Restarts,
     ServerConnection,
 )
@@ -258,16 +258,16 @@ async def test_restarts_are_bounded_and_backed_off(
         assert (await connection.call("add", {"a": 1, "b": 1})).structured_content is not None
         http_process.kill()
         await http_process.wait()
-        with pytest.raises(McpUnavailable, match="went away during the call"):
+        with pytest.raises(McpUnavailableError, match="went away during the call"):
             await connection.call("add", {"a": 1, "b": 1})
-        with pytest.raises(McpUnavailable, match="restart attempt 1 of 2 failed, the next"):
+        with pytest.raises(McpUnavailableError, match="restart attempt 1 of 2 failed, the next"):
             await connection.call("add", {"a": 1, "b": 1})
-        with pytest.raises(McpUnavailable, match="the next restart attempt is in"):
+        with pytest.raises(McpUnavailableError, match="the next restart attempt is in"):
             await connection.call("add", {"a": 1, "b": 1})
         await asyncio.sleep(1.1)
-        with pytest.raises(McpUnavailable, match="restart attempt 2 of 2 failed, no more"):
+        with pytest.raises(McpUnavailableError, match="restart attempt 2 of 2 failed, no more"):
             await connection.call("add", {"a": 1, "b": 1})
-        with pytest.raises(McpUnavailable, match="gave up after 2 failed restart attempts"):
+        with pytest.raises(McpUnavailableError, match="gave up after 2 failed restart attempts"):
             await connection.call("add", {"a": 1, "b": 1})
         assert connection.state == "failed"
     finally:

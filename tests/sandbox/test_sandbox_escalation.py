@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sandbox_support import PROVIDERS, Machine, make_rig
 
 from starharness.runtime.approvals import Decision
-from starharness.runtime.sandbox import SANDBOX, EscalationRefused, Tier, check_escalation
+from starharness.runtime.sandbox import SANDBOX, EscalationRefusedError, Tier, check_escalation
 from starharness.runtime.sandbox.tools import ESCALATION_REFUSED
 from starharness.runtime.tools import FailureCode
 
@@ -17,14 +17,14 @@ from starharness.runtime.tools import FailureCode
 def test_only_a_single_widening_step_needs_approval(current: Tier, requested: Tier) -> None:
     step = requested.rank - current.rank
     if step > 1:
-        with pytest.raises(EscalationRefused, match="in one step"):
+        with pytest.raises(EscalationRefusedError, match="in one step"):
             check_escalation(current, requested)
     else:
         assert check_escalation(current, requested) is (step == 1)
 
 
 def test_the_ceiling_caps_escalation() -> None:
-    with pytest.raises(EscalationRefused, match="above the highest"):
+    with pytest.raises(EscalationRefusedError, match="above the highest"):
         check_escalation(Tier.WORKSPACE_WRITE, Tier.FULL, ceiling=Tier.WORKSPACE_WRITE)
 
 

@@ -12,7 +12,7 @@ from starharness.runtime.sandbox import (
     SANDBOX,
     SANDBOX_UNAVAILABLE,
     SandboxConfig,
-    SandboxUnavailable,
+    SandboxUnavailableError,
     landlock_exec,
 )
 
@@ -76,6 +76,6 @@ def test_the_none_provider_needs_the_loud_opt_in() -> None:
 
 
 def test_the_error_names_every_reason() -> None:
-    error = SandboxUnavailable({"bubblewrap": "missing", "landlock": "old kernel"})
+    error = SandboxUnavailableError({"bubblewrap": "missing", "landlock": "old kernel"})
     assert error.code == SANDBOX_UNAVAILABLE
     assert str(error).endswith("(bubblewrap: missing; landlock: old kernel)")

@@ -14,7 +14,7 @@ from starharness.runtime.sandbox import (
     BubblewrapProvider,
     SandboxChain,
     SandboxPolicy,
-    SandboxUnavailable,
+    SandboxUnavailableError,
     SeatbeltProvider,
     Tier,
     beneath_except,
@@ -75,7 +75,7 @@ async def test_the_chain_takes_the_first_working_provider_and_keeps_the_reasons(
     assert (await chain.provider()).name == "none"
     assert list(chain.reasons) == ["bubblewrap"]
     empty = SandboxChain([BubblewrapProvider("/nonexistent/bwrap")])
-    with pytest.raises(SandboxUnavailable, match="bubblewrap: bwrap not found"):
+    with pytest.raises(SandboxUnavailableError, match="bubblewrap: bwrap not found"):
         await empty.provider()
 
 

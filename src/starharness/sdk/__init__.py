@@ -27,7 +27,7 @@ from ..runtime.protocol import (
     TurnStarted,
 )
 from .client import Client
-from .errors import ConnectionLost, RpcCallError, SdkError
+from .errors import ConnectionLostError, RpcCallError, SdkError
 from .session import ClientSession, PromptStream
 from .transports import (
     ChildProcessTransport,
@@ -43,7 +43,7 @@ __all__ = [
     "ChildProcessTransport",
     "Client",
     "ClientSession",
-    "ConnectionLost",
+    "ConnectionLostError",
     "HistoryItem",
     "JobUpdated",
     "LineTransport",

@@ -29,7 +29,7 @@ from ..runtime.protocol import (
     SessionUpdate,
     ShutdownParams,
 )
-from .errors import ConnectionLost, RpcCallError
+from .errors import ConnectionLostError, RpcCallError
 from .session import ClientSession
 from .transports import (
     ChildProcessTransport,
@@ -164,7 +164,7 @@ class Client:
         self, method: str, params: BaseModel | Mapping[str, Any]
     ) -> asyncio.Future[Any]:
         if self._closed:
-            raise ConnectionLost(f"{method}: the connection is closed")
+            raise ConnectionLostError(f"{method}: the connection is closed")
         self._next_id += 1
         request_id = self._next_id
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -180,7 +180,7 @@ class Client:
                 self.transport.send_nowait(line)
             except (ConnectionError, RuntimeError) as error:
                 del self._waiting[request_id]
-                raise ConnectionLost(f"{method}: sending failed: {error}") from None
+                raise ConnectionLostError(f"{method}: sending failed: {error}") from None
             return future
         task = asyncio.get_running_loop().create_task(self.transport.send(line))
         self._sending.add(task)
@@ -194,7 +194,7 @@ class Client:
             return
         waiting = self._waiting.pop(request_id, None)
         if waiting is not None and not waiting[1].done():
-            waiting[1].set_exception(ConnectionLost(f"{waiting[0]}: sending failed: {error}"))
+            waiting[1].set_exception(ConnectionLostError(f"{waiting[0]}: sending failed: {error}"))
 
     async def send_raw(self, line: str) -> None:
         """Send a line as it is (tests of a server's error handling)."""
@@ -250,7 +250,7 @@ class Client:
         self._closed = True
         for method, future in self._waiting.values():
             if not future.done():
-                future.set_exception(ConnectionLost(f"{method}: the server went away"))
+                future.set_exception(ConnectionLostError(f"{method}: the server went away"))
         self._waiting.clear()
         for session in self._sessions.values():
             session.connection_lost()

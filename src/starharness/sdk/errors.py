@@ -22,5 +22,5 @@ class RpcCallError(SdkError):
         self.data = data
 
 
-class ConnectionLost(SdkError):
+class ConnectionLostError(SdkError):
     """The server went away (its process ended, or the stream closed) before answering."""

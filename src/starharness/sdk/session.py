@@ -19,7 +19,7 @@ from ..runtime.protocol import (
     SessionOpened,
     SessionUpdate,
 )
-from .errors import ConnectionLost
+from .errors import ConnectionLostError
 
 if TYPE_CHECKING:
     from .client import Client
@@ -84,7 +84,7 @@ class PromptStream:
             item = await self._queue.get()
             if item is _END:
                 if not self._future.done():
-                    raise ConnectionLost("prompt: the server went away during the turn")
+                    raise ConnectionLostError("prompt: the server went away during the turn")
                 self.result = PromptResult.model_validate(self._future.result())
                 return
             yield item

@@ -16,7 +16,7 @@ from ...runtime.kernel import Context
 from ...runtime.llm import UserMessage
 from ...runtime.loop import AGENTS, SESSION_EVENT, AgentOptions, LoggedEvent
 from ...runtime.prompt import PROMPT
-from ...runtime.sandbox import SANDBOX, SandboxUnavailable
+from ...runtime.sandbox import SANDBOX, SandboxUnavailableError
 from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOLS, ToolDefinition
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, GameAction
@@ -102,7 +102,7 @@ class ResidentRunner:
             return
         try:
             await sandbox.chain.provider()
-        except SandboxUnavailable as error:
+        except SandboxUnavailableError as error:
             _log.warning(
                 "resident %s: code mode is off (%s); it calls its actions one by one", name, error
             )

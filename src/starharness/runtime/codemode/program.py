@@ -61,7 +61,7 @@ def code_policy(policy: SandboxPolicy) -> SandboxPolicy:
 async def confine(
     sandbox: AgentSandbox, settings: CodeModeSettings
 ) -> tuple[Confined, SandboxPolicy]:
-    """Wrap the runner; raises SandboxUnavailable when no provider works (nothing is spawned)."""
+    """Wrap the runner; SandboxUnavailableError when no provider works (nothing is spawned)."""
     policy = code_policy(await sandbox.policy(network=False))
     argv = [settings.python, "-I", "-S", "-B", "-c", GUEST_SOURCE]
     return await sandbox.service.chain.confine(argv, policy), policy

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..sandbox import SANDBOX, SANDBOX_UNAVAILABLE, SandboxUnavailable
+from ..sandbox import SANDBOX, SANDBOX_UNAVAILABLE, SandboxUnavailableError
 from ..sandbox.keys import SANDBOX_REFUSED
 from ..tools import MUTATING, TOOLS, ToolDefinition, ToolFailure, ToolSuccess, define_tool
 from ..tools.run import ToolRunContext
@@ -46,7 +46,7 @@ def run_code_tool(settings: CodeModeSettings) -> ToolDefinition[Any]:
         sandbox = run.ctx.get(SANDBOX).for_context(run.ctx)
         try:
             confined, policy = await confine(sandbox, settings)
-        except SandboxUnavailable as error:
+        except SandboxUnavailableError as error:
             sandbox.record(
                 run.ctx,
                 SANDBOX_REFUSED,

@@ -1,7 +1,7 @@
 """runtime/mcp_client: tools of external MCP servers as `mcp_<server>_<tool>` (off by default)."""
 
 from .config import McpClientConfig, McpServerConfig
-from .connection import McpUnavailable, Restarts, ServerConnection
+from .connection import McpUnavailableError, Restarts, ServerConnection
 from .plugin import MCP_CLIENTS, McpClientPlugin, McpClients
 from .tools import MCP_TAG, UNAVAILABLE, bridge_tool, tool_name
 
@@ -13,7 +13,7 @@ __all__ = [
     "McpClientPlugin",
     "McpClients",
     "McpServerConfig",
-    "McpUnavailable",
+    "McpUnavailableError",
     "Restarts",
     "ServerConnection",
     "bridge_tool",

@@ -28,7 +28,7 @@ _log = logging.getLogger("starharness.runtime.mcp_client")
 State = Literal["starting", "ready", "failed", "stopped"]
 
 
-class McpUnavailable(UserFacingError):
+class McpUnavailableError(UserFacingError):
     """The server is not running (it failed to start, or it went away)."""
 
 
@@ -64,7 +64,7 @@ class ServerConnection:
         return " ".join(self.config.command) if self.config.command else str(self.config.url)
 
     async def start(self, timeout_s: float) -> list[Tool]:
-        """Connect and list the tools; raises McpUnavailable naming what went wrong."""
+        """Connect and list the tools; raises McpUnavailableError naming what went wrong."""
         ready: asyncio.Future[list[Tool]] = asyncio.get_running_loop().create_future()
         self.state = "starting"
         self._stop = stop = asyncio.Event()
@@ -74,8 +74,8 @@ class ServerConnection:
         except TimeoutError:
             self._fail(f"it did not answer within {timeout_s:g} s")
             await self._halt()
-            raise McpUnavailable(self._describe()) from None
-        except McpUnavailable:
+            raise McpUnavailableError(self._describe()) from None
+        except McpUnavailableError:
             await self._halt()
             raise
 
@@ -101,7 +101,7 @@ class ServerConnection:
             if self.state in ("starting", "ready"):
                 self.state = "stopped"
             if not ready.done():
-                ready.set_exception(McpUnavailable(self._describe()))
+                ready.set_exception(McpUnavailableError(self._describe()))
 
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         config = self.config
@@ -132,7 +132,7 @@ class ServerConnection:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one of the server's tools, restarting a server that went away first;
-        McpUnavailable when it is down (or goes away during the call)."""
+        McpUnavailableError when it is down (or goes away during the call)."""
         session = self._live() or await self._revive()
         try:
             return await session.call_tool(tool, arguments)
@@ -141,7 +141,7 @@ class ServerConnection:
         except MCPError as error:
             if error.error.code != CONNECTION_CLOSED:
                 # The server answered with an error: it lives, only this call failed.
-                raise McpUnavailable(
+                raise McpUnavailableError(
                     f"MCP server {self.name!r} ({self.target}) failed the call: "
                     f"{_first_message(error)}"
                 ) from None
@@ -153,7 +153,7 @@ class ServerConnection:
         self._fail(problem)
         await self._halt()
         _log.warning("MCP server %r went away: %s; the next call restarts it", self.name, problem)
-        raise McpUnavailable(
+        raise McpUnavailableError(
             f"MCP server {self.name!r} ({self.target}) went away during the call ({problem}); "
             "the next call of its tools restarts it"
         ) from None
@@ -166,13 +166,13 @@ class ServerConnection:
                 return session
             policy = self.restarts
             if self.failed_restarts >= policy.attempts:
-                raise McpUnavailable(
+                raise McpUnavailableError(
                     f"{self._describe()}; gave up after {self.failed_restarts} failed restart "
                     "attempts"
                 )
             wait = self._retry_at - time.monotonic()
             if wait > 0:
-                raise McpUnavailable(
+                raise McpUnavailableError(
                     f"{self._describe()}; the next restart attempt is in {wait:.1f} s"
                 )
             attempt = self.failed_restarts + 1
@@ -188,7 +188,7 @@ class ServerConnection:
             await self._halt()
             try:
                 await self.start(policy.start_timeout_s)
-            except McpUnavailable as error:
+            except McpUnavailableError as error:
                 self.failed_restarts = attempt
                 backoff = policy.backoff_s * 2 ** (attempt - 1)
                 self._retry_at = time.monotonic() + backoff
@@ -205,7 +205,7 @@ class ServerConnection:
                     self.problem,
                     more,
                 )
-                raise McpUnavailable(
+                raise McpUnavailableError(
                     f"{error}; restart attempt {attempt} of {policy.attempts} failed, {more}"
                 ) from None
             self.failed_restarts = 0
@@ -213,7 +213,7 @@ class ServerConnection:
             _log.warning("MCP server %r is back (attempt %d)", self.name, attempt)
             session = self._live()
             if session is None:  # it died again at once
-                raise McpUnavailable(self._describe())
+                raise McpUnavailableError(self._describe())
             return session
 
     async def _halt(self) -> None:

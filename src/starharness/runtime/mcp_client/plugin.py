@@ -7,7 +7,7 @@ import logging
 from ..kernel import Context, Plugin, ServiceKey
 from ..tools import TOOLS
 from .config import McpClientConfig
-from .connection import McpUnavailable, Restarts, ServerConnection
+from .connection import McpUnavailableError, Restarts, ServerConnection
 from .tools import bridge_tool, unavailable_tool
 
 _log = logging.getLogger("starharness.runtime.mcp_client")
@@ -60,7 +60,7 @@ class McpClientPlugin(Plugin[McpClientConfig]):
             ctx.scope.add(connection.aclose)
             try:
                 tools = await connection.start(config.start_timeout_s)
-            except McpUnavailable as error:
+            except McpUnavailableError as error:
                 # Tools the row names still appear, so a call says why it cannot run.
                 declared = server.tools or []
                 _log.error(

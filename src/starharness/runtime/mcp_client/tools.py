@@ -18,7 +18,7 @@ from ..tools import (
     ToolSuccess,
     define_raw_tool,
 )
-from .connection import McpUnavailable, ServerConnection
+from .connection import McpUnavailableError, ServerConnection
 
 MCP_TAG = "mcp"
 UNAVAILABLE = "mcp_unavailable"
@@ -72,7 +72,7 @@ def bridge_tool(
     async def execute(arguments: dict[str, Any], run: ToolRunContext) -> ToolSuccess | ToolFailure:
         try:
             result = await connection.call(remote, arguments)
-        except McpUnavailable as error:
+        except McpUnavailableError as error:
             return ToolFailure(f"{error}; its tools cannot run now", UNAVAILABLE)
         return result_of(server, result)
 

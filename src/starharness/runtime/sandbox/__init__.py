@@ -3,7 +3,7 @@
 from . import landlock_exec
 from .bubblewrap import BubblewrapProvider
 from .chain import Confined, SandboxChain
-from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailable
+from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailableError
 from .jobs import Job, JobError, JobRead, JobTable
 from .keys import COMMAND_DONE, COMMAND_RUN, JOB_STATE, SANDBOX, SANDBOX_MODE, SANDBOX_REFUSED
 from .landlock import LandlockProvider, beneath_except, landlock_rules
@@ -13,7 +13,7 @@ from .processes import CommandResult, ProcessOwner, run_once
 from .provider import SandboxProvider
 from .seatbelt import SeatbeltProvider, seatbelt_profile
 from .service import SANDBOX_RECORD, AgentSandbox, SandboxRecord, SandboxService, SandboxSettings
-from .tiers import EscalationRefused, Tier, check_escalation
+from .tiers import EscalationRefusedError, Tier, check_escalation
 from .tools import sandbox_tools
 from .unconfined import UnconfinedProvider
 
@@ -30,7 +30,7 @@ __all__ = [
     "BubblewrapProvider",
     "CommandResult",
     "Confined",
-    "EscalationRefused",
+    "EscalationRefusedError",
     "Job",
     "JobError",
     "JobRead",
@@ -45,7 +45,7 @@ __all__ = [
     "SandboxRecord",
     "SandboxService",
     "SandboxSettings",
-    "SandboxUnavailable",
+    "SandboxUnavailableError",
     "SeatbeltProvider",
     "Tier",
     "UnconfinedProvider",

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import SandboxUnavailable
+from .errors import SandboxUnavailableError
 from .policy import SandboxPolicy
 from .provider import SandboxProvider
 
@@ -30,12 +30,12 @@ class SandboxChain:
         self._lock = asyncio.Lock()
 
     async def provider(self) -> SandboxProvider:
-        """The provider in use; raises SandboxUnavailable naming why each one failed."""
+        """The provider in use; raises SandboxUnavailableError naming why each one failed."""
         async with self._lock:
             if self._chosen is None and self._reasons is None:
                 self._chosen, self._reasons = await asyncio.to_thread(self._probe)
         if self._chosen is None:
-            raise SandboxUnavailable(self._reasons or {})
+            raise SandboxUnavailableError(self._reasons or {})
         return self._chosen
 
     def _probe(self) -> tuple[SandboxProvider | None, dict[str, str]]:

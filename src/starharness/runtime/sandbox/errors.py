@@ -10,7 +10,7 @@ SANDBOX_UNAVAILABLE: Final = "SANDBOX_UNAVAILABLE"
 """Failure code the model reads when no sandbox provider works (the command never ran)."""
 
 
-class SandboxUnavailable(UserFacingError):
+class SandboxUnavailableError(UserFacingError):
     """No provider in the chain can confine commands here; `reasons` says why each one failed."""
 
     code = SANDBOX_UNAVAILABLE

@@ -17,7 +17,7 @@ from ..tools import TOOL_PRE_EXECUTE, TOOLS, PreExecute, ToolDefinition
 from ..workspace.plugin import WORKSPACE
 from .bubblewrap import BubblewrapProvider
 from .chain import SandboxChain
-from .errors import SandboxUnavailable
+from .errors import SandboxUnavailableError
 from .keys import SANDBOX
 from .landlock import LandlockProvider
 from .policy import default_hidden
@@ -151,7 +151,7 @@ def _skip_pointless_questions(
         if call.verdict == "ask" and call.tool in commands:
             try:
                 await service.chain.provider()
-            except SandboxUnavailable:
+            except SandboxUnavailableError:
                 return call.allow()  # the tool answers SANDBOX_UNAVAILABLE; nothing runs
         return await next_(call)
 

@@ -129,7 +129,7 @@ class AgentSandbox:
             self.record_job(self.layer, job)
 
     def needs_approval(self, requested: Tier) -> bool:
-        """True for a one-step widening; raises EscalationRefused for a skip or a step too high."""
+        """True for a one-step widening; EscalationRefusedError for a skip or a step too high."""
         return check_escalation(self.tier, requested, self.settings.ceiling)
 
     async def temp_dir(self) -> Path:
@@ -152,7 +152,7 @@ class AgentSandbox:
         )
 
     async def confine(self, command: str, *, network: bool) -> tuple[Confined, SandboxPolicy]:
-        """Wrap `command` for the current tier; raises SandboxUnavailable (nothing is spawned)."""
+        """Wrap `command` for the current tier; SandboxUnavailableError: nothing is spawned."""
         policy = await self.policy(network=network)
         argv: Sequence[str] = (self.settings.shell, "-c", command)
         return await self.service.chain.confine(argv, policy), policy

@@ -25,26 +25,26 @@ class Tier(StrEnum):
 _ORDER = (Tier.READ_ONLY, Tier.WORKSPACE_WRITE, Tier.FULL)
 
 
-class EscalationRefused(StarHarnessError):
+class EscalationRefusedError(StarHarnessError):
     """A request to widen the tier that is refused without asking anyone."""
 
 
 def check_escalation(current: Tier, requested: Tier, ceiling: Tier = Tier.FULL) -> bool:
     """True when moving to `requested` widens the tier by exactly one step (a person must approve).
 
-    False when it narrows or keeps the tier (no approval needed). Raises EscalationRefused for a
-    request that skips a tier or goes above `ceiling`.
+    False when it narrows or keeps the tier (no approval needed). Raises EscalationRefusedError
+    for a request that skips a tier or goes above `ceiling`.
     """
     step = requested.rank - current.rank
     if step <= 0:
         return False
     if requested.rank > ceiling.rank:
-        raise EscalationRefused(
+        raise EscalationRefusedError(
             f"the tier {requested} is above the highest this configuration allows ({ceiling})"
         )
     if step > 1:
         between = _ORDER[current.rank + 1]
-        raise EscalationRefused(
+        raise EscalationRefusedError(
             f"cannot widen the sandbox from {current} to {requested} in one step; ask for "
             f"{between} first (each step needs its own approval)"
         )

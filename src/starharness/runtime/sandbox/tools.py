@@ -12,12 +12,12 @@ from ..tools import MUTATING, REQUIRES_APPROVAL, ToolDefinition, ToolFailure, de
 from ..tools.results import FailureCode
 from ..tools.run import ToolRunContext
 from .chain import Confined
-from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailable
+from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailableError
 from .jobs import JobError, JobRead
 from .keys import COMMAND_DONE, COMMAND_RUN, SANDBOX, SANDBOX_MODE, SANDBOX_REFUSED
 from .processes import CommandResult, run_once
 from .service import AgentSandbox, SandboxSettings
-from .tiers import EscalationRefused, Tier
+from .tiers import EscalationRefusedError, Tier
 
 COMMAND_FAILED = "command_failed"
 COMMAND_TIMEOUT = "command_timeout"
@@ -111,7 +111,9 @@ async def _network_allowed(run: ToolRunContext, wanted: bool) -> ToolFailure | N
     )
 
 
-def _refused(sandbox: AgentSandbox, run: ToolRunContext, error: SandboxUnavailable) -> ToolFailure:
+def _refused(
+    sandbox: AgentSandbox, run: ToolRunContext, error: SandboxUnavailableError
+) -> ToolFailure:
     sandbox.record(
         run.ctx,
         SANDBOX_REFUSED,
@@ -169,7 +171,7 @@ def sandbox_tools(
         timeout_s = min(args.timeout_s or settings.timeout_s, settings.max_timeout_s)
         try:
             confined, policy = await sandbox.confine(args.command, network=args.network)
-        except SandboxUnavailable as error:
+        except SandboxUnavailableError as error:
             return _refused(sandbox, run, error)
         sandbox.record(
             run.ctx,
@@ -209,7 +211,7 @@ def sandbox_tools(
         sandbox = _sandbox(run)
         try:
             job, confined = await sandbox.start_job(args.command, network=args.network)
-        except SandboxUnavailable as error:
+        except SandboxUnavailableError as error:
             return _refused(sandbox, run, error)
         except JobError as error:
             return ToolFailure(str(error), JOB_ERROR)
@@ -257,7 +259,7 @@ def sandbox_tools(
         current = sandbox.tier
         try:
             needs_approval = sandbox.needs_approval(args.tier)
-        except EscalationRefused as error:
+        except EscalationRefusedError as error:
             return ToolFailure(str(error), ESCALATION_REFUSED)
         if needs_approval:
             request = ApprovalRequest(
