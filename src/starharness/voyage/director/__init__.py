@@ -8,21 +8,22 @@ from .actions import (
     DIRECTOR_ACTIONS,
     HEADLINE_KIND,
     MAX_HEADLINE_CHARS,
-    HeadlineArgs,
-    PriceArgs,
-    RestockArgs,
     director_actions,
 )
 from .bounds import OMEGA_BOUNDS, EconomyBounds, GoodBounds
 from .brain import is_director_request, plan_tick, respond_director
-from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, Brief, MarketLine, parse_brief
-from .resident import DIRECTOR, DIRECTOR_INSTRUCTIONS, DIRECTOR_NAME
-from .summary import market_lines, summarise
+from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, MarketLine, TickBrief, parse_brief
+from .resident import (
+    DIRECTOR,
+    DIRECTOR_NAME,
+)
+from .summary import (
+    summarise,
+)
 
 __all__ = [
     "DIRECTOR",
     "DIRECTOR_ACTIONS",
-    "DIRECTOR_INSTRUCTIONS",
     "DIRECTOR_NAME",
     "HEADLINE_KIND",
     "MAX_HEADLINE_CHARS",
@@ -30,16 +31,12 @@ __all__ = [
     "POST_HEADLINE",
     "RESTOCK",
     "SET_PRICE",
-    "Brief",
     "EconomyBounds",
     "GoodBounds",
-    "HeadlineArgs",
     "MarketLine",
-    "PriceArgs",
-    "RestockArgs",
+    "TickBrief",
     "director_actions",
     "is_director_request",
-    "market_lines",
     "parse_brief",
     "plan_tick",
     "respond_director",

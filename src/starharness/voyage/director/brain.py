@@ -19,7 +19,7 @@ from typing import Any, Final, cast
 
 from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 
-from .lines import POST_HEADLINE, RESTOCK, RUN_CODE, SET_PRICE, Brief, MarketLine, parse_brief
+from .lines import POST_HEADLINE, RESTOCK, RUN_CODE, SET_PRICE, MarketLine, TickBrief, parse_brief
 
 STRAY: Final = 0.2
 """A price more than 20% from its base is steadied back towards it."""
@@ -105,7 +105,7 @@ def _program_lines(content: str) -> list[dict[str, Any]]:
     return lines
 
 
-def plan_tick(brief: Brief) -> list[Call]:
+def plan_tick(brief: TickBrief) -> list[Call]:
     """The calls for one tick, in order: prices, restocks, then headlines."""
     calls: list[Call] = []
     news: list[_News] = []
@@ -147,7 +147,7 @@ def plan_tick(brief: Brief) -> list[Call]:
     return calls
 
 
-def _story(brief: Brief) -> tuple[MarketLine, int, str] | None:
+def _story(brief: TickBrief) -> tuple[MarketLine, int, str] | None:
     """Now and then a rush or a glut of the director's own, seeded by the day."""
     rng = random.Random(f"{SEED}:{brief.day}")
     movable = [m for m in brief.markets if m.allowed is not None]

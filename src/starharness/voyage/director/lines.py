@@ -61,7 +61,7 @@ class MarketLine:
 
 
 @dataclass(frozen=True, slots=True)
-class Brief:
+class TickBrief:
     """What the brain reads back from a brief."""
 
     day: int
@@ -77,7 +77,7 @@ def headlines_line(posted: int, most: int) -> str:
     return f"Headlines: {posted} of {most} posted today."
 
 
-def parse_brief(text: str) -> Brief | None:
+def parse_brief(text: str) -> TickBrief | None:
     """The brief in `text`, or None when it holds no day line."""
     day: int | None = None
     left = 0
@@ -90,7 +90,7 @@ def parse_brief(text: str) -> Brief | None:
             left = max(0, int(found["most"]) - int(found["posted"]))
         elif (found := _MARKET.match(line)) is not None:
             markets.append(_market(found))
-    return None if day is None else Brief(day, tuple(markets), left)
+    return None if day is None else TickBrief(day, tuple(markets), left)
 
 
 def _int(text: str) -> int:
