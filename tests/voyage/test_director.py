@@ -5,6 +5,7 @@ call from a model is refused with nothing committed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -26,12 +27,15 @@ from voyage_e2e_support import Player, Stack, line
 from starharness.eval.audit import AuditReader
 from starharness.mockllm import ChatRequest, ScriptedCall, ServerFault, Step, Success, ToolCalls
 from starharness.npc import ResidentDefinitionError, ServerSettings, render_transcript
-from starharness.npc.residents import RESIDENT_KIND
+from starharness.npc.residents import RESIDENT_KIND, ResidentRunner
+from starharness.runtime.kernel import Context
+from starharness.runtime.loop import AgentOptions
 from starharness.runtime.sandbox import BubblewrapProvider
 from starharness.runtime.session import SESSIONS
 from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.director import (
+    DIRECTOR,
     HEADLINE_KIND,
     MAX_HEADLINE_CHARS,
     OMEGA_BOUNDS,
@@ -412,3 +416,24 @@ async def test_a_model_making_one_call_a_step_finishes_its_turn(tmp_path: Path) 
         assert len(stack.mock.requests) == 9
     audit = director_audit(tmp_path / "world.db")
     assert [(row[2], row[6]) for row in audit] == [(SET_PRICE, 1)] * 8
+
+
+@pytest.mark.parametrize(
+    ("actions", "refused"),
+    [
+        (
+            ("set_price",),
+            r": an action must come from define_game_action \(or be a tool\), got 'set_price'",
+        ),
+        ((), " has no actions"),
+    ],
+)
+def test_a_resident_whose_actions_are_not_actions_is_refused(
+    tmp_path: Path, actions: tuple[object, ...], refused: str
+) -> None:
+    resident = dataclasses.replace(DIRECTOR, actions=actions)
+    with (
+        open_world(tmp_path / "world.db") as world,
+        pytest.raises(ResidentDefinitionError, match=f"resident 'director'{refused}"),
+    ):
+        ResidentRunner(Context(), resident, world, AgentOptions(), inline=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...runtime.tools import ToolDefinition
-from ..actions import GameAction
+from ..actions import action_tool
 from ..frames import FrameProtocol, build_protocol
 from ..game import Game
 from .archetype_kit import ArchetypeKit, resolve_archetypes
@@ -79,12 +79,9 @@ class GameKit:
 
 
 def _as_tool(item: object) -> ToolDefinition[Any]:
-    if isinstance(item, GameAction):
-        action: GameAction[Any] = item  # pyright: ignore[reportUnknownVariableType]
-        return action.tool
-    if isinstance(item, ToolDefinition):
-        tool: ToolDefinition[Any] = item  # pyright: ignore[reportUnknownVariableType]
-        return tool
-    raise GameDefinitionError(
-        f"a game action must come from define_game_action (or be a tool), got {item!r}"
-    )
+    tool = action_tool(item)
+    if tool is None:
+        raise GameDefinitionError(
+            f"a game action must come from define_game_action (or be a tool), got {item!r}"
+        )
+    return tool

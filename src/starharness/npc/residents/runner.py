@@ -19,7 +19,7 @@ from ...runtime.prompt import PROMPT
 from ...runtime.sandbox import SANDBOX, SandboxUnavailableError
 from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOLS, ToolDefinition
-from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, GameAction
+from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, action_tool
 from ..world import NewsItem, World
 from ..world_calls import call_world
 from .resident import Resident
@@ -189,13 +189,10 @@ def _resolve(resident: Resident) -> tuple[ToolDefinition[Any], ...]:
 
 
 def _as_tool(resident: Resident, item: object) -> ToolDefinition[Any]:
-    if isinstance(item, GameAction):
-        action: GameAction[Any] = item  # pyright: ignore[reportUnknownVariableType]
-        return action.tool
-    if isinstance(item, ToolDefinition):
-        tool: ToolDefinition[Any] = item  # pyright: ignore[reportUnknownVariableType]
-        return tool
-    raise ResidentDefinitionError(
-        f"resident {resident.name!r}: an action must come from define_game_action (or be a "
-        f"tool), got {item!r}"
-    )
+    tool = action_tool(item)
+    if tool is None:
+        raise ResidentDefinitionError(
+            f"resident {resident.name!r}: an action must come from define_game_action (or be a "
+            f"tool), got {item!r}"
+        )
+    return tool

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import signal
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sandbox import AgentSandbox, Confined, SandboxPolicy, Tier
+from ..sandbox.collect import collected
 from ..sandbox.output import HeadTail
 from . import guest
 from .calls import CodeCall, HostCalls
@@ -23,12 +23,10 @@ GUEST_SOURCE = Path(guest.__file__).read_text(encoding="utf-8")
 HOST_PACKAGE = Path(__file__).resolve().parents[2]
 """The `starharness` package folder, hidden from programs (they get the tools API only)."""
 
-_DRAIN_AFTER_EXIT_S = 1.0
 _PREFIX = {
     "error": "the program raised ",
     "blocked": "the program was blocked: ",
 }
-_READ_SIZE = 65536
 
 
 @dataclass(slots=True)
@@ -85,12 +83,8 @@ async def run_program(
         line_limit=settings.line_bytes,
     )
     kept = HeadTail(settings.output_bytes)
-    stderr = process.stderr
-    if stderr is None:
-        raise RuntimeError("the program's output pipe is missing")
-    reader = asyncio.ensure_future(_drain(stderr, kept))
     found = CodeRun(calls=calls.made)
-    try:
+    async with collected(owner, process, process.stderr, kept):
         setup = {
             "program": program,
             "tools": sorted(calls.allowed),
@@ -111,15 +105,6 @@ async def run_program(
                 f"the program was stopped at its wall-clock limit ({settings.wall_s:g}s)"
             )
             await owner.kill(process)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(_DRAIN_AFTER_EXIT_S):
-                await asyncio.shield(reader)
-    finally:
-        if process.returncode is None:
-            await asyncio.shield(owner.kill(process))
-        reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reader
     found.output = kept.text()
     found.output_bytes = kept.total
     _explain_exit(found, settings)
@@ -248,11 +233,3 @@ def _signal_of(code: int | None) -> int | None:
     if code > 128:
         return code - 128
     return None
-
-
-async def _drain(stream: asyncio.StreamReader, sink: HeadTail) -> None:
-    while True:
-        data = await stream.read(_READ_SIZE)
-        if not data:
-            return
-        sink.feed(data)

@@ -14,14 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .collect import collected
 from .output import HeadTail
 from .reaper import kill_tree
 
 REAPER = Path(__file__).with_name("reaper.py")
 _log = logging.getLogger("starharness.runtime.sandbox")
-
-_READ_SIZE = 65536
-_DRAIN_AFTER_EXIT_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,35 +178,13 @@ async def run_once(
     """Run to completion or timeout, keeping at most `budget` bytes of output."""
     process = await owner.spawn(argv, env, cwd)
     kept = HeadTail(budget)
-    stdout = process.stdout
-    if stdout is None:
-        raise RuntimeError("the command's output pipe is missing")
-    reader = asyncio.ensure_future(_drain(stdout, kept))
     timed_out = False
-    try:
+    code: int | None = None
+    async with collected(owner, process, process.stdout, kept):
         try:
             async with asyncio.timeout(timeout_s):
-                code: int | None = await owner.reaped(process)
+                code = await owner.reaped(process)
         except TimeoutError:
             timed_out = True
             await owner.kill(process)
-            code = None
-        # A background child may hold the pipe open after the process ended; give it a moment.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(_DRAIN_AFTER_EXIT_S):
-                await asyncio.shield(reader)
-    finally:
-        if process.returncode is None:
-            await asyncio.shield(owner.kill(process))
-        reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reader
     return CommandResult(code, kept.text(), timed_out, kept.total)
-
-
-async def _drain(stream: asyncio.StreamReader, sink: HeadTail) -> None:
-    while True:
-        data = await stream.read(_READ_SIZE)
-        if not data:
-            return
-        sink.feed(data)
