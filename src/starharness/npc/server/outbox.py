@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
@@ -49,7 +48,9 @@ class Outbox:
         self._timeout = timeout_s
         self._on_stall = on_stall
         self._on_error = on_error
-        self._queue: deque[Pending] = deque()
+        # A list, not a deque: an idle connection's empty deque still holds a 64-slot block, and
+        # the queue is short (at most max_frames), so popping its head costs nothing.
+        self._queue: list[Pending] = []
         self._pump: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -97,7 +98,7 @@ class Outbox:
                 await self._within_timeout(started)
             queue = self._queue
             while queue and not self._closed:
-                item = queue.popleft()
+                item = queue.pop(0)
                 text = item if isinstance(item, str) else await _resolve(item)
                 if text is not None:
                     await self._within_timeout(self._send(text))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -45,20 +44,43 @@ class CancelCause:
 class Agent:
     """Runs turns for one session. Input goes in with `followup` and `steer`; observe via events."""
 
+    # A server holds one per open encounter: slots, and no per-agent Event or deque blocks
+    # (an empty deque allocates a 64-slot block; the queues here rarely hold more than one).
+    __slots__ = (
+        "_cancel_cause",
+        "_closed",
+        "_llm",
+        "_publish",
+        "_runner",
+        "_telemetry",
+        "_telemetry_known",
+        "_turn_task",
+        "ctx",
+        "header",
+        "id",
+        "inbox",
+        "last_context",
+        "options",
+        "resumed",
+        "session",
+        "status",
+        "steering",
+        "turn",
+        "verify_view",
+    )
+
     def __init__(self, ctx: Context, session: Session, options: AgentOptions) -> None:
         self.ctx = ctx
         self.session = session
         self.options = options
         self.id = session.id
-        self.inbox: deque[UserMessage] = deque()
-        self.steering: deque[UserMessage] = deque()
+        self.inbox: list[UserMessage] = []
+        self.steering: list[UserMessage] = []
         self.status: AgentStatus = "idle"
         self.turn = self._last_turn(session)
         self.last_context: str | None = self._last_context(session)
         self.header: tuple[str, Sequence[ToolSchema]] | None = None
         self.resumed = bool(session.events)
-        self._idle = asyncio.Event()
-        self._idle.set()
         self._runner: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._cancel_cause: CancelCause | None = None
@@ -115,7 +137,11 @@ class Agent:
 
     async def when_idle(self) -> None:
         """Wait until no turn runs and no input is queued."""
-        await self._idle.wait()
+        # The runner drains the inbox before it ends; input queued after that starts a new one.
+        runner = self._runner
+        while runner is not None and not runner.done():
+            await asyncio.wait((runner,))
+            runner = self._runner
 
     @property
     def closed(self) -> bool:
@@ -147,7 +173,6 @@ class Agent:
 
     def _wake(self) -> None:
         if self._runner is None or self._runner.done():
-            self._idle.clear()
             self._set_status("running")
             self._runner = asyncio.get_running_loop().create_task(
                 self._run(), name=f"agent:{self.id}"
@@ -163,7 +188,7 @@ class Agent:
 
         try:
             while self.inbox and not self._closed:
-                first = self.inbox.popleft()
+                first = self.inbox.pop(0)
                 self._cancel_cause = None
                 self._publish = self.ctx.events.has_listeners(SESSION_EVENT)
                 turn = asyncio.get_running_loop().create_task(run_turn(self, first))
@@ -183,7 +208,6 @@ class Agent:
             _log.exception("agent %s: runner failed", self.id)
         finally:
             self._set_status("idle")
-            self._idle.set()
 
     def take_cancel_cause(self) -> CancelCause:
         cause = self._cancel_cause or CancelCause("user")

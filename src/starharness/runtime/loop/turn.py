@@ -71,7 +71,7 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
         if step > agent.options.max_steps:
             raise TurnLimitError(f"turn exceeded its limit of {agent.options.max_steps} steps")
         while agent.steering:
-            log_user(agent, agent.steering.popleft())
+            log_user(agent, agent.steering.pop(0))
         if step == 1:
             _snapshot_context(agent)
         if agent.ctx.events.has_listeners(COMPACT):
