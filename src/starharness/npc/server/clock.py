@@ -58,6 +58,7 @@ class WorldClock:
                     chunk = min(step, left)
                     events.extend(await asyncio.to_thread(world.tick, chunk))
                     left -= chunk
+                self._server.metrics.ticks.inc()
         except (psycopg.Error, StoreUnreachableError) as exc:
             raise FrameError(
                 ErrorCode.INTERNAL, f"the world clock's lock could not be had: {exc}"

@@ -252,9 +252,7 @@ class NpcServer:
         """
         # One tick at a time, residents included: each resident acts on the world of its tick.
         async with self._ticking:
-            events = await self.clock.advance(days)
-            self.metrics.ticks.inc()
-            await self._broadcast(events)
+            await self._broadcast(await self.clock.advance(days))
             for runner in self.residents:
                 turn = await self._run_resident(runner, days)
                 if turn is not None and any(attempt.ok for attempt in turn.attempts):

@@ -40,7 +40,8 @@ def parse_hud(payload: str) -> HudNotice:
     """The HUD notice in `payload`; NoticeError for anything `hud_payload` does not write."""
     if payload == _ALL:
         return HudNotice(None)
-    if payload.startswith(_PLAYER) and len(payload) > len(_PLAYER):
+    fits = "\x00" not in payload and len(payload.encode()) <= MAX_PAYLOAD_BYTES
+    if fits and payload.startswith(_PLAYER) and len(payload) > len(_PLAYER):
         return HudNotice(payload[len(_PLAYER) :])
     raise NoticeError(f"a HUD notice is {_ALL!r} or 'p:<player id>', got {payload[:80]!r}")
 

@@ -184,16 +184,20 @@ class PostgresFanout:
         self._problem = None
         await self._catch_up(conn, sink)
         while True:
-            async for notice in conn.notifies(timeout=_IDLE_CHECK_S, stop_after=1):
-                self._hear(notice.channel, notice.payload, sink)
-            # Every batch and every quiet spell reads the news by id: a notice only wakes us,
-            # so a lost one delays news and never loses it (and a dead link shows here).
-            await self._catch_up(conn, sink)
+            batch = [n async for n in conn.notifies(timeout=_IDLE_CHECK_S, stop_after=1)]
+            # In order: a HUD announced after news is pushed after that news was delivered.
+            for notice in batch:
+                await self._hear(conn, notice.channel, notice.payload, sink)
+            # A quiet spell reads too: a notice only wakes us, so a lost one delays news and
+            # never loses it (and a dead link shows here).
+            if not batch:
+                await self._catch_up(conn, sink)
 
-    def _hear(self, channel: str, payload: str, sink: FanoutSink) -> None:
+    async def _hear(self, conn: AsyncConn, channel: str, payload: str, sink: FanoutSink) -> None:
         try:
             if channel == WORLD_CHANNEL:
-                parse_world(payload)
+                if parse_world(payload) > self._last_seen:
+                    await self._catch_up(conn, sink)
             elif channel == HUD_CHANNEL:
                 sink.deliver_hud(parse_hud(payload).player_id)
         except NoticeError as exc:
