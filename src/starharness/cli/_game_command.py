@@ -170,21 +170,21 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
         _say(f"  frames     {running.ws_url}")
         _say(f"  world      {world}")
         _say(f"  brain      {brain_label(profile)}")
-        _say(f"  worker     {running.server.metrics.worker}  ({_fanout_label(config)})")
+        _say(f"  worker     {running.server.metrics.worker}  ({_fanout_label(server.config)})")
         _say(f"  ready in   {ready_s:.2f} s  (Ctrl-C stops)")
         await stop.wait()
         _say(f"star-harness {command}: stopping (open encounters are closed, nothing half-done)")
     return 0
 
 
-def _fanout_label(config: dict[str, Any]) -> str:
-    fanout = config.get("fanout")
-    if not isinstance(fanout, dict):
-        return "alone: no --fanout"
+def _fanout_label(config: Any) -> str:
+    from ..npc import FanoutSettings
     from ..runtime.session.postgres import PostgresTarget
 
-    url = str(fanout.get("url"))  # pyright: ignore[reportUnknownMemberType,reportUnknownArgumentType]
-    return f"fan-out over {PostgresTarget(url).describe()}"
+    fanout = getattr(config, "fanout", None)
+    if not isinstance(fanout, FanoutSettings):
+        return "alone: no --fanout"
+    return f"fan-out over {PostgresTarget(fanout.url).describe()}"
 
 
 def _default_world(game_spec: str) -> str:
