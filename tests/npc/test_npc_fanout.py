@@ -205,6 +205,25 @@ async def test_the_scheduled_clock_advances_once_per_period_with_three_workers(
         assert day == 1 + ran and ran >= 7
 
 
+async def test_a_tick_without_the_bus_is_refused_and_the_world_stays(
+    tmp_path: Path, pg_target: PostgresTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with _workers(tmp_path, pg_target, 1) as (worker,), Client(worker.ws_url) as client:
+        await _hello(client, "p1")
+        # The tick lock's connection opens on the first tick: it cannot log in now.
+        monkeypatch.setenv(PASSWORD_VARIABLE, "not-the-password")
+        await client.send({"t": "world.tick", "days": 1})
+        refused = await client.until(lambda f: f["t"] == "error")
+        assert refused[-1]["code"] == "internal"
+        assert "the world clock's lock could not be had" in refused[-1]["message"]
+        assert "postgresql" not in refused[-1]["message"] and "127.0.0.1" not in str(refused)
+        monkeypatch.undo()
+        assert (await client.send({"t": "world.tick", "days": 1})) is None
+        frames = await client.until(lambda f: f["t"] == "world.event")
+        # The refused tick advanced nothing: the next one is day 2.
+        assert _headlines(frames) == ["Day 2 dawns."]
+
+
 async def test_exactly_one_worker_claims_each_period(pg_target: PostgresTarget) -> None:
     fanouts = [await PostgresFanout.open(pg_target) for _ in range(3)]
     try:

@@ -60,8 +60,11 @@ class WorldClock:
                     left -= chunk
                 self._server.metrics.ticks.inc()
         except (psycopg.Error, StoreUnreachableError) as exc:
+            # The cause names a host and a user: it goes to the log, not to the client.
+            _log.warning("a tick was refused: the fan-out bus is unreachable: %s", exc)
             raise FrameError(
-                ErrorCode.INTERNAL, f"the world clock's lock could not be had: {exc}"
+                ErrorCode.INTERNAL,
+                "the world clock's lock could not be had; the world did not advance, try again",
             ) from None
         return events
 

@@ -166,6 +166,13 @@ class PostgresFanout:
                 _log.warning("fan-out: %s; reconnecting", self._problem)
                 self.reconnects += 1
                 failures = 0
+            except Exception as exc:
+                # A bug in delivery must not leave the worker deaf for good: report, retry.
+                self._problem = f"the listener failed: {type(exc).__name__}: {exc}"
+                _log.exception("fan-out: the listener failed; reconnecting")
+                self.reconnects += 1
+                await asyncio.sleep(_RETRY_S[min(failures, len(_RETRY_S) - 1)])
+                failures += 1
             finally:
                 self._listening = False
                 self._up.clear()
