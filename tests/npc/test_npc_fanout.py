@@ -282,6 +282,7 @@ async def test_readyz_reports_the_world_and_the_listen_connection(
         assert down.status_code == 503
         assert down.json()["worker"] == "w0"
         assert "LISTEN connection" in down.json()["reason"]
+        assert "127.0.0.1" not in down.text and "postgresql" not in down.text
         monkeypatch.undo()
         await _fanout(worker).wait_listening()
         assert (await http.get("/readyz")).status_code == 200

@@ -285,7 +285,8 @@ class NpcServer:
         except TimeoutError:
             return f"the world did not answer within {_READY_WORLD_S:g} s"
         except Exception as exc:
-            return f"the world cannot be read: {type(exc).__name__}: {exc}"
+            _log.warning("readiness: the world cannot be read: %s: %s", type(exc).__name__, exc)
+            return f"the world cannot be read ({type(exc).__name__}; see the server log)"
         return None
 
     def may_read_metrics(self, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:

@@ -114,7 +114,7 @@ class PostgresFanout:
         self._up = asyncio.Event()
         self._last_seen = last_seen
         self._reconnecting = False
-        self._problem: str | None = "the LISTEN connection is not open yet"
+        self._problem: str | None = "the fan-out's LISTEN connection is not open yet"
         self.backend_pid: int | None = None
         """The listener's server process id (tests end it to exercise a reconnect)."""
         self.reconnects = 0
@@ -154,7 +154,10 @@ class PostgresFanout:
             try:
                 conn = await aconnect(self.target, autocommit=True)
             except StoreUnreachableError as exc:
-                self._problem = f"the LISTEN connection is down: {exc}"
+                # /readyz answers anyone allowed by Host: the cause (host, user) is logged only.
+                self._problem = "the fan-out's LISTEN connection is down (see the server log)"
+                if failures == 0:
+                    _log.warning("fan-out: cannot open the LISTEN connection: %s", exc)
                 await asyncio.sleep(_RETRY_S[min(failures, len(_RETRY_S) - 1)])
                 failures += 1
                 continue
@@ -162,13 +165,13 @@ class PostgresFanout:
                 await self._serve_notices(conn, sink)
             except psycopg.Error as exc:
                 self._listening = False
-                self._problem = f"the LISTEN connection dropped: {exc}".strip()
-                _log.warning("fan-out: %s; reconnecting", self._problem)
+                self._problem = "the fan-out's LISTEN connection dropped; reconnecting"
+                _log.warning("fan-out: the LISTEN connection dropped (%s); reconnecting", exc)
                 self.reconnects += 1
                 failures = 0
             except Exception as exc:
                 # A bug in delivery must not leave the worker deaf for good: report, retry.
-                self._problem = f"the listener failed: {type(exc).__name__}: {exc}"
+                self._problem = f"the fan-out's listener failed ({type(exc).__name__}); retrying"
                 _log.exception("fan-out: the listener failed; reconnecting")
                 self.reconnects += 1
                 await asyncio.sleep(_RETRY_S[min(failures, len(_RETRY_S) - 1)])
