@@ -59,6 +59,9 @@ class NpcServer:
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone
         unless the server was given a shared bus)."""
+        if fanout is None:
+            # Alone, delivery needs no task: it works before `start`, as it always did.
+            self.fanout.start(self)
         turn = settings.turn
         self._agent_options = replace(
             ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
