@@ -21,8 +21,10 @@ from starharness.mockllm import MockLlmServer
 from starharness.npc import FanoutSettings, RunningServer, ServerSettings, start_server
 from starharness.npc.server import PostgresFanout
 from starharness.npc.server.fanout import BUS_NAMESPACE
-from starharness.npc.server.fanout.schema import TICK_LOCK
+from starharness.npc.server.fanout.postgres import aconnect
+from starharness.npc.server.fanout.schema import NEWS_LOCK, TICK_LOCK
 from starharness.npc.server.settings import TickSettings
+from starharness.npc.world import NewsItem
 from starharness.runtime.session import StoreFormatError
 from starharness.runtime.session.postgres import PostgresTarget
 
@@ -168,6 +170,32 @@ async def test_news_is_not_lost_or_repeated_across_listen_reconnects(
         await ticker.send({"t": "world.tick", "days": 1})
         frames = await player.until(_dawn(7))
         assert _headlines(frames) == ["Day 7 dawns."]
+
+
+async def test_news_of_concurrent_publishers_commits_in_id_order(
+    tmp_path: Path, pg_target: PostgresTarget
+) -> None:
+    async with (
+        _workers(tmp_path, pg_target, 2) as (a, b),
+        Client(b.ws_url) as player,
+        await aconnect(pg_target, autocommit=True) as other,
+    ):
+        # Another worker's publishing transaction holds an earlier id, not yet committed.
+        async with other.transaction():
+            await other.execute("SELECT pg_advisory_xact_lock(%s, %s)", NEWS_LOCK)
+            await other.execute(
+                f"INSERT INTO {BUS_NAMESPACE}.news (location_id, headline)"
+                " VALUES ('square', 'first')"
+            )
+            late = asyncio.create_task(_fanout(a).publish([NewsItem("forge", "second")]))
+            done, _ = await asyncio.wait({late}, timeout=1.0)
+            if done:  # only without the lock: a reader may now see `second` alone
+                assert _headlines(await player.until(lambda f: f["t"] == "world.event")) == [
+                    "second"
+                ]
+        await late
+        frames = await player.until(lambda f: f.get("headline") == "second")
+        assert _headlines(frames) == ["first", "second"]
 
 
 async def test_the_scheduled_clock_advances_once_per_period_with_three_workers(

@@ -17,7 +17,7 @@ from ....runtime.session.postgres import PostgresTarget
 from ...world import NewsItem
 from .base import WINDOW_S, DayBudget, FanoutSink
 from .notices import HUD_CHANNEL, WORLD_CHANNEL, NoticeError, hud_payload, parse_hud, parse_world
-from .schema import NAMESPACE, TICK_LOCK, check_or_create
+from .schema import NAMESPACE, NEWS_LOCK, TICK_LOCK, check_or_create
 
 _log = logging.getLogger("starharness.npc.server")
 
@@ -236,6 +236,9 @@ class PostgresFanout:
         async with self._announce.lock:
             conn = await self._announce.get()
             async with conn.transaction():
+                # Without it two workers' ids could commit out of order, and a reader past the
+                # later one would never read the earlier.
+                await conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", NEWS_LOCK)
                 async with conn.cursor() as cursor:
                     await cursor.executemany(
                         f"INSERT INTO {NAMESPACE}.news (location_id, headline)"

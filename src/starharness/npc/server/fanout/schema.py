@@ -19,6 +19,9 @@ SCHEMA_VERSION = 1
 _INIT_LOCK = (int.from_bytes(b"StHa", "big"), 3)
 TICK_LOCK = (int.from_bytes(b"StHa", "big"), 4)
 """Held (transaction-scoped) while any worker advances the world clock."""
+NEWS_LOCK = (int.from_bytes(b"StHa", "big"), 5)
+"""Held (transaction-scoped) by a publishing transaction: news ids commit in id order, so a
+reader that has seen id N never later finds a smaller id committed."""
 
 _TABLES = (
     f"CREATE SCHEMA {NAMESPACE}",
