@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from pathlib import Path
 
 import httpx
@@ -107,7 +108,8 @@ async def test_metrics_count_encounters_turns_tokens_and_errors(tmp_path: Path) 
         assert (await client.recv())["code"] == "unknown_encounter"
         async with httpx.AsyncClient(base_url=stack.running.url, trust_env=False) as http:
             text = (await http.get("/metrics")).text
-        values = _samples(text)
+        values = _samples(text, stack.running.server.metrics.worker)
+        assert stack.running.server.metrics.worker == f"{socket.gethostname()}:{os.getpid()}"
         assert values["star_harness_npc_open_encounters"] == 1
         assert values["star_harness_npc_connections"] == 1
         assert values['star_harness_npc_turn_seconds_count{reason="completed"}'] == 2
@@ -117,11 +119,17 @@ async def test_metrics_count_encounters_turns_tokens_and_errors(tmp_path: Path) 
         assert values['star_harness_npc_errors_total{code="unknown_encounter"}'] == 1
 
 
-def _samples(text: str) -> dict[str, float]:
+def _samples(text: str, worker: str) -> dict[str, float]:
+    """Samples by name and labels, the `worker` label (which every sample must carry) removed."""
     samples: dict[str, float] = {}
+    mark = f'worker="{worker}"'
     for line in text.splitlines():
         if line and not line.startswith("#"):
             name, _, value = line.rpartition(" ")
+            assert mark in name, line
+            name = (
+                name.replace("," + mark, "").replace(mark + ",", "").replace("{" + mark + "}", "")
+            )
             samples[name] = float(value)
     return samples
 
@@ -173,5 +181,5 @@ async def test_a_client_that_stops_reading_is_dropped_and_others_carry_on(
 
 
 def _dropped(metrics: bytes) -> list[float]:
-    samples = _samples(metrics.decode())
+    samples = _samples(metrics.decode(), f"{socket.gethostname()}:{os.getpid()}")
     return [samples["star_harness_npc_dropped_connections_total"]]

@@ -39,6 +39,9 @@ class GameFlags:
     player_secret_env: str | None = None
     public_names: Sequence[str] = ()
     residents: Sequence[str] = ()
+    fanout: str | None = None
+    fanout_password_env: str | None = None
+    worker_id: str | None = None
 
 
 def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> ResolvedProfile:
@@ -70,6 +73,12 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         server["public_names"] = list(flags.public_names)
     if flags.residents:
         server["residents"] = list(flags.residents)
+    if flags.fanout_password_env is not None and flags.fanout is None:
+        raise CliError(f"{command}: --fanout-password-env needs --fanout URL")
+    if flags.fanout is not None:
+        server["fanout"] = {"url": flags.fanout, "password_env": flags.fanout_password_env}
+    if flags.worker_id is not None:
+        server["worker_id"] = flags.worker_id
     if web_root is not None:
         server["web_root"] = str(web_root)
     if server:
@@ -161,10 +170,21 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
         _say(f"  frames     {running.ws_url}")
         _say(f"  world      {world}")
         _say(f"  brain      {brain_label(profile)}")
+        _say(f"  worker     {running.server.metrics.worker}  ({_fanout_label(server.config)})")
         _say(f"  ready in   {ready_s:.2f} s  (Ctrl-C stops)")
         await stop.wait()
         _say(f"star-harness {command}: stopping (open encounters are closed, nothing half-done)")
     return 0
+
+
+def _fanout_label(config: Any) -> str:
+    from ..npc import FanoutSettings
+    from ..runtime.session.postgres import PostgresTarget
+
+    fanout = getattr(config, "fanout", None)
+    if not isinstance(fanout, FanoutSettings):
+        return "alone: no --fanout"
+    return f"fan-out over {PostgresTarget(fanout.url).describe()}"
 
 
 def _default_world(game_spec: str) -> str:

@@ -59,6 +59,25 @@ ResidentName = Annotated[
         metavar="NAME",
     ),
 ]
+FanoutUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--fanout",
+        help="A PostgreSQL bus (postgresql://user@host/db, no password) shared by the workers "
+        "serving one world: news, HUD updates and the clock reach all of them.",
+        metavar="URL",
+    ),
+]
+FanoutPasswordEnv = Annotated[
+    str | None,
+    typer.Option(help="Variable holding the --fanout database's password.", metavar="NAME"),
+]
+WorkerId = Annotated[
+    str | None,
+    typer.Option(
+        help="This worker's name in metrics and /readyz (default host:pid).", metavar="ID"
+    ),
+]
 ReadyFile = Annotated[
     Path | None,
     typer.Option("--ready-file", help="Write {url, ws, pid} here once /healthz answers."),
@@ -84,6 +103,9 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         player_secret_env: PlayerSecretEnv = None,
         public_name: PublicName = None,
         resident: ResidentName = None,
+        fanout: FanoutUrl = None,
+        fanout_password_env: FanoutPasswordEnv = None,
+        worker_id: WorkerId = None,
     ) -> None:
         import time
 
@@ -95,6 +117,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
             host, port, game, world, provider, model, base_url, offline,
             patch or (), auth_token_env, allow_origin or (), ready_file,
             player_secret_env, public_name or (), resident or (),
+            fanout, fanout_password_env, worker_id,
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

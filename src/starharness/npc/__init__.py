@@ -31,6 +31,7 @@ from .plugin import NPC_SERVER, NpcServerConfig, NpcServerPlugin
 from .residents import Resident, ResidentDefinitionError, ResidentTurn
 from .server import (
     ExposureError,
+    FanoutSettings,
     LimitsSettings,
     NpcServer,
     RunningServer,
@@ -57,6 +58,7 @@ __all__ = [
     "EncounterBinding",
     "EncounterEnd",
     "ExposureError",
+    "FanoutSettings",
     "Game",
     "GameAction",
     "GameDefinitionError",

@@ -3,12 +3,14 @@
 from .app import (
     build_app,
 )
+from .fanout import Fanout, LocalFanout, PostgresFanout
 from .heap import tune_gc_for_serving
 from .hub import NpcServer
 from .run import RunningServer, serve_game, start_server
 from .security import ExposureError, is_loopback
 from .settings import (
     DEFAULT_PORT,
+    FanoutSettings,
     LimitsSettings,
     ServerSettings,
     TranscriptSettings,
@@ -18,8 +20,12 @@ from .settings import (
 __all__ = [
     "DEFAULT_PORT",
     "ExposureError",
+    "Fanout",
+    "FanoutSettings",
     "LimitsSettings",
+    "LocalFanout",
     "NpcServer",
+    "PostgresFanout",
     "RunningServer",
     "ServerSettings",
     "TranscriptSettings",

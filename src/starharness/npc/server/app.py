@@ -1,4 +1,5 @@
-"""The Starlette app: WebSocket `/gh`, `/healthz`, `/metrics` and an optional web root."""
+"""The Starlette app: WebSocket `/gh`, `/healthz`, `/readyz`, `/metrics` and an optional web
+root."""
 
 from __future__ import annotations
 
@@ -37,6 +38,14 @@ def build_app(server: NpcServer) -> ASGIApp:
             }
         )
 
+    async def readyz(request: Request) -> Response:
+        # A load balancer sends new players only to workers that can serve them fully.
+        problem = await server.not_ready()
+        body = {"ready": problem is None, "worker": server.metrics.worker}
+        if problem is not None:
+            return JSONResponse({**body, "reason": problem}, status_code=503)
+        return JSONResponse(body)
+
     async def metrics(request: Request) -> Response:
         if not server.may_read_metrics(request.headers, request.query_params):
             return PlainTextResponse("unauthorized: the auth token is missing or wrong", 401)
@@ -45,6 +54,7 @@ def build_app(server: NpcServer) -> ASGIApp:
     routes: list[BaseRoute] = [
         WebSocketRoute(FRAME_PATH, frames),
         Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/metrics", metrics),
     ]
     web_root = server.settings.web_root

@@ -1,15 +1,16 @@
-"""The world clock as the server drives it: bounded per call and per minute, in small steps
-off the event loop, and optionally on a schedule of the server's own."""
+"""The world clock as the server drives it: bounded per call and per minute (across workers),
+in small steps off the event loop, and optionally on a schedule that one worker runs a period."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import psycopg
+
+from ...runtime.session import StoreUnreachableError
 from ..frames import ErrorCode, FrameError
 from ..world import NewsItem
 from .settings import TickSettings
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from .hub import NpcServer
 
 _log = logging.getLogger("starharness.npc.server")
-_WINDOW_S = 60.0
 
 
 class WorldClock:
@@ -28,24 +28,8 @@ class WorldClock:
         self._server = server
         self._settings = settings
         self._max_call = max_days_per_call
-        self._spent: deque[tuple[float, int]] = deque()
         self._lock = asyncio.Lock()
         self._schedule: asyncio.Task[None] | None = None
-
-    def _reserve(self, days: int) -> None:
-        if days > self._max_call:
-            raise FrameError(ErrorCode.LIMIT, f"at most {self._max_call} days per world.tick")
-        now = time.monotonic()
-        while self._spent and now - self._spent[0][0] >= _WINDOW_S:
-            self._spent.popleft()
-        used = sum(spent for _, spent in self._spent)
-        budget = self._settings.max_days_per_minute
-        if used + days > budget:
-            raise FrameError(
-                ErrorCode.LIMIT,
-                f"the world may advance at most {budget} days a minute; {budget - used} are left",
-            )
-        self._spent.append((now, days))
 
     async def advance(self, days: int) -> Sequence[NewsItem]:
         """Advance `days` in steps of `chunk_days`, each in a worker thread.
@@ -53,16 +37,35 @@ class WorldClock:
         Between steps the world is free, so other players' reads and trades wait at most one
         step, never the whole tick.
         """
-        self._reserve(days)
+        if days > self._max_call:
+            raise FrameError(ErrorCode.LIMIT, f"at most {self._max_call} days per world.tick")
         world = self._server.world
         step = self._settings.chunk_days
+        budget = self._settings.max_days_per_minute
         events: list[NewsItem] = []
-        async with self._lock:
-            left = days
-            while left > 0:
-                chunk = min(step, left)
-                events.extend(await asyncio.to_thread(world.tick, chunk))
-                left -= chunk
+        try:
+            # The fan-out's tick lock makes this one advance at a time across every worker.
+            async with self._lock, self._server.fanout.ticking() as spent:
+                left_this_minute = await spent.reserve(days, budget)
+                if left_this_minute is not None:
+                    raise FrameError(
+                        ErrorCode.LIMIT,
+                        f"the world may advance at most {budget} days a minute;"
+                        f" {left_this_minute} are left",
+                    )
+                left = days
+                while left > 0:
+                    chunk = min(step, left)
+                    events.extend(await asyncio.to_thread(world.tick, chunk))
+                    left -= chunk
+                self._server.metrics.ticks.inc()
+        except (psycopg.Error, StoreUnreachableError) as exc:
+            # The cause names a host and a user: it goes to the log, not to the client.
+            _log.warning("a tick was refused: the fan-out bus is unreachable: %s", exc)
+            raise FrameError(
+                ErrorCode.INTERNAL,
+                "the world clock's lock could not be had; the world did not advance, try again",
+            ) from None
         return events
 
     def start(self) -> None:
@@ -76,7 +79,9 @@ class WorldClock:
         while True:
             await asyncio.sleep(every_s)
             try:
-                await self._server.tick(days)
+                # Every worker's schedule fires; the one that claims the period ticks.
+                if await self._server.fanout.claim_period(every_s):
+                    await self._server.tick(days)
             except FrameError as error:
                 _log.warning("the scheduled tick was refused: %s", error.message)
             except Exception:

@@ -8,11 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import psycopg
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS, AgentOptions
-from ...runtime.session import SESSIONS
+from ...runtime.session import SESSIONS, StoreUnreachableError
 from ..encounter import ArchetypePreset, ArchetypePresets, Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
@@ -23,6 +24,7 @@ from ..world_calls import call_world
 from .access import admit
 from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection
+from .fanout import Fanout, LocalFanout
 from .metrics import ServerMetrics
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
@@ -30,6 +32,7 @@ from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
 
 _log = logging.getLogger("starharness.npc.server")
+_READY_WORLD_S = 5.0
 
 
 class NpcServer:
@@ -43,6 +46,7 @@ class NpcServer:
         settings: ServerSettings,
         *,
         credentials: Credentials | None = None,
+        fanout: Fanout | None = None,
     ) -> None:
         self._ctx = ctx
         self._kit = GameKit.of(game)
@@ -51,7 +55,13 @@ class NpcServer:
         self.settings = settings
         self.credentials = credentials or Credentials(None, None)
         self.names = allowed_names(settings)
-        self.metrics = ServerMetrics()
+        self.metrics = ServerMetrics(settings.worker_name())
+        self.fanout: Fanout = fanout or LocalFanout()
+        """How news and HUD changes reach every worker's connections (this process alone
+        unless the server was given a shared bus)."""
+        if fanout is None:
+            # Alone, delivery needs no task: it works before `start`, as it always did.
+            self.fanout.start(self)
         turn = settings.turn
         self._agent_options = replace(
             ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
@@ -127,6 +137,27 @@ class NpcServer:
         return list(self._owners)
 
     def push_hud(self, player_id: str) -> None:
+        """The player's HUD changed (an action committed): every worker showing it re-reads it."""
+        self.fanout.hud_changed(player_id)
+
+    # -- what the fan-out delivers -----------------------------------------------------------
+
+    def deliver_news(self, events: Sequence[NewsItem]) -> None:
+        """`world.event` frames for `events` to every connection of this worker."""
+        frames = [
+            encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
+            for e in events
+        ]
+        for connection in list(self.connections):
+            for text in frames:
+                connection.outbox.put(text)
+
+    def deliver_hud(self, player_id: str | None) -> None:
+        """Push the HUD of `player_id` (None: every player) to its connections here."""
+        for player in list(self._players) if player_id is None else [player_id]:
+            self._push_hud_here(player)
+
+    def _push_hud_here(self, player_id: str) -> None:
         connections = self._players.get(player_id)
         if not connections:
             return
@@ -224,11 +255,11 @@ class NpcServer:
         """
         # One tick at a time, residents included: each resident acts on the world of its tick.
         async with self._ticking:
-            self._broadcast(await self.clock.advance(days))
+            await self._broadcast(await self.clock.advance(days))
             for runner in self.residents:
                 turn = await self._run_resident(runner, days)
                 if turn is not None and any(attempt.ok for attempt in turn.attempts):
-                    self._broadcast(turn.events)
+                    await self._broadcast(turn.events)
 
     async def _run_resident(self, runner: ResidentRunner, days: int) -> ResidentTurn | None:
         # A resident that fails (a model down, a bad brief) leaves the tick done and the world
@@ -239,16 +270,27 @@ class NpcServer:
             _log.exception("resident %s: the turn after the tick failed", runner.resident.name)
             return None
 
-    def _broadcast(self, events: Sequence[NewsItem]) -> None:
-        frames = [
-            encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
-            for e in events
-        ]
-        for connection in list(self.connections):
-            for text in frames:
-                connection.outbox.put(text)
-        for player_id in list(self._players):
-            self.push_hud(player_id)
+    async def _broadcast(self, events: Sequence[NewsItem]) -> None:
+        try:
+            await self.fanout.publish(events)
+        except (psycopg.Error, StoreUnreachableError) as exc:
+            # The world moved on (committed); only its headlines are lost, and the HUDs show it.
+            _log.warning("%d news items were not published: %s", len(events), exc)
+        self.fanout.hud_changed(None)
+
+    async def not_ready(self) -> str | None:
+        """Why this worker should get no new players now (world or bus down), or None."""
+        problem = self.fanout.not_ready()
+        if problem is not None:
+            return problem
+        try:
+            await asyncio.wait_for(call_world(self._inline, self._world.npcs), _READY_WORLD_S)
+        except TimeoutError:
+            return f"the world did not answer within {_READY_WORLD_S:g} s"
+        except Exception as exc:
+            _log.warning("readiness: the world cannot be read: %s: %s", type(exc).__name__, exc)
+            return f"the world cannot be read ({type(exc).__name__}; see the server log)"
+        return None
 
     def may_read_metrics(self, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
         """The server's token if one is set; else, with player tokens, one with `metrics`."""
@@ -288,12 +330,14 @@ class NpcServer:
                 self._release(connection, connection.player_id)
 
     def start(self) -> None:
-        """Start the server-side schedule (if configured)."""
+        """Start delivering the fan-out's news and the server-side schedule (if configured)."""
+        self.fanout.start(self)
         self.clock.start()
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
         await self.clock.aclose()
+        await self.fanout.aclose()
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
         await self._presets.aclose()
         for task in list(self._pending):

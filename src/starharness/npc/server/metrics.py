@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+
+WORKER_LABEL = "worker"
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -13,9 +16,11 @@ _TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 
 
 class ServerMetrics:
-    """Open encounters, connections, turn latency, tokens, cache-hit share, errors by code."""
+    """Open encounters, connections, turn latency, tokens, cache-hit share, errors by code,
+    ticks; every sample labelled with the worker, so N workers' series stay apart."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str) -> None:
+        self.worker = worker
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.open_encounters = Gauge(
@@ -50,6 +55,9 @@ class ServerMetrics:
         self.errors = Counter(
             "star_harness_npc_errors", "Error frames sent, by code.", ["code"], registry=r
         )
+        self.ticks = Counter(
+            "star_harness_npc_ticks", "World clock advances this worker ran.", registry=r
+        )
         self._input = 0
         self._cached = 0
 
@@ -67,4 +75,21 @@ class ServerMetrics:
 
     def render(self) -> bytes:
         """The text exposition format."""
-        return generate_latest(self.registry)
+        return generate_latest(_Labelled(self.registry, self.worker))
+
+
+class _Labelled(CollectorRegistry):
+    """A registry's metrics with one more label on every sample (a constant label)."""
+
+    def __init__(self, registry: CollectorRegistry, worker: str) -> None:
+        super().__init__()
+        self._registry = registry
+        self._worker = worker
+
+    def collect(self) -> Iterable[Metric]:
+        for metric in self._registry.collect():
+            labelled = Metric(metric.name, metric.documentation, metric.type, metric.unit)
+            labelled.samples = [
+                s._replace(labels={WORKER_LABEL: self._worker, **s.labels}) for s in metric.samples
+            ]
+            yield labelled

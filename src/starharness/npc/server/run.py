@@ -17,9 +17,11 @@ import uvicorn
 
 from ...runtime.kernel import Context
 from ...runtime.llm.transport import stock_transports
+from ...runtime.session.postgres import PostgresTarget
 from ..game import Game
 from ..world import World
 from .app import FRAME_PATH, build_app
+from .fanout import Fanout, PostgresFanout
 from .hub import NpcServer
 from .security import resolve_credentials
 from .settings import ServerSettings
@@ -102,7 +104,8 @@ async def start_server(
     """Open the world (unless given), bind, serve, and write the ready file if asked.
 
     Raises ExposureError for a non-loopback host without player tokens (or for a weak token),
-    OSError when the address cannot be bound, and GameDefinitionError for an unservable game.
+    OSError when the address cannot be bound, GameDefinitionError for an unservable game, and
+    StoreUnreachableError or StoreFormatError for a fan-out bus that cannot be used.
     """
     credentials = await resolve_credentials(settings)
     if settings.web_root is not None and not settings.web_root.is_dir():
@@ -110,8 +113,12 @@ async def start_server(
     owned = world is None
     if world is None:
         world = await asyncio.to_thread(game.open_world, settings.world)
+    fanout: Fanout | None = None
     try:
-        server = NpcServer(ctx, game, world, settings, credentials=credentials)
+        if settings.fanout is not None:
+            target = PostgresTarget(settings.fanout.url, settings.fanout.password_env)
+            fanout = await PostgresFanout.open(target)
+        server = NpcServer(ctx, game, world, settings, credentials=credentials, fanout=fanout)
         await server.transcripts.load()
         await server.resident_transcripts.load()
         sock = await _bind(settings.host, settings.port)
@@ -140,6 +147,8 @@ async def start_server(
             await running.stop()
             raise
     except BaseException:
+        if fanout is not None:
+            await fanout.aclose()
         if owned:
             close = getattr(world, "close", None)
             if callable(close):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...runtime.session.postgres import PostgresTarget
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_PORT = 3099
@@ -94,6 +98,28 @@ class TickSettings(BaseModel):
     days: int = Field(default=1, ge=1, le=365)
 
 
+class FanoutSettings(BaseModel):
+    """A PostgreSQL bus shared by several workers serving one world (news, HUDs, the clock)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=1)
+    """`postgresql://user@host:port/db`, without a password (see `password_env`)."""
+    password_env: str | None = None
+    """Variable holding the database password."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        PostgresTarget(value)  # a clear error for a non-URL or a URL carrying a password
+        return value
+
+    @field_validator("password_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        return _variable(value)
+
+
 class ServerSettings(BaseModel):
     """Everything about serving a game except which game."""
 
@@ -125,6 +151,11 @@ class ServerSettings(BaseModel):
     ticks: TickSettings = Field(default_factory=TickSettings)
     turn: TurnSettings = Field(default_factory=TurnSettings)
     transcripts: TranscriptSettings = Field(default_factory=TranscriptSettings)
+    fanout: FanoutSettings | None = None
+    """Share news, HUD updates and the clock with other workers over PostgreSQL; None: this
+    process alone serves the world."""
+    worker_id: str | None = Field(default=None, min_length=1, max_length=200)
+    """This worker's name in metrics and `/readyz`; default `hostname:pid`."""
     residents: list[str] = Field(default_factory=list[str])
     """The game's resident agents to run after each clock tick, by name (`Game.residents`);
     none by default. Each acts only through its game actions, guarded and audited."""
@@ -133,6 +164,10 @@ class ServerSettings(BaseModel):
     @classmethod
     def _variable_name(cls, value: str | None) -> str | None:
         return _variable(value)
+
+    def worker_name(self) -> str:
+        """`worker_id`, or `hostname:pid`."""
+        return self.worker_id or f"{socket.gethostname()}:{os.getpid()}"
 
     @field_validator("residents")
     @classmethod

@@ -1,0 +1,314 @@
+"""The fan-out over PostgreSQL: news rows and NOTIFY, one LISTEN connection per worker."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from ....runtime.credentials import CredentialError, resolve_secret
+from ....runtime.session import StoreUnreachableError
+from ....runtime.session.postgres import PostgresTarget
+from ...world import NewsItem
+from .base import WINDOW_S, DayBudget, FanoutSink
+from .notices import HUD_CHANNEL, WORLD_CHANNEL, NoticeError, hud_payload, parse_hud, parse_world
+from .schema import NAMESPACE, NEWS_LOCK, TICK_LOCK, check_or_create
+
+_log = logging.getLogger("starharness.npc.server")
+
+_CONNECT_TIMEOUT_S = 10
+_IDLE_CHECK_S = 10.0
+"""A listener that heard nothing this long reads the news anyway (and so notices a dead link)."""
+_RETRY_S = (0.05, 0.2, 0.5, 1.0, 2.0)
+_KEEP_NEWS_S = 600
+"""News older than this is pruned: a worker away longer than that has missed it."""
+_NEWS_PAGE = 500
+
+AsyncConn = psycopg.AsyncConnection[tuple[Any, ...]]
+
+
+async def aconnect(target: PostgresTarget, *, autocommit: bool) -> AsyncConn:
+    """A new async connection to `target`; StoreUnreachableError when it cannot be had."""
+    extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
+    if target.password_env is not None:
+        try:
+            password = resolve_secret(target.password_env)
+        except CredentialError as exc:
+            raise StoreUnreachableError(f"cannot read {target.password_env}: {exc}") from None
+        if password is None:
+            raise StoreUnreachableError(
+                f"{target.password_env} is not set: it holds the password of {target.describe()}"
+            )
+        extra["password"] = password
+    try:
+        return await psycopg.AsyncConnection.connect(
+            make_conninfo(target.url, **extra), autocommit=autocommit
+        )
+    except psycopg.Error as exc:
+        raise StoreUnreachableError(f"cannot connect to {target.describe()}: {exc}") from None
+
+
+class _SharedDayBudget:
+    """The day budget in a table, written inside the tick lock's transaction."""
+
+    def __init__(self, conn: AsyncConn) -> None:
+        self._conn = conn
+
+    async def reserve(self, days: int, budget: int) -> int | None:
+        conn = self._conn
+        await conn.execute(
+            f"DELETE FROM {NAMESPACE}.spent WHERE at <= now() - make_interval(secs => %s)".encode(),
+            (WINDOW_S,),
+        )
+        row = await (
+            await conn.execute(f"SELECT coalesce(sum(days), 0) FROM {NAMESPACE}.spent".encode())
+        ).fetchone()
+        used = int(row[0]) if row else 0
+        if used + days > budget:
+            return budget - used
+        await conn.execute(
+            f"INSERT INTO {NAMESPACE}.spent (at, days) VALUES (now(), %s)".encode(), (days,)
+        )
+        return None
+
+
+class _Link:
+    """One lazily (re)opened connection used by one caller at a time."""
+
+    def __init__(self, target: PostgresTarget, *, autocommit: bool) -> None:
+        self._target = target
+        self._autocommit = autocommit
+        self._conn: AsyncConn | None = None
+        self.lock = asyncio.Lock()
+
+    async def get(self) -> AsyncConn:
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            if conn is not None:
+                await conn.close()
+            conn = self._conn = await aconnect(self._target, autocommit=self._autocommit)
+        return conn
+
+    async def aclose(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
+
+
+class PostgresFanout:
+    """Workers sharing one bus: news is read back by id, so each worker delivers it once."""
+
+    def __init__(self, target: PostgresTarget, last_seen: int) -> None:
+        self.target = target
+        self._control = _Link(target, autocommit=False)
+        self._announce = _Link(target, autocommit=True)
+        self._sink: FanoutSink | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._notices: set[asyncio.Task[None]] = set()
+        self._listening = False
+        self._up = asyncio.Event()
+        self._last_seen = last_seen
+        self._reconnecting = False
+        self._problem: str | None = "the fan-out's LISTEN connection is not open yet"
+        self.backend_pid: int | None = None
+        """The listener's server process id (tests end it to exercise a reconnect)."""
+        self.reconnects = 0
+
+    @classmethod
+    async def open(cls, target: PostgresTarget) -> PostgresFanout:
+        """Check (or create) the bus's tables, then a fan-out on them; StoreFormatError for a
+        database holding something else, StoreUnreachableError when it cannot be reached."""
+
+        def check() -> int:
+            with target.connect() as conn:
+                check_or_create(conn, target)
+                row = conn.execute(
+                    f"SELECT coalesce(max(id), 0) FROM {NAMESPACE}.news".encode()
+                ).fetchone()
+                # A new worker starts from now: history is not news to its players.
+                return int(row[0]) if row else 0
+
+        return cls(target, await asyncio.to_thread(check))
+
+    # -- listening ---------------------------------------------------------------------------
+
+    def start(self, sink: FanoutSink) -> None:
+        self._sink = sink
+        if self._listener is None:
+            self._listener = asyncio.get_running_loop().create_task(
+                self._listen(sink), name="npc fan-out listener"
+            )
+
+    async def wait_listening(self) -> None:
+        """Until the LISTEN connection is up (news published from then on is heard)."""
+        await self._up.wait()
+
+    async def _listen(self, sink: FanoutSink) -> None:
+        failures = 0
+        while True:
+            try:
+                conn = await aconnect(self.target, autocommit=True)
+            except StoreUnreachableError as exc:
+                # /readyz answers anyone allowed by Host: the cause (host, user) is logged only.
+                self._problem = "the fan-out's LISTEN connection is down (see the server log)"
+                if failures == 0:
+                    _log.warning("fan-out: cannot open the LISTEN connection: %s", exc)
+                await asyncio.sleep(_RETRY_S[min(failures, len(_RETRY_S) - 1)])
+                failures += 1
+                continue
+            try:
+                await self._serve_notices(conn, sink)
+            except psycopg.Error as exc:
+                self._listening = False
+                self._problem = "the fan-out's LISTEN connection dropped; reconnecting"
+                _log.warning("fan-out: the LISTEN connection dropped (%s); reconnecting", exc)
+                self.reconnects += 1
+                failures = 0
+            except Exception as exc:
+                # A bug in delivery must not leave the worker deaf for good: report, retry.
+                self._problem = f"the fan-out's listener failed ({type(exc).__name__}); retrying"
+                _log.exception("fan-out: the listener failed; reconnecting")
+                self.reconnects += 1
+                await asyncio.sleep(_RETRY_S[min(failures, len(_RETRY_S) - 1)])
+                failures += 1
+            finally:
+                self._listening = False
+                self._up.clear()
+                await conn.close()
+
+    async def _serve_notices(self, conn: AsyncConn, sink: FanoutSink) -> None:
+        await conn.execute(f"LISTEN {WORLD_CHANNEL}".encode())
+        await conn.execute(f"LISTEN {HUD_CHANNEL}".encode())
+        self.backend_pid = conn.info.backend_pid
+        if self._reconnecting:
+            # HUD notices sent while we were away are lost; the HUD is state, so re-push it.
+            sink.deliver_hud(None)
+        self._reconnecting = True
+        self._listening = True
+        self._up.set()
+        self._problem = None
+        await self._catch_up(conn, sink)
+        while True:
+            batch = [n async for n in conn.notifies(timeout=_IDLE_CHECK_S, stop_after=1)]
+            # In order: a HUD announced after news is pushed after that news was delivered.
+            for notice in batch:
+                await self._hear(conn, notice.channel, notice.payload, sink)
+            # A quiet spell reads too: a notice only wakes us, so a lost one delays news and
+            # never loses it (and a dead link shows here).
+            if not batch:
+                await self._catch_up(conn, sink)
+
+    async def _hear(self, conn: AsyncConn, channel: str, payload: str, sink: FanoutSink) -> None:
+        try:
+            if channel == WORLD_CHANNEL:
+                if parse_world(payload) > self._last_seen:
+                    await self._catch_up(conn, sink)
+            elif channel == HUD_CHANNEL:
+                sink.deliver_hud(parse_hud(payload).player_id)
+        except NoticeError as exc:
+            _log.warning("fan-out: ignored a notice on %s: %s", channel, exc)
+
+    async def _catch_up(self, conn: AsyncConn, sink: FanoutSink) -> None:
+        while True:
+            cursor = await conn.execute(
+                f"SELECT id, location_id, headline FROM {NAMESPACE}.news WHERE id > %s"
+                f" ORDER BY id LIMIT {_NEWS_PAGE}".encode(),
+                (self._last_seen,),
+            )
+            rows = await cursor.fetchall()
+            if not rows:
+                return
+            self._last_seen = int(rows[-1][0])
+            sink.deliver_news([NewsItem(str(r[1]), str(r[2])) for r in rows])
+            if len(rows) < _NEWS_PAGE:
+                return
+
+    # -- publishing --------------------------------------------------------------------------
+
+    async def publish(self, events: Sequence[NewsItem]) -> None:
+        if not events:
+            return
+        async with self._announce.lock:
+            conn = await self._announce.get()
+            async with conn.transaction():
+                # Without it two workers' ids could commit out of order, and a reader past the
+                # later one would never read the earlier.
+                await conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", NEWS_LOCK)
+                async with conn.cursor() as cursor:
+                    await cursor.executemany(
+                        f"INSERT INTO {NAMESPACE}.news (location_id, headline)"
+                        " VALUES (%s, %s)".encode(),
+                        [(e.location_id, e.headline) for e in events],
+                    )
+                row = await (await conn.execute("SELECT lastval()")).fetchone()
+                last = int(row[0]) if row else 0
+                await conn.execute("SELECT pg_notify(%s, %s)", (WORLD_CHANNEL, str(last)))
+                await conn.execute(
+                    f"DELETE FROM {NAMESPACE}.news"
+                    " WHERE at < now() - make_interval(secs => %s)".encode(),
+                    (_KEEP_NEWS_S,),
+                )
+
+    def hud_changed(self, player_id: str | None) -> None:
+        task = asyncio.get_running_loop().create_task(self._announce_hud(player_id))
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    async def _announce_hud(self, player_id: str | None) -> None:
+        try:
+            async with self._announce.lock:
+                conn = await self._announce.get()
+                await conn.execute(
+                    "SELECT pg_notify(%s, %s)", (HUD_CHANNEL, hud_payload(player_id))
+                )
+        except (psycopg.Error, StoreUnreachableError) as exc:
+            # The HUD is state: the next change (or a reconnect's re-push) shows it.
+            _log.warning("fan-out: a HUD notice was not sent: %s", exc)
+
+    # -- the clock ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _ticking(self) -> AsyncGenerator[DayBudget]:
+        async with self._control.lock:
+            conn = await self._control.get()
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", TICK_LOCK)
+                yield _SharedDayBudget(conn)
+
+    def ticking(self) -> AbstractAsyncContextManager[DayBudget]:
+        return self._ticking()
+
+    async def claim_period(self, every_s: float) -> bool:
+        async with self._control.lock:
+            conn = await self._control.get()
+            async with conn.transaction():
+                cursor = await conn.execute(
+                    f"""
+                    UPDATE {NAMESPACE}.clock SET next_tick_at = CASE
+                        WHEN next_tick_at + make_interval(secs => %(every)s) > now()
+                        THEN next_tick_at + make_interval(secs => %(every)s)
+                        ELSE now() + make_interval(secs => %(every)s) END
+                    WHERE next_tick_at <= now() RETURNING next_tick_at
+                    """.encode(),
+                    {"every": every_s},
+                )
+                return await cursor.fetchone() is not None
+
+    # -- operations --------------------------------------------------------------------------
+
+    def not_ready(self) -> str | None:
+        return None if self._listening else self._problem
+
+    async def aclose(self) -> None:
+        tasks = [t for t in (self._listener, *self._notices) if t is not None]
+        self._listener = None
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._control.aclose()
+        await self._announce.aclose()

@@ -1,0 +1,98 @@
+"""The fan-out bus's tables in a PostgreSQL database: identity, version check, creation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from ....runtime.session import StoreFormatError
+from ....runtime.session.postgres import PostgresTarget
+
+NAMESPACE = "star_harness_bus"
+"""The PostgreSQL schema of the bus; it may share a database with sessions and the world."""
+APPLICATION = "star-harness fan-out bus"
+SCHEMA_VERSION = 1
+"""The version this build writes and reads; other versions are refused, never migrated."""
+
+# Serialises creation across workers starting on one new database at once ("StHa", bus).
+_INIT_LOCK = (int.from_bytes(b"StHa", "big"), 3)
+TICK_LOCK = (int.from_bytes(b"StHa", "big"), 4)
+"""Held (transaction-scoped) while any worker advances the world clock."""
+NEWS_LOCK = (int.from_bytes(b"StHa", "big"), 5)
+"""Held (transaction-scoped) by a publishing transaction: news ids commit in id order, so a
+reader that has seen id N never later finds a smaller id committed."""
+
+_TABLES = (
+    f"CREATE SCHEMA {NAMESPACE}",
+    f"""
+    CREATE TABLE {NAMESPACE}.identity (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        application text NOT NULL,
+        version integer NOT NULL
+    )
+    """,
+    f"""
+    CREATE TABLE {NAMESPACE}.news (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        location_id text NOT NULL,
+        headline text NOT NULL
+    )
+    """,
+    # The schedule's next period; the worker whose UPDATE moves it runs that period's tick.
+    f"""
+    CREATE TABLE {NAMESPACE}.clock (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        next_tick_at timestamptz NOT NULL
+    )
+    """,
+    f"INSERT INTO {NAMESPACE}.clock (next_tick_at) VALUES (now())",
+    # Days advanced in the last minute, across workers (written under the tick lock).
+    f"""
+    CREATE TABLE {NAMESPACE}.spent (
+        at timestamptz NOT NULL,
+        days integer NOT NULL CHECK (days > 0)
+    )
+    """,
+)
+
+
+def check_or_create(conn: psycopg.Connection[tuple[Any, ...]], target: PostgresTarget) -> None:
+    """Create the bus in a database that has none; refuse one of another application or
+    schema version (leaving it untouched)."""
+    where = target.describe()
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _INIT_LOCK)
+        found = conn.execute(
+            "SELECT 1 FROM pg_namespace WHERE nspname = %s", (NAMESPACE,)
+        ).fetchone()
+        if found is None:
+            for statement in _TABLES:
+                conn.execute(statement.encode())
+            conn.execute(
+                f"INSERT INTO {NAMESPACE}.identity (application, version) VALUES (%s, %s)".encode(),
+                (APPLICATION, SCHEMA_VERSION),
+            )
+            return
+        has_identity = conn.execute(
+            "SELECT to_regclass(%s) IS NOT NULL", (f"{NAMESPACE}.identity",)
+        ).fetchone()
+        if not has_identity or not has_identity[0]:
+            raise StoreFormatError(
+                f"{where} has a schema {NAMESPACE} that is not a star-harness fan-out bus"
+                " (no identity table); it was left untouched"
+            )
+        row = conn.execute(
+            f"SELECT application, version FROM {NAMESPACE}.identity".encode()
+        ).fetchone()
+    if row is None or row[0] != APPLICATION:
+        raise StoreFormatError(
+            f"{where}: schema {NAMESPACE} belongs to another application"
+            f" ({row[0] if row else 'no identity row'!r}); refusing to use it as the fan-out bus"
+        )
+    if row[1] != SCHEMA_VERSION:
+        raise StoreFormatError(
+            f"{where} has fan-out bus schema {row[1]}; this build reads {SCHEMA_VERSION}"
+            " (it was left untouched): run workers of one star-harness version on one bus"
+        )
