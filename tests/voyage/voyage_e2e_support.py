@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,13 +68,18 @@ async def serving_voyage(
 class Player:
     """A WebSocket client for one player, speaking frames as dicts."""
 
-    def __init__(self, url: str, player_id: str) -> None:
+    def __init__(
+        self, url: str, player_id: str, *, headers: Mapping[str, str] | None = None
+    ) -> None:
         self._url = url
         self.player_id = player_id
+        self._headers = dict(headers or {})
         self._ws: ClientConnection | None = None
 
     async def __aenter__(self) -> Player:
-        self._ws = await connect(self._url, proxy=None, open_timeout=WAIT_S)
+        self._ws = await connect(
+            self._url, proxy=None, open_timeout=WAIT_S, additional_headers=self._headers
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
