@@ -19,6 +19,7 @@ from ...runtime.kernel import Context
 from ...runtime.llm.transport import stock_transports
 from ..game import Game
 from ..world import World
+from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
 from .hub import NpcServer
 from .security import resolve_credentials
@@ -109,7 +110,7 @@ async def start_server(
         raise FileNotFoundError(f"web_root {str(settings.web_root)!r} is not a directory")
     owned = world is None
     if world is None:
-        world = await asyncio.to_thread(game.open_world, settings.world)
+        world = await asyncio.to_thread(open_game_world, game, settings.world_place())
     try:
         server = NpcServer(ctx, game, world, settings, credentials=credentials)
         await server.transcripts.load()

@@ -1,0 +1,109 @@
+"""Where a VoyageWorld's transactions run: one SQLite file, or a pool of PostgreSQL connections."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Generator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from starharness.runtime.session.postgres import PostgresTarget
+
+from . import pg_conn, sqlite_conn
+from .driver import Driver
+from .errors import WorldError
+
+
+class Backend(Protocol):
+    """Opens transactions on one world; thread-safe."""
+
+    @property
+    def where(self) -> str:
+        """The file path or host:port/db, for messages."""
+        ...
+
+    @property
+    def attempts(self) -> int:
+        """How often an action may run before the world counts as busy (1: no conflicts)."""
+        ...
+
+    @property
+    def blocks_on_network(self) -> bool: ...
+
+    def write(self) -> AbstractContextManager[Driver]: ...
+
+    def read(self) -> AbstractContextManager[Driver]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteBackend:
+    """One connection and a lock: SQLite allows one writer at a time anyway."""
+
+    attempts = 1
+    blocks_on_network = False
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.path = path
+        self._driver = sqlite_conn.SqliteDriver(conn)
+        self._lock = threading.RLock()
+        self._closed = False
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    @contextmanager
+    def write(self) -> Generator[Driver, None, None]:
+        with self._lock:
+            self._require_open()
+            with sqlite_conn.write_transaction(self._driver.conn):
+                yield self._driver
+
+    @contextmanager
+    def read(self) -> Generator[Driver, None, None]:
+        with self._lock:
+            self._require_open()
+            with sqlite_conn.read_snapshot(self._driver.conn):
+                yield self._driver
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._driver.conn.close()
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise WorldError(f"the world at {self.path} is closed")
+
+
+class PostgresBackend:
+    """A small pool of connections: a network round trip per statement must not serialise
+    every player's reads behind one lock."""
+
+    attempts = 8
+    blocks_on_network = True
+
+    def __init__(self, pool: pg_conn.ConnectionPool) -> None:
+        self._pool = pool
+        self.target: PostgresTarget = pool.target
+
+    @property
+    def where(self) -> str:
+        return self.target.describe()
+
+    @contextmanager
+    def write(self) -> Generator[Driver, None, None]:
+        with self._pool.connection() as conn, pg_conn.write_transaction(conn, self.where) as tx:
+            yield tx
+
+    @contextmanager
+    def read(self) -> Generator[Driver, None, None]:
+        with self._pool.connection() as conn, pg_conn.read_snapshot(conn, self.where) as snap:
+            yield snap
+
+    def close(self) -> None:
+        self._pool.close()
