@@ -20,7 +20,19 @@ GameSpec = Annotated[
     typer.Option("--game", help="The game as package.module:attr (default: Omega station)."),
 ]
 WorldFile = Annotated[
-    Path | None, typer.Option("--world", help="World file (created and seeded if missing).")
+    str | None,
+    typer.Option(
+        "--world",
+        help="World file, or postgresql://user@host:port/db (created and seeded if missing).",
+    ),
+]
+WorldPasswordEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--world-password-env",
+        help="Variable holding the password of a postgresql:// --world.",
+        metavar="NAME",
+    ),
 ]
 Offline = Annotated[
     bool, typer.Option("--offline", help="Use the built-in offline brain even with a key.")
@@ -84,6 +96,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         player_secret_env: PlayerSecretEnv = None,
         public_name: PublicName = None,
         resident: ResidentName = None,
+        world_password_env: WorldPasswordEnv = None,
     ) -> None:
         import time
 
@@ -94,7 +107,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         flags = GameFlags(
             host, port, game, world, provider, model, base_url, offline,
             patch or (), auth_token_env, allow_origin or (), ready_file,
-            player_secret_env, public_name or (), resident or (),
+            player_secret_env, public_name or (), resident or (), world_password_env,
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

@@ -143,6 +143,7 @@ def _attempt(
     args = action.parameters.model_validate(values)
     world = binding.world
     actor = getattr(args, action.actor_field) if action.actor_field else None
+
     def attempt(tx: Any) -> tuple[dict[str, Any], ActionAttempt]:
         # The whole action is one unit a world may run again after a conflict: actor check,
         # guards, apply and audit row all see the same transaction.

@@ -31,8 +31,8 @@ from .rows import (
     Route,
     TradeLine,
 )
-from .schema_text import APPLICATION_ID, SCHEMA_VERSION
 from .scene import attitude_word, estimate_tokens
+from .schema_text import APPLICATION_ID, SCHEMA_VERSION
 from .transaction import ATTITUDE_MAX, ATTITUDE_MIN, WorldTx
 from .world import VoyageWorld, open_server_world, open_world, seed_server_world, seed_world
 

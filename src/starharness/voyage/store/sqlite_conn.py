@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starharness.npc.world import AuditRecord, NewsItem, NpcCard
-
 from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
