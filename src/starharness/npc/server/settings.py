@@ -99,7 +99,8 @@ class TickSettings(BaseModel):
 class ServerSettings(BaseModel):
     """Everything about serving a game except which game."""
 
-    model_config = ConfigDict(extra="forbid")
+    # A refused `world` URL may carry a password: errors must not repeat the input.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     world: Path | str | None = None
     """The world file, or a `postgresql://user@host:port/db` URL (no password in it; see
