@@ -81,6 +81,11 @@ def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
         return f"--world: {cause}"
     if row == SERVER_ROW and _world_failure(cause):
         world = _world_label(server.get("world"))
+        if world.startswith("postgresql://"):
+            return (
+                f"the world database {world}: {cause}; give another --world, or rebuild it with "
+                "`star-harness seed --world <url> --world-password-env NAME` (that erases it)"
+            )
         return (
             f"the world file {world}: {cause}; give another --world, or rebuild it with "
             f"`star-harness seed --world {world}` (that erases it)"
