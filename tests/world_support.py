@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,26 +37,6 @@ class WorldPlace:
         if self.target is not None:
             return ["postgresql", self.target.url, self.target.password_env or ""]
         return ["sqlite", str(self.path)]
-
-    def sql(self, statement: str, *args: object) -> list[tuple[Any, ...]]:
-        """Run one statement on the world directly, `?` marking a parameter in both dialects."""
-        if self.target is not None:
-            return _pg(self.target, statement.replace("?", "%s"), args)
-        assert self.path is not None
-        conn = sqlite3.connect(self.path)
-        try:
-            rows = conn.execute(statement, args).fetchall()
-            conn.commit()
-        finally:
-            conn.close()
-        return rows
-
-
-def _pg(target: PostgresTarget, text: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
-    with target.connect(autocommit=True) as conn:
-        conn.execute(b"SET search_path TO voyage")
-        cursor = conn.execute(text.encode(), args)
-        return list(cursor.fetchall()) if cursor.description else []
 
 
 CHILD_OPEN = """

@@ -30,9 +30,16 @@ class Backend(Protocol):
         ...
 
     @property
+    def optimistic_attempts(self) -> int:
+        """Tries that run alongside other writers; later ones run alone."""
+        ...
+
+    @property
     def blocks_on_network(self) -> bool: ...
 
-    def write(self) -> AbstractContextManager[Driver]: ...
+    def write(self, *, alone: bool = False) -> AbstractContextManager[Driver]:
+        """A write transaction; `alone`: with no other writer of the world running at once."""
+        ...
 
     def read(self) -> AbstractContextManager[Driver]: ...
 
@@ -43,6 +50,7 @@ class SqliteBackend:
     """One connection and a lock: SQLite allows one writer at a time anyway."""
 
     attempts = 1
+    optimistic_attempts = 1
     blocks_on_network = False
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
@@ -56,7 +64,8 @@ class SqliteBackend:
         return str(self.path)
 
     @contextmanager
-    def write(self) -> Generator[Driver, None, None]:
+    def write(self, *, alone: bool = False) -> Generator[Driver, None, None]:
+        del alone  # BEGIN IMMEDIATE: every SQLite writer runs alone anyway
         with self._lock:
             self._require_open()
             with sqlite_conn.write_transaction(self._driver.conn):
@@ -85,6 +94,8 @@ class PostgresBackend:
     every player's reads behind one lock."""
 
     attempts = 8
+    optimistic_attempts = 3
+    """Tries before an action waits to run alone among the world's writers."""
     blocks_on_network = True
 
     def __init__(self, pool: pg_conn.ConnectionPool) -> None:
@@ -96,8 +107,11 @@ class PostgresBackend:
         return self.target.describe()
 
     @contextmanager
-    def write(self) -> Generator[Driver, None, None]:
-        with self._pool.connection() as conn, pg_conn.write_transaction(conn, self.where) as tx:
+    def write(self, *, alone: bool = False) -> Generator[Driver, None, None]:
+        with (
+            self._pool.connection() as conn,
+            pg_conn.write_transaction(conn, self.where, alone=alone) as tx,
+        ):
             yield tx
 
     @contextmanager

@@ -28,6 +28,15 @@ DEFAULT_POOL_SIZE = 8
 _Conn = psycopg.Connection[tuple[Any, ...]]
 _CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
+# Every write transaction holds this advisory lock shared; an action that kept conflicting takes
+# it exclusively, before its snapshot, so it runs alone among the world's writers and cannot
+# lose again (the key is arbitrary but fixed: "StHa" and a number of its own).
+_WRITERS_LOCK = (int.from_bytes(b"StHa", "big"), 3)
+_BEGIN_SHARED = (
+    "BEGIN ISOLATION LEVEL SERIALIZABLE; "
+    f"SELECT pg_advisory_xact_lock_shared({_WRITERS_LOCK[0]}, {_WRITERS_LOCK[1]})"
+).encode()
+
 
 @lru_cache(maxsize=1024)
 def to_pyformat(sql: str) -> bytes:
@@ -155,13 +164,41 @@ class ConnectionPool:
 
 
 @contextmanager
-def write_transaction(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
+def write_transaction(
+    conn: _Conn, where: str, *, alone: bool = False
+) -> Generator[PgDriver, None, None]:
     """`BEGIN ISOLATION LEVEL SERIALIZABLE` ... `COMMIT`; any exception rolls every write back.
 
     A conflict (now or at commit) raises WorldConflictError; `VoyageWorld.run_action` re-runs.
+    `alone` first waits until no other writer of the world is in a transaction and keeps new
+    ones out until this one ends: the way out for an action that lost every optimistic try.
     """
+    if alone:
+        _lock_alone(conn, where)
+    try:
+        with _serializable(conn, where) as driver:
+            yield driver
+    finally:
+        if alone and not conn.closed:
+            try:
+                conn.execute(b"SELECT pg_advisory_unlock(%s, %s)", _WRITERS_LOCK)
+            except psycopg.Error:
+                conn.close()  # the session (and its lock) ends with the connection
+
+
+def _lock_alone(conn: _Conn, where: str) -> None:
+    # A session lock taken outside the transaction: the snapshot that follows is taken after
+    # every earlier writer has finished.
+    try:
+        conn.execute(b"SELECT pg_advisory_lock(%s, %s)", _WRITERS_LOCK)
+    except psycopg.Error as error:
+        raise map_error(error, where) from error
+
+
+@contextmanager
+def _serializable(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
     driver = PgDriver(conn, where)
-    _begin(conn, where, b"BEGIN ISOLATION LEVEL SERIALIZABLE")
+    _begin(conn, where, _BEGIN_SHARED)
     try:
         yield driver
     except BaseException:
@@ -193,6 +230,7 @@ def _begin(conn: _Conn, where: str, statement: bytes) -> None:
     try:
         conn.execute(statement)
     except psycopg.Error as error:
+        _rollback(conn)
         raise map_error(error, where) from error
 
 

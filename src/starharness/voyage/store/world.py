@@ -95,11 +95,16 @@ class VoyageWorld:
         On PostgreSQL a conflict with another writer raises WorldConflictError: use
         `run_action` for work that should simply run again.
         """
+        with self._write(alone=False) as tx:
+            yield tx
+
+    @contextmanager
+    def _write(self, *, alone: bool) -> Generator[WorldTx, None, None]:
         if getattr(self._local, "open", False):
             raise TransactionStateError("a transaction is already open on this World")
         self._local.open = True
         try:
-            with self._backend.write() as driver:
+            with self._backend.write(alone=alone) as driver:
                 tx = WorldTx(driver, self)
                 try:
                     yield tx
@@ -112,12 +117,15 @@ class VoyageWorld:
         """Run work in a write transaction; on a conflict, roll back and run all of it again.
 
         At most `attempts` runs (8 on PostgreSQL, jittered exponential backoff from 2 ms; SQLite
-        never conflicts, so one); then WorldBusyError, with nothing of the work written.
+        never conflicts, so one); then WorldBusyError, with nothing of the work written. After
+        the optimistic tries (3 on PostgreSQL) the work waits to run alone among the world's
+        writers, so a hot row cannot starve it; only writers outside star-harness can still
+        make it lose.
         """
         attempts = self._backend.attempts
         for attempt in range(1, attempts + 1):
             try:
-                with self.transaction() as tx:
+                with self._write(alone=attempt > self._backend.optimistic_attempts) as tx:
                     return work(tx)
             except WorldConflictError as error:
                 if attempt == attempts:
