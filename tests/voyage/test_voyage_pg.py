@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import typer
 from pydantic import ValidationError
 from typer.testing import CliRunner
+from websockets.sync.client import connect
 
 from pg_support import pg_execute
 from starharness.cli import seed as seed_command
@@ -231,3 +236,38 @@ def test_a_swallowed_database_error_cannot_commit(pg_target: PostgresTarget) -> 
                 tx._rows("SELECT no_such_column FROM actors")  # pyright: ignore[reportPrivateUsage]
         with world.snapshot() as r:
             assert r.credits(PLAYER_ID) == 12_000
+
+
+def test_serve_keeps_its_world_in_postgresql(pg_target: PostgresTarget, tmp_path: Path) -> None:
+    """The real command: `serve --world postgresql://... --world-password-env NAME`."""
+    ready_file = tmp_path / "ready.json"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["STAR_HARNESS_HOME"] = str(tmp_path / "home")
+    world = WorldPlace("postgresql", target=pg_target).cli_args()
+    command = ["serve", "--port", "0", *world, "--ready-file", str(ready_file)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "starharness.cli", *command],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready_file.exists():
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            assert time.monotonic() < deadline, "serve did not become ready"
+            time.sleep(0.05)
+        ws_url = json.loads(ready_file.read_text())["ws"]
+        with connect(ws_url, open_timeout=10) as ws:
+            ws.send(json.dumps({"t": "hello", "playerId": PLAYER_ID}))
+            welcome = json.loads(ws.recv(timeout=10))
+        assert welcome["t"] == "welcome" and welcome["hud"]["credits"] == 12_000
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert f"world      {pg_target.describe()}" in out
+    assert "Traceback" not in out
+    assert not (tmp_path / "home" / "voyage" / "world.db").exists()  # no file world was made
+    assert pg_execute(pg_target, "SELECT count(*) FROM voyage.identity") == [(1,)]
