@@ -271,3 +271,21 @@ def test_serve_keeps_its_world_in_postgresql(pg_target: PostgresTarget, tmp_path
     assert "Traceback" not in out
     assert not (tmp_path / "home" / "voyage" / "world.db").exists()  # no file world was made
     assert pg_execute(pg_target, "SELECT count(*) FROM voyage.identity") == [(1,)]
+
+
+def test_pooled_connections_the_server_dropped_are_replaced(pg_target: PostgresTarget) -> None:
+    with _open(pg_target) as world:
+        assert world.player_view(PLAYER_ID)["credits"] == 12_000  # a connection now idles
+        pg_execute(
+            pg_target,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        assert world.player_view(PLAYER_ID)["credits"] == 12_000
+        pg_execute(
+            pg_target,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        world.run_action(lambda tx: tx.add_credits(PLAYER_ID, -1))
+        assert world.player_view(PLAYER_ID)["credits"] == 11_999

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Generator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Generator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -106,18 +106,29 @@ class PostgresBackend:
     def where(self) -> str:
         return self.target.describe()
 
-    @contextmanager
-    def write(self, *, alone: bool = False) -> Generator[Driver, None, None]:
-        with (
-            self._pool.connection() as conn,
-            pg_conn.write_transaction(conn, self.where, alone=alone) as tx,
-        ):
-            yield tx
+    def write(self, *, alone: bool = False) -> AbstractContextManager[Driver]:
+        return self._begun(lambda conn: pg_conn.write_transaction(conn, self.where, alone=alone))
+
+    def read(self) -> AbstractContextManager[Driver]:
+        return self._begun(lambda conn: pg_conn.read_snapshot(conn, self.where))
 
     @contextmanager
-    def read(self) -> Generator[Driver, None, None]:
-        with self._pool.connection() as conn, pg_conn.read_snapshot(conn, self.where) as snap:
-            yield snap
+    def _begun(
+        self, begin: Callable[[pg_conn.Conn], AbstractContextManager[Driver]]
+    ) -> Generator[Driver, None, None]:
+        # An idle connection the server dropped (a restart) fails at BEGIN, before anything was
+        # sent: drop it and begin once more on a fresh one.
+        for attempt in (1, 2):
+            with ExitStack() as stack:
+                conn = stack.enter_context(self._pool.connection())
+                try:
+                    driver = stack.enter_context(begin(conn))
+                except pg_conn.StaleConnectionError:
+                    if attempt == 2:
+                        raise
+                    continue
+                yield driver
+                return
 
     def close(self) -> None:
         self._pool.close()

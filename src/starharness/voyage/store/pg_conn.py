@@ -25,7 +25,7 @@ NAMESPACE = "voyage"
 DEFAULT_POOL_SIZE = 8
 """Connections a World holds at most: one per worker thread that may call it at once."""
 
-_Conn = psycopg.Connection[tuple[Any, ...]]
+Conn = psycopg.Connection[tuple[Any, ...]]
 _CONFLICTS = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
 # Every write transaction holds this advisory lock shared; an action that kept conflicting takes
@@ -51,7 +51,7 @@ class PgDriver:
     code that swallows an exception cannot commit half an action.
     """
 
-    def __init__(self, conn: _Conn, where: str) -> None:
+    def __init__(self, conn: Conn, where: str) -> None:
         self.conn = conn
         self.where = where
         self.failure: BaseException | None = None
@@ -88,6 +88,10 @@ class PgDriver:
         return mapped
 
 
+class StaleConnectionError(WorldError):
+    """A pooled connection turned out dead before its transaction began (nothing was sent)."""
+
+
 def map_error(error: psycopg.Error, where: str) -> BaseException:
     """A conflict as WorldConflictError (the action re-runs), a lost server as WorldError;
     anything else (a CHECK constraint, say) as raised."""
@@ -98,7 +102,7 @@ def map_error(error: psycopg.Error, where: str) -> BaseException:
     return error
 
 
-def connect(target: PostgresTarget) -> _Conn:
+def connect(target: PostgresTarget) -> Conn:
     """A connection in autocommit mode (we issue BEGIN ourselves), search_path on `voyage`."""
     try:
         conn = target.connect(autocommit=True)
@@ -117,16 +121,16 @@ class ConnectionPool:
         self.target = target
         self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
-        self._idle: list[_Conn] = []
+        self._idle: list[Conn] = []
         self._closed = False
 
-    def give(self, conn: _Conn) -> None:
+    def give(self, conn: Conn) -> None:
         """Add an open connection (the one that created the schema) to the idle ones."""
         with self._lock:
             self._idle.append(conn)
 
     @contextmanager
-    def connection(self) -> Generator[_Conn, None, None]:
+    def connection(self) -> Generator[Conn, None, None]:
         self._slots.acquire()
         try:
             conn = self._take()
@@ -144,7 +148,7 @@ class ConnectionPool:
         for conn in idle:
             conn.close()
 
-    def _take(self) -> _Conn:
+    def _take(self) -> Conn:
         with self._lock:
             if self._closed:
                 raise WorldError(f"the world at {self.target.describe()} is closed")
@@ -154,7 +158,7 @@ class ConnectionPool:
                     return conn
         return connect(self.target)
 
-    def _put_back(self, conn: _Conn) -> None:
+    def _put_back(self, conn: Conn) -> None:
         healthy = not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE
         with self._lock:
             if healthy and not self._closed:
@@ -165,7 +169,7 @@ class ConnectionPool:
 
 @contextmanager
 def write_transaction(
-    conn: _Conn, where: str, *, alone: bool = False
+    conn: Conn, where: str, *, alone: bool = False
 ) -> Generator[PgDriver, None, None]:
     """`BEGIN ISOLATION LEVEL SERIALIZABLE` ... `COMMIT`; any exception rolls every write back.
 
@@ -186,17 +190,17 @@ def write_transaction(
                 conn.close()  # the session (and its lock) ends with the connection
 
 
-def _lock_alone(conn: _Conn, where: str) -> None:
+def _lock_alone(conn: Conn, where: str) -> None:
     # A session lock taken outside the transaction: the snapshot that follows is taken after
     # every earlier writer has finished.
     try:
         conn.execute(b"SELECT pg_advisory_lock(%s, %s)", _WRITERS_LOCK)
     except psycopg.Error as error:
-        raise map_error(error, where) from error
+        raise _stale_or(error, where) from error
 
 
 @contextmanager
-def _serializable(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
+def _serializable(conn: Conn, where: str) -> Generator[PgDriver, None, None]:
     driver = PgDriver(conn, where)
     _begin(conn, where, _BEGIN_SHARED)
     try:
@@ -215,7 +219,7 @@ def _serializable(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
 
 
 @contextmanager
-def read_snapshot(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
+def read_snapshot(conn: Conn, where: str) -> Generator[PgDriver, None, None]:
     """`REPEATABLE READ READ ONLY`: one consistent moment that never blocks or aborts writers."""
     _begin(conn, where, b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     try:
@@ -224,17 +228,23 @@ def read_snapshot(conn: _Conn, where: str) -> Generator[PgDriver, None, None]:
         _rollback(conn)
 
 
-def _begin(conn: _Conn, where: str, statement: bytes) -> None:
+def _begin(conn: Conn, where: str, statement: bytes) -> None:
     if conn.info.transaction_status != TransactionStatus.IDLE:
         raise TransactionStateError("a transaction is already open on this connection")
     try:
         conn.execute(statement)
     except psycopg.Error as error:
         _rollback(conn)
-        raise map_error(error, where) from error
+        raise _stale_or(error, where) from error
 
 
-def _rollback(conn: _Conn) -> None:
+def _stale_or(error: psycopg.Error, where: str) -> BaseException:
+    if isinstance(error, psycopg.OperationalError):
+        return StaleConnectionError(f"lost the world database at {where}: {error}")
+    return map_error(error, where)
+
+
+def _rollback(conn: Conn) -> None:
     if conn.closed:
         return
     try:
