@@ -174,7 +174,9 @@ def _start_workers(
             "--patch", str(patch), "--auth-token-env", TOKEN_ENV,
             "--ready-file", str(folder / f"{name}.json"),
         ]  # fmt: skip
-        procs.append(subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        )
     ready: list[dict[str, Any]] = []
     for index, proc in enumerate(procs):
         path = folder / f"w{index + 1}.json"

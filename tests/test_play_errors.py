@@ -144,3 +144,28 @@ def test_the_brain_line_names_the_default_model(tmp_path: Path) -> None:
     proc, _ = _start(tmp_path, "serve", "--port", "0", DEEPSEEK_API_KEY="not-a-real-key")
     out, _ = _stop(proc)
     assert "brain      deepseek / deepseek-v4-flash (the provider's default)" in out
+
+
+def test_a_password_in_a_world_url_is_refused_without_repeating_it(tmp_path: Path) -> None:
+    url = "postgresql://star:hunter2secret@127.0.0.1:5432/world"
+    for command in ("serve", "play"):
+        line = _one_line(_run(tmp_path, command, "--port", "0", "--world", url))
+        assert "password" in line and "hunter2secret" not in line
+
+
+def test_a_world_password_variable_needs_a_database_url(tmp_path: Path) -> None:
+    world = tmp_path / "world.db"
+    args = ("--port", "0", "--world", str(world), "--world-password-env", "STAR_DB")
+    line = _one_line(_run(tmp_path, "serve", *args))
+    assert "--world-password-env is for a postgresql:// --world" in line
+    assert not world.exists()
+
+
+def test_an_unreachable_world_database_is_named_host_port_db_only(tmp_path: Path) -> None:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"postgresql://someuser@127.0.0.1:{port}/world"
+    line = _one_line(_run(tmp_path, "serve", "--port", "0", "--world", url))
+    assert f"the world database postgresql://127.0.0.1:{port}/world" in line
+    assert "--world-password-env" in line

@@ -15,7 +15,8 @@ from tinygame import GAME
 from tinygame.brain import respond
 from tinygame.world import TinyWorld
 
-from starharness.npc import World
+from starharness.npc import GameDefinitionError, World, open_game_world
+from starharness.runtime.session.postgres import PostgresTarget
 
 
 class _Watched(TinyWorld):
@@ -71,3 +72,33 @@ async def test_a_sale_commits_and_the_calls_run_where_the_game_said(
     assert set(calls) >= {"scene", "player_view", "transaction"}
     on_loop = {name: threads == {loop_thread} for name, threads in calls.items()}
     assert on_loop == dict.fromkeys(calls, inline), calls
+
+
+class _Remote(_Watched):
+    """A world that says it waits on a network, as Omega station on PostgreSQL does."""
+
+    blocks_on_network = True
+
+
+async def test_a_world_that_blocks_on_the_network_is_never_called_on_the_loop(
+    tmp_path: Path,
+) -> None:
+    game = replace(GAME, open_world=_Remote, world_calls_inline=True)
+    loop_thread = threading.get_ident()
+    async with serving(game, tmp_path, responder=respond) as stack, stack.client() as client:
+        await client.send({"t": "hello", "playerId": "p1"})
+        assert (await client.recv())["t"] == "welcome"
+        await client.open("e1", "n-baker", "p1")
+        frames = await client.say("e1", "I would like to buy 2")
+        assert frames[0]["ok"] is True
+        world: _Remote = stack.world
+        calls = {name: threads for name, threads in world.threads.items()}
+    assert set(calls) >= {"scene", "player_view", "transaction"}
+    assert all(loop_thread not in threads for threads in calls.values()), calls
+
+
+def test_a_game_without_open_server_world_refuses_a_database() -> None:
+    target = PostgresTarget("postgresql://star@db.example:5432/world")
+    with pytest.raises(GameDefinitionError, match="keeps its world in a file") as raised:
+        open_game_world(GAME, target)
+    assert "postgresql://db.example:5432/world" in str(raised.value)

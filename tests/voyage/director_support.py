@@ -18,6 +18,7 @@ from starharness.npc import ServerSettings, start_server
 from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import PLAYER_ID
 from starharness.voyage.director import DIRECTOR_NAME
+from world_support import WorldPlace
 
 AuditRow = tuple[Any, ...]
 
@@ -39,18 +40,30 @@ async def serving_director(
     prepare: Callable[[VoyageWorld], None] | None = None,
     name: str = "world.db",
     code_mode: bool = False,
+    place: WorldPlace | None = None,
 ) -> AsyncIterator[Stack]:
     """Omega station with the director on (unless `residents` says otherwise).
 
     `prepare` edits the fresh world before the server opens it; `responder` plays the model
     (default: the game's offline brain, which plays the director and the NPCs). `code_mode`
-    adds the game profiles' sandbox row, so the director gets run_code.
+    adds the game profiles' sandbox row, so the director gets run_code. `place` puts the world
+    in PostgreSQL instead of `tmp_path / name`.
     """
+    place = place if place is not None and place.target is not None else None
     path = tmp_path / name
     if prepare is not None:
-        with open_world(path) as world:
+        with place.open() if place is not None else open_world(path) as world:
             prepare(world)
-    settings = ServerSettings(port=0, world=path, residents=list(residents))
+    if place is not None and place.target is not None:
+        target = place.target
+        settings = ServerSettings(
+            port=0,
+            world=target.url,
+            world_password_env=target.password_env,
+            residents=list(residents),
+        )
+    else:
+        settings = ServerSettings(port=0, world=path, residents=list(residents))
     async with MockLlmServer(responder=responder or GAME.offline_responder) as mock:
         rows = [SANDBOX_ROW] if code_mode else []
         ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S, rows=rows)
@@ -73,9 +86,19 @@ async def tick_days(me: Player, days: int) -> list[dict[str, Any]]:
     return await me.until(lambda f: f["t"] in ("welcome", "error"))
 
 
-def director_audit(path: Path) -> list[AuditRow]:
-    """The director's audit rows, oldest first, without the wall-clock time."""
-    with sqlite3.connect(path) as conn:
+def director_audit(source: Path | VoyageWorld) -> list[AuditRow]:
+    """The director's audit rows, oldest first, without the wall-clock time; from a world file,
+    or through an open world (either store)."""
+    if isinstance(source, VoyageWorld):
+        with source.snapshot() as reader:
+            entries = reader.audit_log(limit=100_000)
+        return [
+            (e.id, e.day, e.action, e.actor_id, e.target_id,
+             json.dumps(e.arguments, sort_keys=True), int(e.ok), e.reason, e.summary)
+            for e in reversed(entries)
+            if e.actor_id == DIRECTOR_NAME
+        ]  # fmt: skip
+    with sqlite3.connect(source) as conn:
         return conn.execute(
             "SELECT id, day, action, actor_id, target_id, args, ok, reason, summary FROM audit "
             "WHERE actor_id = ? ORDER BY id",

@@ -14,6 +14,12 @@ from starharness.voyage.actions import ACTIONS, MAX_ATTITUDE_STEP, TRUST_FOR_A_J
 from starharness.voyage.content import CERES, DOCK_MASTER, OMEGA, PLAYER_ID, SMUGGLER
 
 
+@pytest.fixture
+def world(placed_world: VoyageWorld) -> VoyageWorld:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return placed_world
+
+
 async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: VoyageWorld) -> None:
     before = ledger(world)
     result = await Bench(world).call("player_buys", good_id="fuel", qty=5, unit_price=430)

@@ -9,6 +9,12 @@ from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, PLAYER_ID
 
 
+@pytest.fixture
+def world(placed_world: VoyageWorld) -> VoyageWorld:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return placed_world
+
+
 async def _refused(bench: Bench, name: str, why: str, **arguments: object) -> dict[str, object]:
     before = ledger(bench.world, bench.npc_id)
     result = await bench.call(name, **arguments)

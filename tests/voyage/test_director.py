@@ -45,6 +45,7 @@ from starharness.voyage.director import (
     parse_brief,
 )
 from starharness.voyage.store import ClockRules
+from world_support import WorldPlace
 
 DAYS = 30
 
@@ -217,16 +218,18 @@ def _costly_fuel(world: VoyageWorld) -> None:
         tx.set_price(OMEGA, "fuel", 1_100)
 
 
-async def test_a_player_sees_the_directors_price_and_headline(tmp_path: Path) -> None:
+async def test_a_player_sees_the_directors_price_and_headline(
+    tmp_path: Path, world_place: WorldPlace
+) -> None:
     async with (
-        serving_director(tmp_path, prepare=_costly_fuel) as stack,
+        serving_director(tmp_path, prepare=_costly_fuel, place=world_place) as stack,
         Player(stack.running.ws_url, PLAYER_ID) as me,
     ):
         await me.hello()
         frames = await tick_days(me, 1)
         changes = [
             row
-            for row in director_audit(tmp_path / "world.db")
+            for row in director_audit(stack.world)
             if row[2] == SET_PRICE and json.loads(row[5])["location_id"] == OMEGA
             and json.loads(row[5])["good_id"] == "fuel"
         ]  # fmt: skip

@@ -9,6 +9,7 @@ from voyage_e2e_support import Player, actions, line, mood, options, serving_voy
 
 from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, PLAYER_ID, SMUGGLER
+from world_support import WorldPlace
 
 
 def _visits(world: VoyageWorld) -> list[str]:
@@ -16,8 +17,13 @@ def _visits(world: VoyageWorld) -> list[str]:
         return [m.text for m in reader.memories(SMUGGLER, PLAYER_ID) if m.kind == "visit"]
 
 
-async def test_a_full_visit_greet_buy_refusal_haggle_leave(tmp_path: Path) -> None:
-    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+async def test_a_full_visit_greet_buy_refusal_haggle_leave(
+    tmp_path: Path, world_place: WorldPlace
+) -> None:
+    async with (
+        serving_voyage(tmp_path, place=world_place) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
         welcome = await me.hello()
         assert welcome["t"] == "welcome"
         assert welcome["hud"]["credits"] == 12_000
@@ -62,8 +68,13 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(tmp_path: Path) -> No
         assert "Sold 5 fuel cells for 2,250 credits." in visits[0]
 
 
-async def test_a_return_visit_recalls_the_last_deal(tmp_path: Path) -> None:
-    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+async def test_a_return_visit_recalls_the_last_deal(
+    tmp_path: Path, world_place: WorldPlace
+) -> None:
+    async with (
+        serving_voyage(tmp_path, place=world_place) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
         await me.hello()
         first = await me.open("e1", SMUGGLER)
         assert "Back again" not in line(first)
@@ -76,8 +87,13 @@ async def test_a_return_visit_recalls_the_last_deal(tmp_path: Path) -> None:
         assert "Last time you bought 2 medical gel off me for 2,200." in line(again)
 
 
-async def test_a_world_tick_reaches_clients_and_the_next_scene(tmp_path: Path) -> None:
-    async with serving_voyage(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+async def test_a_world_tick_reaches_clients_and_the_next_scene(
+    tmp_path: Path, world_place: WorldPlace
+) -> None:
+    async with (
+        serving_voyage(tmp_path, place=world_place) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
         await me.hello()
         await me.send({"t": "world.tick", "days": 3})
         frames = await me.until(lambda f: f["t"] == "hud")

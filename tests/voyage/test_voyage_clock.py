@@ -12,6 +12,12 @@ from starharness.voyage.content import OMEGA, SMUGGLER
 from starharness.voyage.store import ClockRules, MarketQuote
 
 
+@pytest.fixture
+def world(placed_world: VoyageWorld) -> VoyageWorld:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return placed_world
+
+
 def _market(world: VoyageWorld) -> list[MarketQuote]:
     with world.snapshot() as r:
         return [quote for location in r.locations() for quote in r.market(location.id)]

@@ -1,4 +1,7 @@
-"""Two VoyageWorld instances on one file, in two threads, cannot both take the last units."""
+"""Two VoyageWorld instances on one world, in two threads, cannot both take the last units.
+
+The races run on SQLite and on PostgreSQL; the busy timeout is SQLite's own.
+"""
 
 from __future__ import annotations
 
@@ -10,29 +13,41 @@ import pytest
 
 from starharness.voyage import VoyageWorld, open_world
 from starharness.voyage.content import OMEGA, OMEGA_STATION, PLAYER_ID, SMUGGLER, ActorSeed
-from starharness.voyage.store import WorldBusyError
+from starharness.voyage.store import WorldBusyError, WorldTx
+from world_support import WorldPlace
 
 PLAYER_2 = "player-2"
 LAST_UNITS = 6  # the smuggler starts with 6 spice
 
 
+_SECOND = ActorSeed(PLAYER_2, "Captain Birch", "player", "captain", OMEGA, 50_000)
+_SEED = dataclasses.replace(OMEGA_STATION, actors=(*OMEGA_STATION.actors, _SECOND))
+
+
 @pytest.fixture
 def two_player_path(tmp_path: Path) -> Path:
     path = tmp_path / "world.db"
-    second = ActorSeed(PLAYER_2, "Captain Birch", "player", "captain", OMEGA, 50_000)
-    seed = dataclasses.replace(OMEGA_STATION, actors=(*OMEGA_STATION.actors, second))
-    open_world(path, seed=seed).close()
+    open_world(path, seed=_SEED).close()
     return path
+
+
+@pytest.fixture
+def two_players(world_place: WorldPlace) -> WorldPlace:
+    world_place.open(seed=_SEED).close()
+    return world_place
 
 
 def _buy_last_spice(world: VoyageWorld, player: str) -> bool:
     """Check and take inside one transaction, as a guarded action does."""
-    with world.transaction() as tx:
+
+    def buy(tx: WorldTx) -> bool:
         if tx.cargo_qty(SMUGGLER, "spice") < LAST_UNITS:
             return False
         tx.move_cargo(SMUGGLER, player, "spice", LAST_UNITS)
         tx.transfer_credits(player, SMUGGLER, LAST_UNITS * 1_000)
         return True
+
+    return world.run_action(buy)
 
 
 def _spice(world: VoyageWorld) -> tuple[int, int, int]:
@@ -44,9 +59,10 @@ def _spice(world: VoyageWorld) -> tuple[int, int, int]:
         )
 
 
-def test_a_buyer_that_arrives_mid_transaction_sees_the_result(two_player_path: Path) -> None:
-    """Player 1 has read the stock and not yet written when player 2 starts: 2 must wait."""
-    first, second = open_world(two_player_path), open_world(two_player_path)
+def test_a_buyer_that_arrives_mid_transaction_sees_the_result(two_players: WorldPlace) -> None:
+    """Player 1 has read the stock and not yet written when player 2 starts: 2 must wait
+    (PostgreSQL: or conflict and run again), then sees the stock gone."""
+    first, second = two_players.open(), two_players.open()
     inside = threading.Event()
     other_started = threading.Event()
     results: dict[str, bool] = {}
@@ -85,8 +101,8 @@ def _race(
     results[player] = _buy_last_spice(world, player)
 
 
-def test_two_buyers_racing_for_the_last_units_never_oversell(two_player_path: Path) -> None:
-    worlds = {PLAYER_ID: open_world(two_player_path), PLAYER_2: open_world(two_player_path)}
+def test_two_buyers_racing_for_the_last_units_never_oversell(two_players: WorldPlace) -> None:
+    worlds = {PLAYER_ID: two_players.open(), PLAYER_2: two_players.open()}
     try:
         for _ in range(15):
             barrier = threading.Barrier(2)
@@ -112,13 +128,12 @@ def test_two_buyers_racing_for_the_last_units_never_oversell(two_player_path: Pa
             world.close()
 
 
-def test_one_world_shared_by_threads_takes_turns(two_player_path: Path) -> None:
-    with open_world(two_player_path) as world:
+def test_one_world_shared_by_threads_takes_turns(two_players: WorldPlace) -> None:
+    with two_players.open() as world:
 
         def pay(times: int) -> None:
             for _ in range(times):
-                with world.transaction() as tx:
-                    tx.transfer_credits(PLAYER_2, PLAYER_ID, 1)
+                world.run_action(lambda tx: tx.transfer_credits(PLAYER_2, PLAYER_ID, 1))
 
         threads = [threading.Thread(target=pay, args=(200,)) for _ in range(4)]
         for thread in threads:

@@ -6,17 +6,16 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
-from starharness.voyage import open_world
 from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
+from world_support import CHILD_OPEN, WorldPlace
 
-_TRADER = """
+_TRADER = (
+    CHILD_OPEN
+    + """
 import sys
-from pathlib import Path
-from starharness.voyage import open_world
 
-world = open_world(Path(sys.argv[1]))
+world = open_from_argv(sys.argv[1:4])
 with world.transaction() as tx:  # a whole trade that commits
     tx.transfer_credits("player-1", "npc-karsk", 2_250)
     tx.move_cargo("npc-karsk", "player-1", "fuel", 5)
@@ -26,12 +25,13 @@ with world.transaction() as tx:  # a second trade, killed after its first write
     sys.stdin.readline()
     tx.move_cargo("npc-karsk", "player-1", "fuel", 20)
 """
+)
 
 
-def test_sigkill_in_the_middle_of_a_trade_loses_only_that_trade(world_path: Path) -> None:
-    open_world(world_path).close()
+def test_sigkill_in_the_middle_of_a_trade_loses_only_that_trade(world_place: WorldPlace) -> None:
+    world_place.open().close()
     child = subprocess.Popen(
-        [sys.executable, "-c", _TRADER, str(world_path)],
+        [sys.executable, "-c", _TRADER, *world_place.locator()],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -45,7 +45,7 @@ def test_sigkill_in_the_middle_of_a_trade_loses_only_that_trade(world_path: Path
         if child.poll() is None:
             child.kill()
             child.wait(30)
-    with open_world(world_path) as world:
+    with world_place.open() as world:
         with world.snapshot() as r:
             assert r.credits(PLAYER_ID) == 12_000 - 2_250
             assert r.credits(SMUGGLER) == 48_000 + 2_250

@@ -20,6 +20,12 @@ from starharness.voyage.store import (
 )
 
 
+@pytest.fixture
+def world(placed_world: VoyageWorld) -> VoyageWorld:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return placed_world
+
+
 class Boom(Exception):
     pass
 

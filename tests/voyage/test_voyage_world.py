@@ -19,6 +19,12 @@ from starharness.voyage.content import (
 from starharness.voyage.store import UnknownEntityError, attitude_word
 
 
+@pytest.fixture
+def world(placed_world: VoyageWorld) -> VoyageWorld:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return placed_world
+
+
 def test_npc_cards_carry_persona_and_place(world: VoyageWorld) -> None:
     cards = {card.id: card for card in world.npcs()}
     assert set(cards) >= {SMUGGLER, DOCK_MASTER, BROKER}

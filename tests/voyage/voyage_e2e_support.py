@@ -18,6 +18,7 @@ from starharness.mockllm import MockCapabilities, MockLlmServer
 from starharness.mockllm.capabilities import FULL
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
 from starharness.voyage import GAME, VoyageWorld
+from world_support import WorldPlace
 
 WAIT_S = 15.0
 """Generous: only a broken test waits this long."""
@@ -44,13 +45,21 @@ async def serving_voyage(
     plays: MockCapabilities = FULL,
     provider: str = "openai-compatible",
     game: Game = GAME,
+    place: WorldPlace | None = None,
 ) -> AsyncIterator[Stack]:
     """Omega station on a fresh world file, its NPCs played by the offline brain.
 
     `plays` is the kind of server the mock behaves as; `provider` the profile the harness
-    believes it talks to (what it chooses the turn plan from).
+    believes it talks to (what it chooses the turn plan from). `place` puts the world in
+    PostgreSQL (or another file); default: a file under tmp_path.
     """
-    settings = ServerSettings(port=0, world=tmp_path / "world.db")
+    if place is not None and place.target is not None:
+        settings = ServerSettings(
+            port=0, world=place.target.url, world_password_env=place.target.password_env
+        )
+    else:
+        path = place.path if place is not None and place.path else tmp_path / "world.db"
+        settings = ServerSettings(port=0, world=path)
     async with MockLlmServer(responder=GAME.offline_responder, plays=plays) as mock:
         ctx = await start_runtime(
             mock.base_url, max_attempts=1, first_byte_s=WAIT_S, provider=provider

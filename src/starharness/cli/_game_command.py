@@ -27,7 +27,7 @@ class GameFlags:
     host: str | None
     port: int | None
     game: str | None
-    world: Path | None
+    world: str | None
     provider: str | None
     model: str | None
     base_url: str | None
@@ -39,6 +39,7 @@ class GameFlags:
     player_secret_env: str | None = None
     public_names: Sequence[str] = ()
     residents: Sequence[str] = ()
+    world_password_env: str | None = None
     fanout: str | None = None
     fanout_password_env: str | None = None
     worker_id: str | None = None
@@ -59,7 +60,8 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         ("host", flags.host),
         ("port", flags.port),
         ("game", flags.game),
-        ("world", str(flags.world) if flags.world else None),
+        ("world", flags.world),
+        ("world_password_env", flags.world_password_env),
         ("auth_token_env", flags.auth_token_env),
         ("ready_file", str(flags.ready_file) if flags.ready_file else None),
     ):
@@ -85,7 +87,7 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         patches.append(Patch.of(f"{command} flags", [{"id": SERVER_ROW, "merge": server}]))
     from ._startup_errors import check_world_path, game_problem
 
-    world_problem = check_world_path(flags.world)
+    world_problem = check_world_path(flags.world, flags.world_password_env)
     if world_problem is not None:
         raise CliError(f"{command}: {world_problem}")
 
@@ -160,7 +162,7 @@ async def _serve(command: str, profile: ResolvedProfile, started_at: float) -> i
         tune_gc_for_serving()
         server = profile.row(SERVER_ROW)
         config = dict(server.config)
-        world = config.get("world") or _default_world(str(config.get("game")))
+        world = _world_label(config.get("world")) or _default_world(str(config.get("game")))
         ready_s = time.perf_counter() - started_at
         _say(f"star-harness {command}: serving {config.get('game')}")
         if config.get("web_root"):
@@ -185,6 +187,15 @@ def _fanout_label(config: Any) -> str:
     if not isinstance(fanout, FanoutSettings):
         return "alone: no --fanout"
     return f"fan-out over {PostgresTarget(fanout.url).describe()}"
+
+
+def _world_label(world: object) -> str | None:
+    """The world row's value for the banner; a database as host:port/db only."""
+    from ..runtime.session.postgres import PostgresTarget, is_postgres_url
+
+    if isinstance(world, str) and is_postgres_url(world):
+        return PostgresTarget(world).describe()
+    return str(world) if world else None
 
 
 def _default_world(game_spec: str) -> str:

@@ -20,7 +20,19 @@ GameSpec = Annotated[
     typer.Option("--game", help="The game as package.module:attr (default: Omega station)."),
 ]
 WorldFile = Annotated[
-    Path | None, typer.Option("--world", help="World file (created and seeded if missing).")
+    str | None,
+    typer.Option(
+        "--world",
+        help="World file, or postgresql://user@host:port/db (created and seeded if missing).",
+    ),
+]
+WorldPasswordEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--world-password-env",
+        help="Variable holding the password of a postgresql:// --world.",
+        metavar="NAME",
+    ),
 ]
 Offline = Annotated[
     bool, typer.Option("--offline", help="Use the built-in offline brain even with a key.")
@@ -103,6 +115,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         player_secret_env: PlayerSecretEnv = None,
         public_name: PublicName = None,
         resident: ResidentName = None,
+        world_password_env: WorldPasswordEnv = None,
         fanout: FanoutUrl = None,
         fanout_password_env: FanoutPasswordEnv = None,
         worker_id: WorkerId = None,
@@ -117,7 +130,8 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
             host, port, game, world, provider, model, base_url, offline,
             patch or (), auth_token_env, allow_origin or (), ready_file,
             player_secret_env, public_name or (), resident or (),
-            fanout, fanout_password_env, worker_id,
+            world_password_env=world_password_env, fanout=fanout,
+            fanout_password_env=fanout_password_env, worker_id=worker_id,
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

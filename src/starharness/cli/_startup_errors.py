@@ -16,10 +16,26 @@ SERVER_ROW = "server"
 LLM_ROW = "llm"
 
 
-def check_world_path(world: Path | None) -> str | None:
-    """Why `--world` cannot be used, or None; a missing folder is a typo, not a new world."""
+def check_world_path(world: str | Path | None, password_env: str | None = None) -> str | None:
+    """Why `--world` cannot be used, or None; a missing folder is a typo, not a new world.
+
+    A `postgresql://` URL is checked as a URL (no password in it), never as a file path.
+    """
     if world is None:
+        if password_env is not None:
+            return "--world-password-env needs --world postgresql://..."
         return None
+    from ..runtime.session.postgres import PostgresTarget, is_postgres_url
+
+    if isinstance(world, str) and is_postgres_url(world):
+        try:
+            PostgresTarget(world, password_env)
+        except ValueError as exc:
+            return f"--world: {exc}"
+        return None
+    if password_env is not None:
+        return "--world-password-env is for a postgresql:// --world, not a world file"
+    world = Path(world)
     folder = world.expanduser().parent
     if not folder.is_dir():
         return (
@@ -59,8 +75,17 @@ def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
 
     if isinstance(cause, ResidentDefinitionError):
         return f"--resident: {cause}"
+    from ..npc import GameDefinitionError
+
+    if row == SERVER_ROW and isinstance(cause, GameDefinitionError):
+        return f"--world: {cause}"
     if row == SERVER_ROW and _world_failure(cause):
-        world = server.get("world") or "the default world file"
+        world = _world_label(server.get("world"))
+        if world.startswith("postgresql://"):
+            return (
+                f"the world database {world}: {cause}; give another --world, or rebuild it with "
+                "`star-harness seed --world <url> --world-password-env NAME` (that erases it)"
+            )
         return (
             f"the world file {world}: {cause}; give another --world, or rebuild it with "
             f"`star-harness seed --world {world}` (that erases it)"
@@ -73,6 +98,14 @@ def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
             "key, or run with --offline"
         )
     return None
+
+
+def _world_label(world: object) -> str:
+    from ..runtime.session.postgres import PostgresTarget, is_postgres_url
+
+    if isinstance(world, str) and is_postgres_url(world):
+        return PostgresTarget(world).describe()
+    return str(world) if world else "the default world file"
 
 
 def _failed_row(message: str) -> str | None:

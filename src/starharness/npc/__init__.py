@@ -42,7 +42,8 @@ from .server import (
     serve_game,
     start_server,
 )
-from .world import ActionHost, AuditRecord, GameWorld, NewsItem, NpcCard, World
+from .world import ActionHost, AuditRecord, GameWorld, NewsItem, NpcCard, World, calls_inline
+from .world_place import open_game_world
 
 __all__ = [
     "ENCOUNTER",
@@ -85,12 +86,14 @@ __all__ = [
     "TurnSettings",
     "World",
     "build_app",
+    "calls_inline",
     "define_game_action",
     "define_speech_tool",
     "find_transcript",
     "in_range",
     "list_transcripts",
     "load_game",
+    "open_game_world",
     "predicate",
     "render_transcript",
     "serve_game",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal
 
+from ..runtime.session.postgres import PostgresTarget
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
 from .archetype import Archetype
@@ -70,6 +71,10 @@ class Game(Generic[Tx]):
     """A mock-LLM responder that plays the NPCs without a model (see starharness.mockllm)."""
     on_encounter_end: EncounterEnd | None = None
     default_world_path: Callable[[], Path] | None = None
+    open_server_world: Callable[[PostgresTarget], World] | None = None
+    """Opens (creating and seeding on first use) the world in a PostgreSQL database, for
+    `--world postgresql://...`; None: the game's world lives in files only. Its world should
+    have `blocks_on_network = True`, so the server never calls it on the event loop."""
     world_calls_inline: bool = False
     """The world's calls are short (SQLite on a local disk): run them on the event loop.
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,16 @@ class ActionHost(Protocol):
         """`BEGIN IMMEDIATE` ... commit; an exception inside rolls back every write."""
         ...
 
+    def run_action(self, work: Callable[[Any], T]) -> T:
+        """Run `work(tx)` in one write transaction and return its result.
+
+        A world whose transactions can conflict (PostgreSQL SERIALIZABLE) rolls back and runs
+        all of `work` again, a bounded number of times, then raises; a world without conflicts
+        (SQLite) runs it once: `with self.transaction() as tx: return work(tx)`. `work` must
+        have no effects outside the transaction, since it may run more than once.
+        """
+        ...
+
     def is_alive(self, tx: Any, actor_id: str) -> bool:
         """Read inside the action's transaction, so a death cannot slip in between."""
         ...
@@ -93,3 +105,10 @@ class ActionHost(Protocol):
 
 class World(GameWorld, ActionHost, Protocol):
     """A game world that both reads and hosts actions."""
+
+
+def calls_inline(game_inline: bool, world: object) -> bool:
+    """Whether world calls may run on the event loop: the game says they are short
+    (`Game.world_calls_inline`) and the world does not say it waits on a network
+    (a `blocks_on_network` attribute that is true, as a VoyageWorld on PostgreSQL has)."""
+    return game_inline and not bool(getattr(world, "blocks_on_network", False))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from starharness.mockllm import ChatRequest, Step
 from starharness.npc import Game
+from starharness.runtime.session.postgres import PostgresTarget
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
 from .archetypes import ARCHETYPES
@@ -15,7 +16,7 @@ from .director import DIRECTOR, is_director_request, respond_director
 from .hud import VoyageHud
 from .memory_hooks import record_visit
 from .paths import default_world_path
-from .store import VoyageWorld, open_world
+from .store import VoyageWorld, open_server_world, open_world
 
 GAME_NAME = "omega-station"
 
@@ -23,6 +24,11 @@ GAME_NAME = "omega-station"
 def open_game_world(path: Path | None) -> VoyageWorld:
     """The world file at path (default: `default_world_path()`), created and seeded once."""
     return open_world(path)
+
+
+def open_game_server_world(target: PostgresTarget) -> VoyageWorld:
+    """The world in a PostgreSQL database (schema `voyage`), created and seeded once."""
+    return open_server_world(target)
 
 
 def play_offline(request: ChatRequest) -> Step:
@@ -33,6 +39,7 @@ def play_offline(request: ChatRequest) -> Step:
 GAME = Game(
     name=GAME_NAME,
     open_world=open_game_world,
+    open_server_world=open_game_server_world,
     actions=ACTIONS,
     speech=SPEECH,
     protocol_text=PROTOCOL_TEXT,
@@ -48,7 +55,8 @@ GAME = Game(
     residents=(DIRECTOR,),
     archetypes=ARCHETYPES,
     # SQLite on local disk: a scene read is under 1 ms, a five-day tick about 5 ms, both less
-    # than handing them to a worker thread costs.
+    # than handing them to a worker thread costs. A world on PostgreSQL says it blocks on the
+    # network (`VoyageWorld.blocks_on_network`), and the server then uses threads anyway.
     world_calls_inline=True,
 )
 """Serve it with `--game starharness.voyage:GAME` (the default)."""

@@ -8,7 +8,7 @@ from starharness.npc import CommittedAction, NpcCard
 from starharness.npc import World as GameWorld
 
 from .content import SPEECH_ACTION
-from .store import VoyageWorld
+from .store import VoyageWorld, WorldTx
 
 VISIT_MEMORY = "visit"
 MAX_VISIT_TEXT = 200
@@ -30,7 +30,11 @@ def record_visit(
     """`on_encounter_end`: store the visit as the NPC's memory of the player."""
     if not isinstance(world, VoyageWorld):
         raise TypeError(f"Omega station needs its own VoyageWorld, got {type(world).__name__}")
-    with world.transaction() as tx:
+    text = visit_summary(committed)
+
+    def remember(tx: WorldTx) -> None:
         if tx.actor(player_id) is None or tx.actor(npc.id) is None:
             return
-        tx.remember(npc.id, player_id, visit_summary(committed), kind=VISIT_MEMORY)
+        tx.remember(npc.id, player_id, text, kind=VISIT_MEMORY)
+
+    world.run_action(remember)

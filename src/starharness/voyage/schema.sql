@@ -6,7 +6,8 @@
 -- clear errors; the constraints are the backstop that holds even for raw SQL.
 --
 -- The store stamps PRAGMA application_id and user_version after this script runs; bump the
--- version in store/connection.py whenever this file changes.
+-- version in store/schema_text.py whenever this file changes. On PostgreSQL, store/pg_schema.py
+-- translates this text (STRICT dropped, INTEGER as bigint, ...) into the schema `voyage`.
 
 -- Places an actor can be. Meeting someone means being at the same location.
 CREATE TABLE locations (

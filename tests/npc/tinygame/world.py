@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starharness.npc.world import AuditRecord, NewsItem, NpcCard
 
@@ -48,6 +48,8 @@ _ACTORS = [
     ("p1", "Pat", "player", "square", 1, 20, 0, "player", ""),
     ("p2", "Sam", "player", "forge", 1, 5, 0, "player", ""),
 ]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +202,11 @@ class TinyWorld:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def run_action(self, work: Callable[[Tx], _T]) -> _T:
+        """One transaction: SQLite's `BEGIN IMMEDIATE` never conflicts, so work runs once."""
+        with self.transaction() as tx:
+            return work(tx)
 
     def is_alive(self, tx: Any, actor_id: str) -> bool:
         return bool(tx.value("SELECT alive FROM actors WHERE id = ?", actor_id))

@@ -143,22 +143,24 @@ def _attempt(
     args = action.parameters.model_validate(values)
     world = binding.world
     actor = getattr(args, action.actor_field) if action.actor_field else None
+
+    def attempt(tx: Any) -> tuple[dict[str, Any], ActionAttempt]:
+        # The whole action is one unit a world may run again after a conflict: actor check,
+        # guards, apply and audit row all see the same transaction.
+        refusal = _check(action, world, tx, args, actor)
+        if refusal is not None:
+            world.audit(tx, _record(action, binding, actor, values, False, refusal.reason, None))
+            result = refusal.as_result()
+            # Two voices: the model reads the hint in `result`, the player sees `shown`.
+            return result, ActionAttempt(action.name, False, refusal.shown, values, result)
+        effect = dict(action.apply(tx, args) or {})
+        summary = action.narrate(args, effect)
+        world.audit(tx, _record(action, binding, actor, values, True, None, summary))
+        result = {"ok": True, "summary": summary, **effect}
+        return result, ActionAttempt(action.name, True, summary, values, result)
+
     try:
-        with world.transaction() as tx:
-            refusal = _check(action, world, tx, args, actor)
-            if refusal is not None:
-                world.audit(
-                    tx, _record(action, binding, actor, values, False, refusal.reason, None)
-                )
-                result = refusal.as_result()
-                # Two voices: the model reads the hint in `result`, the player sees `shown`.
-                outcome = ActionAttempt(action.name, False, refusal.shown, values, result)
-            else:
-                effect = dict(action.apply(tx, args) or {})
-                summary = action.narrate(args, effect)
-                world.audit(tx, _record(action, binding, actor, values, True, None, summary))
-                result = {"ok": True, "summary": summary, **effect}
-                outcome = ActionAttempt(action.name, True, summary, values, result)
+        result, outcome = world.run_action(attempt)
     except Exception as exc:
         # The transaction rolled back; the failed attempt is still audited, then the runtime
         # turns the exception into a tool error the model reads.

@@ -19,7 +19,7 @@ from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry,
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
-from ..world import NewsItem, World
+from ..world import NewsItem, World, calls_inline
 from ..world_calls import call_world
 from .access import admit
 from .clock import WorldClock
@@ -51,7 +51,8 @@ class NpcServer:
         self._ctx = ctx
         self._kit = GameKit.of(game)
         self._world = world
-        self._inline = game.world_calls_inline
+        # A world on a network database is never called on the event loop, whatever the game says.
+        self._inline = calls_inline(game.world_calls_inline, world)
         self.settings = settings
         self.credentials = credentials or Credentials(None, None)
         self.names = allowed_names(settings)

@@ -20,6 +20,7 @@ from ...runtime.llm.transport import stock_transports
 from ...runtime.session.postgres import PostgresTarget
 from ..game import Game
 from ..world import World
+from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
 from .fanout import Fanout, PostgresFanout
 from .hub import NpcServer
@@ -112,7 +113,7 @@ async def start_server(
         raise FileNotFoundError(f"web_root {str(settings.web_root)!r} is not a directory")
     owned = world is None
     if world is None:
-        world = await asyncio.to_thread(game.open_world, settings.world)
+        world = await asyncio.to_thread(open_game_world, game, settings.world_place())
     fanout: Fanout | None = None
     try:
         if settings.fanout is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...runtime.session.postgres import PostgresTarget
+from ...runtime.session.postgres import PostgresTarget, is_postgres_url
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_PORT = 3099
@@ -123,10 +123,14 @@ class FanoutSettings(BaseModel):
 class ServerSettings(BaseModel):
     """Everything about serving a game except which game."""
 
-    model_config = ConfigDict(extra="forbid")
+    # A refused `world` URL may carry a password: errors must not repeat the input.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
-    world: Path | None = None
-    """The world file; default: the game's own default."""
+    world: Path | str | None = None
+    """The world file, or a `postgresql://user@host:port/db` URL (no password in it; see
+    `world_password_env`) for a game with `Game.open_server_world`; default: the game's own."""
+    world_password_env: str | None = None
+    """Variable holding the password of the `world` database."""
     host: str = "127.0.0.1"
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     """0 picks a free port (see `ready_file`)."""
@@ -160,7 +164,7 @@ class ServerSettings(BaseModel):
     """The game's resident agents to run after each clock tick, by name (`Game.residents`);
     none by default. Each acts only through its game actions, guarded and audited."""
 
-    @field_validator("auth_token_env")
+    @field_validator("auth_token_env", "world_password_env")
     @classmethod
     def _variable_name(cls, value: str | None) -> str | None:
         return _variable(value)
@@ -168,6 +172,21 @@ class ServerSettings(BaseModel):
     def worker_name(self) -> str:
         """`worker_id`, or `hostname:pid`."""
         return self.worker_id or f"{socket.gethostname()}:{os.getpid()}"
+
+    @field_validator("world", mode="before")
+    @classmethod
+    def _world(cls, value: object) -> object:
+        # A URL stays text (a Path would fold its `//`); anything else is a file path.
+        if isinstance(value, str) and is_postgres_url(value):
+            PostgresTarget(value)  # refuses a password in the URL, without repeating it
+            return value
+        return Path(value) if isinstance(value, str) else value
+
+    def world_place(self) -> Path | PostgresTarget | None:
+        """Where the world lives: a file (None: the game's default) or a PostgreSQL database."""
+        if isinstance(self.world, str):
+            return PostgresTarget(self.world, self.world_password_env)
+        return self.world
 
     @field_validator("residents")
     @classmethod

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starharness.npc.world import AuditRecord, NewsItem, NpcCard
 
@@ -46,6 +46,8 @@ CREATE TABLE audit (
 ) STRICT;
 CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), day INTEGER NOT NULL) STRICT;
 """
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +220,11 @@ class StarterWorld:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def run_action(self, work: Callable[[Tx], _T]) -> _T:
+        """One transaction: SQLite's `BEGIN IMMEDIATE` never conflicts, so work runs once."""
+        with self.transaction() as tx:
+            return work(tx)
 
     def is_alive(self, tx: Any, actor_id: str) -> bool:
         row = tx.db.execute("SELECT alive FROM actors WHERE id = ?", (actor_id,)).fetchone()

@@ -1,7 +1,7 @@
-"""The world store: one SQLite file, typed reads, and writes only inside transactions."""
+"""The world store: a SQLite file or a PostgreSQL database, typed reads, and writes only inside
+transactions."""
 
 from .clock import MAX_DAYS_PER_TICK, ClockRules
-from .connection import APPLICATION_ID, SCHEMA_VERSION
 from .errors import (
     InsufficientCargoError,
     InsufficientCreditsError,
@@ -11,9 +11,12 @@ from .errors import (
     TransactionStateError,
     UnknownEntityError,
     WorldBusyError,
+    WorldConflictError,
     WorldError,
 )
 from .memory import MemoryBudget, summarise_memories
+from .pg_conn import DEFAULT_POOL_SIZE
+from .pg_schema import APPLICATION
 from .reader import WorldReader
 from .rows import (
     Actor,
@@ -29,13 +32,16 @@ from .rows import (
     TradeLine,
 )
 from .scene import attitude_word, estimate_tokens
+from .schema_text import APPLICATION_ID, SCHEMA_VERSION
 from .transaction import ATTITUDE_MAX, ATTITUDE_MIN, WorldTx
-from .world import VoyageWorld, open_world, seed_world
+from .world import VoyageWorld, open_server_world, open_world, seed_server_world, seed_world
 
 __all__ = [
+    "APPLICATION",
     "APPLICATION_ID",
     "ATTITUDE_MAX",
     "ATTITUDE_MIN",
+    "DEFAULT_POOL_SIZE",
     "MAX_DAYS_PER_TICK",
     "SCHEMA_VERSION",
     "Actor",
@@ -60,12 +66,15 @@ __all__ = [
     "UnknownEntityError",
     "VoyageWorld",
     "WorldBusyError",
+    "WorldConflictError",
     "WorldError",
     "WorldReader",
     "WorldTx",
     "attitude_word",
     "estimate_tokens",
+    "open_server_world",
     "open_world",
+    "seed_server_world",
     "seed_world",
     "summarise_memories",
 ]

@@ -14,7 +14,13 @@ class SchemaVersionError(WorldError):
 
 
 class WorldBusyError(WorldError):
-    """Another writer held the database for longer than the busy timeout."""
+    """The world stayed busy: a writer held SQLite past the busy timeout, or every attempt of an
+    action on PostgreSQL conflicted with other writers."""
+
+
+class WorldConflictError(WorldBusyError):
+    """A PostgreSQL transaction conflicted with another (serialization failure or deadlock);
+    `VoyageWorld.run_action` re-runs the whole action, a bare `transaction()` does not."""
 
 
 class TransactionStateError(WorldError):

@@ -10,7 +10,7 @@ A scene then reads at most a few dozen rows, at 10 memories or 100,000.
 
 from __future__ import annotations
 
-import sqlite3
+from .driver import Driver
 
 KEEP = 8
 """Rows a pair keeps before folding (the newest are never folded)."""
@@ -18,20 +18,20 @@ SLACK = 8
 """Fold only once this many more have come, so folding runs once per SLACK memories."""
 
 
-def fold_old_memories(conn: sqlite3.Connection, npc_id: str, about_id: str) -> None:
+def fold_old_memories(conn: Driver, npc_id: str, about_id: str) -> None:
     """Fold the pair's oldest foldable rows when it holds more than KEEP + SLACK; inside a tx."""
     count = int(
-        conn.execute(
+        conn.rows(
             "SELECT count(*) FROM memories WHERE npc_id = ? AND about_id = ?", (npc_id, about_id)
-        ).fetchone()[0]
+        )[0][0]
     )
     if count <= KEEP + SLACK:
         return
-    rows = conn.execute(
+    rows = conn.rows(
         "SELECT id, kind, action, good_id, ref FROM memories "
         "WHERE npc_id = ? AND about_id = ? ORDER BY id LIMIT ?",
         (npc_id, about_id, count - KEEP + 1),
-    ).fetchall()
+    )
     # The first memory stays as it is (the scene names the first deal); rows with a ref are
     # what quests and intel sales look up.
     candidates = [row for row in rows[1:] if row[4] is None]
@@ -44,11 +44,16 @@ def fold_old_memories(conn: sqlite3.Connection, npc_id: str, about_id: str) -> N
             continue
         keeper, others = ids[0], ids[1:]
         marks = ",".join("?" * len(ids))
-        total = conn.execute(
+        total = conn.rows(
             f"SELECT sum(weight), sum(qty), sum(price) FROM memories WHERE id IN ({marks})", ids
-        ).fetchone()
-        conn.execute(
+        )[0]
+        # PostgreSQL sums bigints as numeric: store them back as integers.
+        conn.rows(
             "UPDATE memories SET weight = ?, qty = ?, price = ? WHERE id = ?",
-            (int(total[0]), total[1], total[2], keeper),
+            (int(total[0]), _optional_int(total[1]), _optional_int(total[2]), keeper),
         )
-        conn.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(others))})", others)
+        conn.rows(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(others))})", others)
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else int(str(value))

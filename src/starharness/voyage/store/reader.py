@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any, cast
 
+from .driver import Driver
 from .errors import TransactionStateError, UnknownEntityError
 from .rows import (
     Actor,
@@ -22,13 +22,13 @@ from .rows import (
 )
 
 _Row = tuple[Any, ...]
-_Params = tuple[Any, ...] | dict[str, Any]
+_Params = tuple[Any, ...]
 
 
 class WorldReader:
     """Typed reads over one connection; every read sees the state of the enclosing transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, owner: object) -> None:
+    def __init__(self, conn: Driver, owner: object) -> None:
         self._conn = conn
         self._open = True
         self.owner = owner
@@ -41,7 +41,7 @@ class WorldReader:
     def _rows(self, sql: str, params: _Params = ()) -> list[_Row]:
         if not self._open:
             raise TransactionStateError("this transaction has ended; open a new one")
-        return self._conn.execute(sql, params).fetchall()
+        return self._conn.rows(sql, params)
 
     def _row(self, sql: str, params: _Params = ()) -> _Row | None:
         rows = self._rows(sql, params)
@@ -248,12 +248,13 @@ class WorldReader:
         self, npc_id: str, about_id: str, *, kind: str | None = None, ref: str | None = None
     ) -> int:
         """How many memories match, e.g. whether a piece of intel was already sold."""
-        row = self._row(
-            "SELECT coalesce(sum(weight), 0) FROM memories "
-            "WHERE npc_id = :npc AND about_id = :about "
-            "AND (:kind IS NULL OR kind = :kind) AND (:ref IS NULL OR ref = :ref)",
-            {"npc": npc_id, "about": about_id, "kind": kind, "ref": ref},
-        )
+        sql = "SELECT coalesce(sum(weight), 0) FROM memories WHERE npc_id = ? AND about_id = ?"
+        params: list[Any] = [npc_id, about_id]
+        for column, value in (("kind", kind), ("ref", ref)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        row = self._row(sql, tuple(params))
         return int(row[0]) if row else 0
 
     def news(self, location_id: str, *, since_day: int = 1, limit: int = 10) -> list[NewsItem]:
@@ -278,9 +279,14 @@ class WorldReader:
         """How many `action`s committed on `day` whose arguments hold these values."""
         sql = "SELECT count(*) FROM audit WHERE action = ? AND day = ? AND ok = 1"
         params: list[Any] = [action, day]
+        postgres = self._conn.dialect == "postgresql"
         for name, value in sorted(arguments.items()):
-            sql += " AND json_extract(args, ?) = ?"
-            params += [f"$.{name}", value]
+            if postgres:
+                sql += " AND (args::jsonb ->> ?) = ?"
+                params += [name, value]
+            else:
+                sql += " AND json_extract(args, ?) = ?"
+                params += [f"$.{name}", value]
         row = self._row(sql, tuple(params))
         return int(row[0]) if row else 0
 

@@ -22,11 +22,31 @@ ATTITUDE_MAX = 100
 
 
 class WorldTx(WorldReader):
-    """Reads and writes inside one `BEGIN IMMEDIATE` transaction of a World.
+    """Reads and writes inside one write transaction of a World (SQLite: `BEGIN IMMEDIATE`;
+    PostgreSQL: SERIALIZABLE, where the read-then-write helpers lock the row they read).
 
     A helper that would break a rule (negative credits, stock or cargo) raises before writing;
     the exception propagates out of `World.transaction()`, which rolls back every earlier write.
     """
+
+    # reads that a write follows: on PostgreSQL they lock the row, so two concurrent trades of
+    # one row wait for each other instead of aborting each other at commit
+
+    def credits(self, actor_id: str) -> int:
+        row = self._row("SELECT credits FROM actors WHERE id = ?" + self._for_update(), (actor_id,))
+        if row is None:
+            raise UnknownEntityError("actor", actor_id)
+        return int(row[0])
+
+    def cargo_qty(self, actor_id: str, good_id: str) -> int:
+        row = self._row(
+            "SELECT qty FROM cargo WHERE actor_id = ? AND good_id = ?" + self._for_update(),
+            (actor_id, good_id),
+        )
+        return int(row[0]) if row else 0
+
+    def _for_update(self) -> str:
+        return " FOR UPDATE" if self._conn.dialect == "postgresql" else ""
 
     # credits
 
@@ -155,12 +175,12 @@ class WorldTx(WorldReader):
         if not text.strip():
             raise ValueError("a memory needs some text")
         day = self.day()
-        self._rows(
+        inserted = self._rows(
             "INSERT INTO memories (npc_id, about_id, day, kind, text, action, good_id, qty, "
-            "price, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "price, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (npc_id, about_id, day, kind, text, action, good_id, qty, price, ref),
         )
-        memory_id = int(self._rows("SELECT last_insert_rowid()")[0][0])
+        memory_id = int(inserted[0][0])
         fold_old_memories(self._conn, npc_id, about_id)
         return Memory(
             memory_id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref
@@ -256,10 +276,14 @@ class WorldTx(WorldReader):
             raise UnknownEntityError("good", good_id)
 
     def _require_quote(self, location_id: str, good_id: str) -> MarketQuote:
-        found = self.quote(location_id, good_id)
-        if found is None:
+        row = self._row(
+            "SELECT location_id, good_id, price, stock, target_stock FROM market "
+            "WHERE location_id = ? AND good_id = ?" + self._for_update(),
+            (location_id, good_id),
+        )
+        if row is None:
             raise UnknownEntityError("market", f"{location_id}/{good_id}")
-        return found
+        return MarketQuote(str(row[0]), str(row[1]), int(row[2]), int(row[3]), int(row[4]))
 
     def _require_quest(self, quest_id: str) -> Quest:
         found = self.quest(quest_id)

@@ -1,71 +1,83 @@
-"""The Omega station world: the framework's GameWorld and ActionHost over one SQLite file."""
+"""The Omega station world: the framework's GameWorld and ActionHost over SQLite or PostgreSQL."""
 
 from __future__ import annotations
 
-import sqlite3
+import logging
+import random
 import threading
-from collections.abc import Generator, Sequence
+import time
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starharness.npc.world import AuditRecord, NewsItem, NpcCard
+from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
 from ..paths import default_world_path
+from . import pg_conn, pg_schema
+from .backends import Backend, PostgresBackend, SqliteBackend
 from .clock import ClockRules, advance
-from .connection import (
-    DEFAULT_BUSY_TIMEOUT_S,
-    connect,
-    drop_all_tables,
-    inspect,
-    install_schema,
-    read_snapshot,
-    refuse_unless_ours,
-    write_transaction,
+from .errors import (
+    TransactionStateError,
+    UnknownEntityError,
+    WorldBusyError,
+    WorldConflictError,
 )
-from .errors import TransactionStateError, UnknownEntityError, WorldError
 from .memory import MemoryBudget
 from .reader import WorldReader
 from .rows import Actor
 from .scene import gather_scene, render_scene
-from .seeding import insert_seed
+from .sqlite_conn import DEFAULT_BUSY_TIMEOUT_S
+from .sqlite_open import open_sqlite, rebuild_sqlite
 from .transaction import WorldTx
 
 HUD_NEWS = 8
 """How many of the latest headlines the HUD carries."""
+_FIRST_BACKOFF_S = 0.002
+"""The wait after an action's first conflict; it doubles, jittered, with every further one."""
+
+_log = logging.getLogger("starharness.voyage.store")
+T = TypeVar("T")
 
 
 class VoyageWorld:
-    """One connection to a world file. Thread-safe: calls on one VoyageWorld take turns.
+    """One world, in a SQLite file or a PostgreSQL database. Thread-safe.
 
-    Every method blocks on SQLite; async callers run them in a worker thread.
+    Every method blocks; async callers run them in a worker thread (on SQLite, calls take turns
+    on one connection; on PostgreSQL, each runs on a connection of a small pool).
     """
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
-        path: Path,
+        backend: Backend,
         *,
         memory_budget: MemoryBudget | None = None,
         clock_rules: ClockRules | None = None,
     ) -> None:
-        self._conn = conn
-        self._path = path
-        self._lock = threading.RLock()
-        self._closed = False
+        self._backend = backend
         self._memory_budget = memory_budget or MemoryBudget()
         self._clock_rules = clock_rules or ClockRules()
+        self._local = threading.local()
 
     @property
-    def path(self) -> Path:
-        return self._path
+    def path(self) -> Path | None:
+        """The world file; None for a world in PostgreSQL."""
+        return self._backend.path if isinstance(self._backend, SqliteBackend) else None
+
+    @property
+    def where(self) -> str:
+        """The file path or the database's host:port/db, for messages."""
+        return self._backend.where
+
+    @property
+    def blocks_on_network(self) -> bool:
+        """True on PostgreSQL: never call this world on an event loop (see `npc.calls_inline`)."""
+        return self._backend.blocks_on_network
 
     def close(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._conn.close()
+        self._backend.close()
 
     def __enter__(self) -> VoyageWorld:
         return self
@@ -77,27 +89,71 @@ class VoyageWorld:
 
     @contextmanager
     def transaction(self) -> Generator[WorldTx, None, None]:
-        """`BEGIN IMMEDIATE` ... `COMMIT`; an exception inside rolls every write back."""
-        with self._lock:
-            self._require_open()
-            with write_transaction(self._conn):
-                tx = WorldTx(self._conn, self)
+        """One write transaction (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: SERIALIZABLE);
+        an exception inside rolls every write back.
+
+        On PostgreSQL a conflict with another writer raises WorldConflictError: use
+        `run_action` for work that should simply run again.
+        """
+        with self._write(alone=False) as tx:
+            yield tx
+
+    @contextmanager
+    def _write(self, *, alone: bool) -> Generator[WorldTx, None, None]:
+        if getattr(self._local, "open", False):
+            raise TransactionStateError("a transaction is already open on this World")
+        self._local.open = True
+        try:
+            with self._backend.write(alone=alone) as driver:
+                tx = WorldTx(driver, self)
                 try:
                     yield tx
                 finally:
                     tx.end()
+        finally:
+            self._local.open = False
+
+    def run_action(self, work: Callable[[WorldTx], T]) -> T:
+        """Run work in a write transaction; on a conflict, roll back and run all of it again.
+
+        At most `attempts` runs (8 on PostgreSQL, jittered exponential backoff from 2 ms; SQLite
+        never conflicts, so one); then WorldBusyError, with nothing of the work written. After
+        the optimistic tries (3 on PostgreSQL) the work waits to run alone among the world's
+        writers, so a hot row cannot starve it; only writers outside star-harness can still
+        make it lose.
+        """
+        attempts = self._backend.attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                with self._write(alone=attempt > self._backend.optimistic_attempts) as tx:
+                    return work(tx)
+            except WorldConflictError as error:
+                if attempt == attempts:
+                    raise WorldBusyError(
+                        f"the world is busy: {attempts} attempts conflicted with other writers;"
+                        " try again"
+                    ) from error
+                _log.debug("conflict on attempt %d, running again: %s", attempt, error)
+                delay = _FIRST_BACKOFF_S * 2 ** (attempt - 1)
+                time.sleep(random.uniform(delay / 2, delay * 1.5))
+        raise AssertionError("unreachable: attempts is at least 1")
 
     @contextmanager
     def snapshot(self) -> Generator[WorldReader, None, None]:
-        """A read-only view in which every read sees the same moment."""
-        with self._lock:
-            self._require_open()
-            with read_snapshot(self._conn):
-                reader = WorldReader(self._conn, self)
+        """A read-only view in which every read sees the same moment (PostgreSQL:
+        REPEATABLE READ READ ONLY, which never blocks or aborts writers)."""
+        if getattr(self._local, "open", False):
+            raise TransactionStateError("a transaction is already open on this World")
+        self._local.open = True
+        try:
+            with self._backend.read() as driver:
+                reader = WorldReader(driver, self)
                 try:
                     yield reader
                 finally:
                     reader.end()
+        finally:
+            self._local.open = False
 
     def is_alive(self, tx: Any, actor_id: str) -> bool:
         """Whether the actor lives, read inside the action's transaction."""
@@ -108,8 +164,7 @@ class VoyageWorld:
         if tx is not None:
             self._own_tx(tx).record_audit(record)
             return
-        with self.transaction() as own:
-            own.record_audit(record)
+        self.run_action(lambda own: own.record_audit(record))
 
     # the framework's read side
 
@@ -186,14 +241,9 @@ class VoyageWorld:
 
     def tick(self, days: int) -> list[NewsItem]:
         """Advance the clock by days (1..365): prices drift, stock refills, news happens."""
-        with self.transaction() as tx:
-            return advance(tx, days, self._clock_rules)
+        return self.run_action(lambda tx: advance(tx, days, self._clock_rules))
 
     # helpers
-
-    def _require_open(self) -> None:
-        if self._closed:
-            raise WorldError(f"the world at {self._path} is closed")
 
     def _own_tx(self, tx: object) -> WorldTx:
         if not isinstance(tx, WorldTx) or tx.owner is not self:
@@ -213,22 +263,31 @@ def open_world(
 ) -> VoyageWorld:
     """Open the world at path (default: `default_world_path()`), creating and seeding it once."""
     path = path or default_world_path()
-    conn = connect(path, busy_timeout_s)
+    conn = open_sqlite(path, seed, busy_timeout_s)
+    return VoyageWorld(
+        SqliteBackend(conn, path), memory_budget=memory_budget, clock_rules=clock_rules
+    )
+
+
+def open_server_world(
+    target: PostgresTarget,
+    *,
+    seed: WorldSeed = OMEGA_STATION,
+    pool_size: int = pg_conn.DEFAULT_POOL_SIZE,
+    memory_budget: MemoryBudget | None = None,
+    clock_rules: ClockRules | None = None,
+) -> VoyageWorld:
+    """Open the world in a PostgreSQL database, creating and seeding schema `voyage` once
+    (several processes may start at once); refuses another application's or version's."""
+    conn = pg_conn.connect(target)
     try:
-        state = inspect(conn)
-        if state.is_empty:
-            with write_transaction(conn):
-                # Another process may have seeded the file since we looked.
-                state = inspect(conn)
-                if state.is_empty:
-                    install_schema(conn)
-                    insert_seed(conn, seed)
-        if not state.is_empty:
-            refuse_unless_ours(state, path)
+        pg_schema.check_or_create(conn, target, seed)
     except BaseException:
         conn.close()
         raise
-    return VoyageWorld(conn, path, memory_budget=memory_budget, clock_rules=clock_rules)
+    pool = pg_conn.ConnectionPool(target, pool_size)
+    pool.give(conn)
+    return VoyageWorld(PostgresBackend(pool), memory_budget=memory_budget, clock_rules=clock_rules)
 
 
 def seed_world(
@@ -239,20 +298,19 @@ def seed_world(
 ) -> Path:
     """Rebuild a fresh world at path; refuses files that are not Omega station worlds."""
     path = path or default_world_path()
-    conn = connect(path, busy_timeout_s)
+    rebuild_sqlite(path, seed, busy_timeout_s)
+    return path
+
+
+def seed_server_world(target: PostgresTarget, *, seed: WorldSeed = OMEGA_STATION) -> str:
+    """Rebuild a fresh world in a PostgreSQL database in one transaction (a failure keeps the
+    old one); refuses a schema `voyage` that is not an Omega station world. Returns where."""
+    conn = pg_conn.connect(target)
     try:
-        state = inspect(conn)
-        if not state.is_empty:
-            refuse_unless_ours(state, path, allow_older=True)
-        with write_transaction(conn):
-            # Deferred checks let old tables go in any order; the fresh seed is checked at commit.
-            conn.execute("PRAGMA defer_foreign_keys = ON")
-            drop_all_tables(conn)
-            install_schema(conn)
-            insert_seed(conn, seed)
+        pg_schema.rebuild(conn, target, seed)
     finally:
         conn.close()
-    return path
+    return target.describe()
 
 
 def _card(actor: Actor) -> NpcCard:

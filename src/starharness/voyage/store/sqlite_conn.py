@@ -1,23 +1,37 @@
-"""Opening the world file: connection settings, transactions, and the schema version check."""
+"""The world in a SQLite file: connection settings, transactions, and the schema version check."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from starharness.runtime.credentials import create_owner_only
 
+from .driver import Dialect, Params, Row
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
+from .schema_text import APPLICATION_ID, SCHEMA_VERSION, schema_statements
 
-APPLICATION_ID = 0x4F4D4547
-"""Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
-SCHEMA_VERSION = 2
-"""Bump whenever schema.sql changes; older and newer files are refused with a clear error."""
 DEFAULT_BUSY_TIMEOUT_S = 5.0
+
+
+class SqliteDriver:
+    """The Driver over one sqlite3 connection (the World serialises its use with a lock)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @property
+    def dialect(self) -> Dialect:
+        return "sqlite"
+
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return self.conn.execute(sql, tuple(params)).fetchall()
+
+    def many(self, sql: str, seq: Iterable[Params]) -> None:
+        self.conn.executemany(sql, [tuple(params) for params in seq])
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,28 +101,6 @@ def refuse_unless_ours(state: FileState, path: Path, *, allow_older: bool = Fals
             f"{path} holds an older world (schema version {state.user_version}, current "
             f"{SCHEMA_VERSION}); rebuild it with `star-harness seed --world {path}`"
         )
-
-
-_GAME_PACKAGE = __name__.rsplit(".", 2)[0]
-"""The game package this store belongs to (the parent of `store`)."""
-
-
-def schema_statements() -> list[str]:
-    """schema.sql split into statements (executescript would commit our open transaction)."""
-    # Relative to this game's package, so a copied game reads its own schema.sql.
-    text = resources.files(_GAME_PACKAGE).joinpath("schema.sql").read_text("utf-8")
-    statements: list[str] = []
-    pending: list[str] = []
-    for line in text.splitlines():
-        pending.append(line)
-        chunk = "\n".join(pending)
-        if sqlite3.complete_statement(chunk):
-            statements.append(chunk)
-            pending = []
-    leftover = [line for line in pending if line.strip() and not line.strip().startswith("--")]
-    if leftover:
-        raise SchemaVersionError(f"schema.sql ends with an incomplete statement: {leftover[0]!r}")
-    return statements
 
 
 def install_schema(conn: sqlite3.Connection) -> None:

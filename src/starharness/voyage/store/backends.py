@@ -1,0 +1,134 @@
+"""Where a VoyageWorld's transactions run: one SQLite file, or a pool of PostgreSQL connections."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Generator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from starharness.runtime.session.postgres import PostgresTarget
+
+from . import pg_conn, sqlite_conn
+from .driver import Driver
+from .errors import WorldError
+
+
+class Backend(Protocol):
+    """Opens transactions on one world; thread-safe."""
+
+    @property
+    def where(self) -> str:
+        """The file path or host:port/db, for messages."""
+        ...
+
+    @property
+    def attempts(self) -> int:
+        """How often an action may run before the world counts as busy (1: no conflicts)."""
+        ...
+
+    @property
+    def optimistic_attempts(self) -> int:
+        """Tries that run alongside other writers; later ones run alone."""
+        ...
+
+    @property
+    def blocks_on_network(self) -> bool: ...
+
+    def write(self, *, alone: bool = False) -> AbstractContextManager[Driver]:
+        """A write transaction; `alone`: with no other writer of the world running at once."""
+        ...
+
+    def read(self) -> AbstractContextManager[Driver]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteBackend:
+    """One connection and a lock: SQLite allows one writer at a time anyway."""
+
+    attempts = 1
+    optimistic_attempts = 1
+    blocks_on_network = False
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.path = path
+        self._driver = sqlite_conn.SqliteDriver(conn)
+        self._lock = threading.RLock()
+        self._closed = False
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    @contextmanager
+    def write(self, *, alone: bool = False) -> Generator[Driver, None, None]:
+        del alone  # BEGIN IMMEDIATE: every SQLite writer runs alone anyway
+        with self._lock:
+            self._require_open()
+            with sqlite_conn.write_transaction(self._driver.conn):
+                yield self._driver
+
+    @contextmanager
+    def read(self) -> Generator[Driver, None, None]:
+        with self._lock:
+            self._require_open()
+            with sqlite_conn.read_snapshot(self._driver.conn):
+                yield self._driver
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._driver.conn.close()
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise WorldError(f"the world at {self.path} is closed")
+
+
+class PostgresBackend:
+    """A small pool of connections: a network round trip per statement must not serialise
+    every player's reads behind one lock."""
+
+    attempts = 8
+    optimistic_attempts = 3
+    """Tries before an action waits to run alone among the world's writers."""
+    blocks_on_network = True
+
+    def __init__(self, pool: pg_conn.ConnectionPool) -> None:
+        self._pool = pool
+        self.target: PostgresTarget = pool.target
+
+    @property
+    def where(self) -> str:
+        return self.target.describe()
+
+    def write(self, *, alone: bool = False) -> AbstractContextManager[Driver]:
+        return self._begun(lambda conn: pg_conn.write_transaction(conn, self.where, alone=alone))
+
+    def read(self) -> AbstractContextManager[Driver]:
+        return self._begun(lambda conn: pg_conn.read_snapshot(conn, self.where))
+
+    @contextmanager
+    def _begun(
+        self, begin: Callable[[pg_conn.Conn], AbstractContextManager[Driver]]
+    ) -> Generator[Driver, None, None]:
+        # An idle connection the server dropped (a restart) fails at BEGIN, before anything was
+        # sent: drop it and begin once more on a fresh one.
+        for attempt in (1, 2):
+            with ExitStack() as stack:
+                conn = stack.enter_context(self._pool.connection())
+                try:
+                    driver = stack.enter_context(begin(conn))
+                except pg_conn.StaleConnectionError:
+                    if attempt == 2:
+                        raise
+                    continue
+                yield driver
+                return
+
+    def close(self) -> None:
+        self._pool.close()
