@@ -88,6 +88,7 @@ class MockLlmServer:
         self._server: asyncio.Server | None = None
         self._port = 0
         self._sequence = 0
+        self._accepted = 0
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -185,6 +186,11 @@ class MockLlmServer:
         """How many conversations the mock keeps state for."""
         return len(self._book)
 
+    @property
+    def connections_accepted(self) -> int:
+        """TCP connections accepted since start: with keep-alive, fewer than requests."""
+        return self._accepted
+
     def requests_for(self, conversation: str) -> list[RecordedRequest]:
         """The requests routed to `conversation`."""
         return [record for record in self._requests if record.conversation == conversation]
@@ -201,6 +207,7 @@ class MockLlmServer:
 
     def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         # A plain callback, so the server owns (and on close cancels and awaits) each task.
+        self._accepted += 1
         task = asyncio.create_task(self._serve_connection(reader, writer))
         self._connections.add(task)
         task.add_done_callback(self._connections.discard)
