@@ -135,3 +135,31 @@ async def test_a_request_that_gives_up_waiting_for_a_connection_leaves_the_pool_
         assert (await holding).status_code == 200
         assert (await client.post("/chat/completions", json=body)).status_code == 200
         assert mock.connections_accepted == 1
+
+
+async def test_idle_connections_beyond_the_keep_alive_limit_are_closed() -> None:
+    limits = httpx.Limits(max_connections=8, max_keepalive_connections=2)
+    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    together = asyncio.Barrier(8)
+
+    async def respond(request: ChatRequest) -> Success:
+        if request.conversation.startswith("burst"):
+            await together.wait()  # the burst's eight answers need eight connections at once
+        return Success(text="ok")
+
+    async with (
+        MockLlmServer(responder=respond) as mock,
+        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+    ):
+        body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
+        burst = {"x-star-harness-session": "burst"}
+        answers = await asyncio.gather(
+            *(client.post("/chat/completions", json=body, headers=burst) for _ in range(8))
+        )
+        assert [answer.status_code for answer in answers] == [200] * 8
+        assert mock.connections_accepted == 8
+        # The client closes the six beyond the limit; the mock has no event for it.
+        while mock.connections_open > 2:  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+        assert (await client.post("/chat/completions", json=body)).status_code == 200
+        assert mock.connections_accepted == 8

@@ -119,7 +119,7 @@ class ReusingPool(httpcore.AsyncConnectionPool):
                         break  # every connection is busy: wait for one to be released
                     # Idle ones for other origins make room for this one.
                     oldest = self._idle.pop(0)
-                    self._connections.remove(oldest)
+                    self._forget(oldest)
                     closing.append(oldest)
                 connection = self.create_connection(origin)
                 self._connections.append(connection)
@@ -136,7 +136,7 @@ class ReusingPool(httpcore.AsyncConnectionPool):
         self._released.clear()
         while len(self._idle) > self._max_keepalive_connections:
             oldest = self._idle.pop(0)
-            self._connections.remove(oldest)
+            self._forget(oldest)
             closing.append(oldest)
 
     def _idle_for(self, origin: httpcore.Origin, closing: list[_Connection]) -> _Connection | None:
@@ -148,7 +148,7 @@ class ReusingPool(httpcore.AsyncConnectionPool):
             if connection.is_closed():
                 self._forget(connection)
             elif connection.has_expired():  # its keep-alive ran out, or the server hung up
-                self._connections.remove(connection)
+                self._forget(connection)
                 closing.append(connection)
             elif connection.can_handle_request(origin) and connection.is_available():
                 found = connection
