@@ -7,9 +7,10 @@ encounters each, every open sent at once). For each level (250, 1,000, 2,000) it
 
 - how many of the N greetings finished (`encounter.idle` after their `say.delta`);
 - p50/p99 from the open to the first `say.delta`, and to `encounter.idle`;
-- the harness's peak RSS;
+- the harness's peak RSS, and its CPU per greeting (all its threads);
 - new TCP connections per greeting: connections the mock accepted during the level, divided by
-  N (with keep-alive working this is about C / N; near 1 means connections are not reused);
+  N. With keep-alive working the first level opens at most C and later ones about none; near 1
+  means connections are not reused (httpcore's own pool did that, see docs/runtime.md);
 - the ratio of p99 (to idle) against the ideal FIFO time for the configured concurrency C:
   ceil(0.99 N / C) rounds of one lone greeting's time, measured in the same run (the floor).
 
