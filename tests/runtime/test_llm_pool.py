@@ -43,14 +43,10 @@ async def _ask(service: LlmService, index: int) -> str:
     return text
 
 
-@pytest.mark.parametrize("stock", [False, True], ids=["ours", "stock"])
 async def test_ten_times_the_concurrency_in_requests_reuse_the_concurrency_in_connections(
-    stock: bool, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if stock:
-        monkeypatch.setenv(STOCK_TRANSPORTS_ENV, "1")
-    else:
-        monkeypatch.delenv(STOCK_TRANSPORTS_ENV, raising=False)
+    monkeypatch.delenv(STOCK_TRANSPORTS_ENV, raising=False)
     concurrency = 32  # above the keep-alive limit of 20 that was set before
     # Each answer waits for the whole round: every round needs `concurrency` connections at once.
     rounds = asyncio.Barrier(concurrency)

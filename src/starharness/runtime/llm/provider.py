@@ -37,7 +37,8 @@ connection only when no idle one is left, so the pool follows the concurrency by
 a burst every admitted request finds an idle connection (bench/storm.py counts the new ones),
 and idle ones unused for `keepalive_expiry` (5 s) are closed. A smaller keep-alive limit made
 httpcore's own pool close nearly every connection a request released (it counts all of its
-connections against that limit), so each request opened a new TCP connection."""
+connections against that limit), so each request opened a new TCP connection. (httpx's own
+transport, when it is used, keeps fewer: see `transport.STOCK_MAX_KEEPALIVE`.)"""
 _ERROR_BODY_LIMIT = 64 * 1024
 _ANSWER_BODY_LIMIT = 16 * 1024 * 1024
 
