@@ -7,7 +7,10 @@ encounters each, every open sent at once). For each level (250, 1,000, 2,000) it
 
 - how many of the N greetings finished (`encounter.idle` after their `say.delta`);
 - p50/p99 from the open to the first `say.delta`, and to `encounter.idle`;
-- the harness's peak RSS;
+- the harness's peak RSS, and its CPU per greeting (all its threads);
+- new TCP connections per greeting: connections the mock accepted during the level, divided by
+  N. With keep-alive working the first level opens at most C and later ones about none; near 1
+  means connections are not reused (httpcore's own pool did that, see docs/runtime.md);
 - the ratio of p99 (to idle) against the ideal FIFO time for the configured concurrency C:
   ceil(0.99 N / C) rounds of one lone greeting's time, measured in the same run (the floor).
 
@@ -70,7 +73,10 @@ async def _mock(pipe: Pipe, service_ms: float) -> None:
     )
     async with MockLlmServer(responder=lambda _request: answer, keep_requests=0) as mock:
         pipe.send(mock.base_url)
-        await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+        loop = asyncio.get_running_loop()
+        # Each message asks for the connections accepted so far; None ends the mock.
+        while await loop.run_in_executor(None, pipe.recv) is not None:
+            pipe.send(mock.connections_accepted)
 
 
 # -- the load generator --------------------------------------------------------------------------
@@ -266,6 +272,10 @@ async def _main(args: argparse.Namespace) -> None:
         load_pipe.send(job)
         return await loop.run_in_executor(None, load_pipe.recv)
 
+    async def accepted() -> int:
+        mock_pipe.send("count")
+        return await loop.run_in_executor(None, mock_pipe.recv)
+
     print(
         f"storm: C = {args.concurrency} model requests at once, each answer after "
         f"{args.service_ms:g} ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
@@ -281,9 +291,11 @@ async def _main(args: argparse.Namespace) -> None:
             floor = sorted(lone)[len(lone) // 2]
             print(f"  floor: one greeting alone, median of 5: {floor * 1000:.0f} ms")
             for n in args.levels:
+                before = await accepted()
                 cpu = time.process_time()
                 result = await ask({**job, "kind": "storm", "n": n})
                 cpu_ms = (time.process_time() - cpu) * 1000 / n
+                connections = await accepted() - before
                 ideal = math.ceil(0.99 * n / args.concurrency) * floor
                 p99 = _pct(result["idle"], 0.99)
                 print(
@@ -294,6 +306,7 @@ async def _main(args: argparse.Namespace) -> None:
                     f"  idle p50 {_pct(result['idle'], 0.5) * 1000:.0f} ms"
                     f" p99 {p99 * 1000:.0f} ms"
                     f"  peak RSS {_peak_rss_mb():.0f} MB  harness CPU {cpu_ms:.1f} ms/greeting"
+                    f"  new TCP connections {connections} ({connections / n:.2f}/greeting)"
                     f"  p99/FIFO-ideal {p99 / ideal:.2f} (ideal {ideal * 1000:.0f} ms,"
                     f" goal <= {GOAL_P99_RATIO})"
                     + (f"  errors {result['errors']}" if result["errors"] else "")

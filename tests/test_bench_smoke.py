@@ -120,3 +120,21 @@ def test_archetypes_bench_completes_and_prints_both_ways_and_the_ratios(tmp_path
         r"^ratio presets/per encounter: heap (\d+\.\d\d)x .* setup CPU (\d+\.\d\d)x", out, re.M
     )
     assert ratio is not None and float(ratio.group(2)) > 0, out
+
+
+STORM = BENCH.parent / "storm.py"
+
+
+@pytest.mark.slow
+def test_storm_bench_finishes_every_greeting_on_at_most_c_new_connections(tmp_path: Path) -> None:
+    concurrency = 32  # above httpcore's keep-alive limit of 20 that closed reused connections
+    tiny = ["--levels", "64", "128", "--concurrency", str(concurrency), "--service-ms", "20"]
+    out = _run_bench(STORM, tiny, tmp_path)
+    levels = re.findall(
+        r"^  N=\s*(\d+): finished (\d+)/\d+ .* new TCP connections (\d+) \(\d+\.\d\d/greeting\)",
+        out,
+        re.M,
+    )
+    assert [(n, done) for n, done, _ in levels] == [("64", "64"), ("128", "128")], out
+    assert sum(int(new) for _, _, new in levels) <= concurrency, out
+    assert "bystander hello round trip" in out, out

@@ -12,6 +12,7 @@ import pytest
 
 from starharness.npc.server.run import _websocket_protocol  # pyright: ignore[reportPrivateUsage]
 from starharness.runtime.llm.transport import (
+    STOCK_MAX_KEEPALIVE,
     STOCK_TRANSPORTS_ENV,
     OneWriteTransport,
     llm_http_client,
@@ -32,6 +33,18 @@ async def test_the_setting_picks_the_stock_transports(monkeypatch: pytest.Monkey
     stock = llm_http_client(timeout=_TIMEOUT, limits=_LIMITS)
     assert isinstance(stock._transport, httpx.AsyncHTTPTransport)  # pyright: ignore[reportPrivateUsage]
     assert _websocket_protocol(1.0) == "websockets-sansio"
+    await stock.aclose()
+
+
+async def test_the_stock_pool_keeps_few_idle_connections(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STOCK_TRANSPORTS_ENV, "1")
+    wide = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    stock = llm_http_client(timeout=_TIMEOUT, limits=wide)
+    transport = stock._transport  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(transport, httpx.AsyncHTTPTransport)
+    pool = transport._pool  # pyright: ignore[reportPrivateUsage]
+    assert pool._max_keepalive_connections == STOCK_MAX_KEEPALIVE  # pyright: ignore[reportPrivateUsage]
+    assert pool._max_connections == 200  # pyright: ignore[reportPrivateUsage]
     await stock.aclose()
 
 

@@ -60,10 +60,14 @@ class MockLlmServer:
         keep_requests: int | None = None,
         keep_conversations: int | None = None,
         plays: MockCapabilities = FULL,
+        keep_alive_s: float | None = None,
     ) -> None:
         """`keep_requests` bounds `requests` to the latest ones (None: all, 0: none);
         `keep_conversations` bounds the conversations not named by `script` (see the docs);
-        `plays` is the kind of server it behaves as (see `capabilities`)."""
+        `plays` is the kind of server it behaves as (see `capabilities`); `keep_alive_s` closes
+        a connection left idle that long after an answer, as servers do (None: never)."""
+        if keep_alive_s is not None and keep_alive_s < 0:
+            raise ValueError(f"keep_alive_s must not be negative (or None), got {keep_alive_s}")
         if time_scale < 0:
             raise ValueError(f"time_scale must not be negative, got {time_scale}")
         if chars_per_token < 1:
@@ -76,6 +80,7 @@ class MockLlmServer:
             )
         self._host = host
         self._plays = plays
+        self._keep_alive_s = keep_alive_s
         self._requested_port = port
         self._api_key = api_key
         self._responder = responder
@@ -88,6 +93,7 @@ class MockLlmServer:
         self._server: asyncio.Server | None = None
         self._port = 0
         self._sequence = 0
+        self._accepted = 0
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -185,6 +191,16 @@ class MockLlmServer:
         """How many conversations the mock keeps state for."""
         return len(self._book)
 
+    @property
+    def connections_accepted(self) -> int:
+        """TCP connections accepted since start: with keep-alive, fewer than requests."""
+        return self._accepted
+
+    @property
+    def connections_open(self) -> int:
+        """TCP connections the mock is serving now (idle keep-alive ones included)."""
+        return len(self._connections)
+
     def requests_for(self, conversation: str) -> list[RecordedRequest]:
         """The requests routed to `conversation`."""
         return [record for record in self._requests if record.conversation == conversation]
@@ -201,6 +217,7 @@ class MockLlmServer:
 
     def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         # A plain callback, so the server owns (and on close cancels and awaits) each task.
+        self._accepted += 1
         task = asyncio.create_task(self._serve_connection(reader, writer))
         self._connections.add(task)
         task.add_done_callback(self._connections.discard)
@@ -209,10 +226,14 @@ class MockLlmServer:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         out = ResponseWriter(writer)
+        served = 0
         try:
             while out.reusable:
                 try:
-                    request = await read_request(reader, writer)
+                    async with asyncio.timeout(self._keep_alive_s if served else None):
+                        request = await read_request(reader, writer)
+                except TimeoutError:
+                    break  # idle past keep_alive_s: hang up, as a server's idle timeout does
                 except MalformedHttpError as exc:
                     out.keep_alive = False
                     body = error_body(str(exc), "invalid_request_error", "malformed_http")
@@ -221,6 +242,7 @@ class MockLlmServer:
                 if request is None:
                     break
                 out.keep_alive = request.keep_alive
+                served += 1
                 await self._dispatch(request, reader, out)
         except (ConnectionError, TimeoutError):
             pass

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 import httpx
 
 from ..credentials import Secret
+from .admission import MAX_CONCURRENCY
 from .decode import ChunkDecoder
 from .errors import (
     InvalidRequestError,
@@ -29,11 +30,15 @@ from .types import LlmRequest, StreamChunk
 from .wire import WireEncoder, encoder_for
 
 SESSION_HEADER = "X-Star-Harness-Session"
-_LIMITS = httpx.Limits(max_connections=200, max_keepalive_connections=20)
-"""Up to 200 answers stream at once (each holds a connection). Few idle connections are kept:
-httpcore checks every pooled connection, twice per request, so a pool left large by a burst
-made each request cost more, slowed the harness, and so grew the pool further
-(bench/encounters.py: 2x the CPU per turn after a few rounds with 100 kept)."""
+_LIMITS = httpx.Limits(max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY)
+"""As many connections, busy or idle, as the admission queue ever lets requests in at once.
+The queue in front bounds the requests in flight to its concurrency, and the pool opens a
+connection only when no idle one is left, so the pool follows the concurrency by itself: after
+a burst every admitted request finds an idle connection (bench/storm.py counts the new ones),
+and idle ones unused for `keepalive_expiry` (5 s) are closed. A smaller keep-alive limit made
+httpcore's own pool close nearly every connection a request released (it counts all of its
+connections against that limit), so each request opened a new TCP connection. (httpx's own
+transport, when it is used, keeps fewer: see `transport.STOCK_MAX_KEEPALIVE`.)"""
 _ERROR_BODY_LIMIT = 64 * 1024
 _ANSWER_BODY_LIMIT = 16 * 1024 * 1024
 

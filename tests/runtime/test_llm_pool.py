@@ -1,0 +1,161 @@
+"""The model requests' connection pool: connections reused under load, dead ones replaced."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from starharness.mockllm import ChatRequest, MockLlmServer
+from starharness.mockllm.steps import Success
+from starharness.runtime.llm import (
+    OPENAI_COMPATIBLE,
+    AdmissionQueue,
+    LlmRequest,
+    LlmService,
+    OpenAICompatibleProvider,
+    RetryPolicy,
+    TextDelta,
+    UserMessage,
+)
+from starharness.runtime.llm.transport import STOCK_TRANSPORTS_ENV, OneWriteTransport
+
+
+def _service(mock: MockLlmServer, concurrency: int) -> tuple[LlmService, OpenAICompatibleProvider]:
+    provider = OpenAICompatibleProvider(
+        OPENAI_COMPATIBLE, base_url=mock.base_url, model="mock-model"
+    )
+    service = LlmService(AdmissionQueue(concurrency))
+    # One attempt: a request sent on a connection the server closed must not be hidden by a retry.
+    service.register(provider, retry=RetryPolicy(max_attempts=1))
+    return service, provider
+
+
+async def _ask(service: LlmService, index: int) -> str:
+    request = LlmRequest(
+        model="", system="", messages=[UserMessage("hi")], session_id=f"s{index:04}"
+    )
+    text = ""
+    async for chunk in service.stream(request):
+        if isinstance(chunk, TextDelta):
+            text += chunk.text
+    return text
+
+
+async def test_ten_times_the_concurrency_in_requests_reuse_the_concurrency_in_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(STOCK_TRANSPORTS_ENV, raising=False)
+    concurrency = 32  # above the keep-alive limit of 20 that was set before
+    # Each answer waits for the whole round: every round needs `concurrency` connections at once.
+    rounds = asyncio.Barrier(concurrency)
+
+    async def respond(_: ChatRequest) -> Success:
+        await rounds.wait()
+        return Success(text="ok")
+
+    async with MockLlmServer(responder=respond) as mock:
+        service, provider = _service(mock, concurrency)
+        try:
+            async with asyncio.timeout(120):
+                answers = await asyncio.gather(*(_ask(service, i) for i in range(10 * concurrency)))
+        finally:
+            await provider.aclose()
+        assert answers == ["ok"] * (10 * concurrency)
+        assert len(mock.requests) == 10 * concurrency
+        assert mock.connections_accepted == concurrency
+
+
+async def test_idle_connections_the_server_closed_are_replaced_without_a_failed_request() -> None:
+    concurrency = 8
+    async with MockLlmServer(
+        responder=lambda _: Success(text="ok", initial_delay_ms=5), keep_alive_s=0.0
+    ) as mock:
+        service, provider = _service(mock, concurrency)
+        try:
+            assert (
+                await asyncio.gather(*(_ask(service, i) for i in range(concurrency)))
+                == ["ok"] * concurrency
+            )
+            first = mock.connections_accepted
+            assert 1 <= first <= concurrency
+            # The mock hangs up on every idle connection; it has no event to say it is done.
+            while mock.connections_open:  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+            again = await asyncio.gather(*(_ask(service, i) for i in range(concurrency)))
+            assert again == ["ok"] * concurrency
+        finally:
+            await provider.aclose()
+        assert mock.connections_accepted > first
+        assert all(record.error is None for record in mock.requests)
+
+
+async def test_connections_past_their_keep_alive_are_closed_not_reused() -> None:
+    limits = httpx.Limits(max_connections=8, max_keepalive_connections=8, keepalive_expiry=0.0)
+    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    async with (
+        MockLlmServer(responder=lambda _: Success(text="ok")) as mock,
+        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+    ):
+        body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
+        for _ in range(3):
+            response = await client.post("/chat/completions", json=body)
+            assert response.status_code == 200
+        assert mock.connections_accepted == 3
+
+
+async def test_a_request_that_gives_up_waiting_for_a_connection_leaves_the_pool_usable() -> None:
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def respond(_: ChatRequest) -> Success:
+        arrived.set()
+        await release.wait()
+        return Success(text="ok")
+
+    async with (
+        MockLlmServer(responder=respond) as mock,
+        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+    ):
+        body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
+        holding = asyncio.create_task(client.post("/chat/completions", json=body))
+        await arrived.wait()
+        waiting = asyncio.create_task(client.post("/chat/completions", json=body))
+        await asyncio.sleep(0.05)  # let it queue in the pool behind the only connection
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        release.set()
+        assert (await holding).status_code == 200
+        assert (await client.post("/chat/completions", json=body)).status_code == 200
+        assert mock.connections_accepted == 1
+
+
+async def test_idle_connections_beyond_the_keep_alive_limit_are_closed() -> None:
+    limits = httpx.Limits(max_connections=8, max_keepalive_connections=2)
+    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    together = asyncio.Barrier(8)
+
+    async def respond(request: ChatRequest) -> Success:
+        if request.conversation.startswith("burst"):
+            await together.wait()  # the burst's eight answers need eight connections at once
+        return Success(text="ok")
+
+    async with (
+        MockLlmServer(responder=respond) as mock,
+        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+    ):
+        body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
+        burst = {"x-star-harness-session": "burst"}
+        answers = await asyncio.gather(
+            *(client.post("/chat/completions", json=body, headers=burst) for _ in range(8))
+        )
+        assert [answer.status_code for answer in answers] == [200] * 8
+        assert mock.connections_accepted == 8
+        # The client closes the six beyond the limit; the mock has no event for it.
+        while mock.connections_open > 2:  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+        assert (await client.post("/chat/completions", json=body)).status_code == 200
+        assert mock.connections_accepted == 8
