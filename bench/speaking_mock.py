@@ -16,7 +16,8 @@ LINE = "Welcome aboard, Captain. The docks are busy tonight; mind the cargo lift
 
 
 def speaking_mock_process(pipe: Pipe, service_ms: float, core: int | None = 1) -> None:
-    """Serve until told to stop on `pipe`; the base URL is sent on it first."""
+    """Serve until `pipe` sends None; the base URL is sent on it first, and any other message
+    is answered with the TCP connections the mock has accepted so far."""
     if core is not None:
         pin(core)
     asyncio.run(_mock(pipe, service_ms))
@@ -34,4 +35,6 @@ async def _mock(pipe: Pipe, service_ms: float) -> None:
     )
     async with MockLlmServer(responder=lambda _request: answer, keep_requests=0) as mock:
         pipe.send(mock.base_url)
-        await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+        loop = asyncio.get_running_loop()
+        while await loop.run_in_executor(None, pipe.recv) is not None:
+            pipe.send(mock.connections_accepted)

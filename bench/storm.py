@@ -44,39 +44,13 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE)]
 
 from cores import pin  # noqa: E402
+from speaking_mock import speaking_mock_process  # noqa: E402
 
 GOAL_P99_RATIO = 1.5
 GOAL_BYSTANDER_MS = 50.0
 PER_CONNECTION = 8
 SERVER_TOKEN = "storm-bench-server-token-0001"
 TOKEN_ENV = "STAR_HARNESS_STORM_TOKEN"
-LINE = "Welcome aboard, Captain. The docks are busy tonight; mind the cargo lifts."
-
-
-# -- the mock LLM ------------------------------------------------------------------------------
-
-
-def _mock_process(pipe: Pipe, service_ms: float) -> None:
-    pin(1)
-    asyncio.run(_mock(pipe, service_ms))
-
-
-async def _mock(pipe: Pipe, service_ms: float) -> None:
-    from starharness.mockllm import MockLlmServer, ScriptedCall, ToolCalls
-    from starharness.voyage.actions import DEFAULT_MOOD, SPEECH
-
-    arguments = {SPEECH.line_field: LINE, SPEECH.mood_field: DEFAULT_MOOD, SPEECH.options_field: []}
-    answer = ToolCalls(
-        calls=[ScriptedCall(name=SPEECH.tool_name, arguments=json.dumps(arguments))],
-        fragment_size=16,
-        initial_delay_ms=service_ms,
-    )
-    async with MockLlmServer(responder=lambda _request: answer, keep_requests=0) as mock:
-        pipe.send(mock.base_url)
-        loop = asyncio.get_running_loop()
-        # Each message asks for the connections accepted so far; None ends the mock.
-        while await loop.run_in_executor(None, pipe.recv) is not None:
-            pipe.send(mock.connections_accepted)
 
 
 # -- the load generator --------------------------------------------------------------------------
@@ -260,7 +234,7 @@ async def _main(args: argparse.Namespace) -> None:
 
     ctx = multiprocessing.get_context("spawn")
     mock_pipe, mock_end = ctx.Pipe()
-    mock = ctx.Process(target=_mock_process, args=(mock_end, args.service_ms), daemon=True)
+    mock = ctx.Process(target=speaking_mock_process, args=(mock_end, args.service_ms), daemon=True)
     mock.start()
     base_url = mock_pipe.recv()
     load_pipe, load_end = ctx.Pipe()

@@ -392,7 +392,7 @@ async def _main(args: argparse.Namespace) -> int:
             )
             results.append(result)
     finally:
-        ours.send("stop")
+        ours.send(None)
         mock.join(10)
     _report(results, cores)
     finished = all(r.turns > 0 for r in results)
