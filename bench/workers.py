@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,7 @@ def _patch(folder: Path, database: str | None) -> Path:
     if database is not None:
         rows += [
             "- id: sessions",
-            f"  merge: {{url: '{database}', password_env: {PG_PASSWORD_ENV}}}",
+            f"  merge: {{store: postgresql, url: '{database}', password_env: {PG_PASSWORD_ENV}}}",
         ]
     path = folder / "patch.yml"
     path.write_text("\n".join(rows) + "\n")
@@ -214,8 +214,14 @@ async def _until_ready(url: str) -> None:
     raise SystemExit(f"{url}/readyz never answered 200")
 
 
-async def _load(ready: Sequence[dict[str, Any]], encounters: int, seconds: float) -> Result:
-    """Greet every encounter, then run the closed loop for `seconds`; the window's figures."""
+async def _load(
+    ready: Sequence[dict[str, Any]],
+    encounters: int,
+    seconds: float,
+    snapshot: Callable[[], dict[str, float]],
+) -> Result:
+    """Greet every encounter, then run the closed loop for `seconds`; the window's figures
+    (CPU from `snapshot()` at the window's start and end)."""
     from websockets.asyncio.client import connect
 
     headers = {"Authorization": f"Bearer {TOKEN}"}
@@ -276,9 +282,13 @@ async def _load(ready: Sequence[dict[str, Any]], encounters: int, seconds: float
         if any(task.done() for task in runners):
             break
         await asyncio.sleep(0.05)
+    before = snapshot()
     now = time.perf_counter()
     window.extend([now, now + seconds])
     started.set()
+    await asyncio.sleep(seconds)
+    after = snapshot()
+    result.cpu = {name: after[name] - before[name] for name in before}
     try:
         await asyncio.gather(*runners)
     finally:
@@ -301,13 +311,12 @@ async def _measure(
         try:
             for worker in ready:
                 await _until_ready(worker["url"])
-            before = _cpu_snapshot(procs, mock_pid)
-            result = await _load(ready, args.encounters, args.seconds)
-            after = _cpu_snapshot(procs, mock_pid)
+            result = await _load(
+                ready, args.encounters, args.seconds, lambda: _cpu_snapshot(procs, mock_pid)
+            )
         finally:
             _stop(procs)
         result.setup = setup
-        result.cpu = {name: after[name] - before[name] for name in before}
         return result
 
 
@@ -319,9 +328,13 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 
 def _report(results: Sequence[Result], cores: int) -> None:
-    print(f"\n{'setup':<24} {'turns/s':>8} {'errors':>6} {'p50 ms':>8} {'p99 ms':>8}   CPU s")
+    print(
+        f"\n{'setup':<24} {'turns/s':>8} {'errors':>6} {'p50 ms':>8} {'p99 ms':>8}"
+        "   CPU ms per turn"
+    )
     for result in results:
-        cpu = ", ".join(f"{name} {spent:.1f}" for name, spent in result.cpu.items())
+        turns = max(1, result.turns)
+        cpu = ", ".join(f"{name} {spent / turns * 1000:.2f}" for name, spent in result.cpu.items())
         print(
             f"{result.setup.label:<24} {result.turns_per_s:8.1f} {result.errors:6d} "
             f"{_percentile(result.firsts, 0.5) * 1000:8.1f} "

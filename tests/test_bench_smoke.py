@@ -1,4 +1,4 @@
-"""bench/runtime_overhead.py runs end to end with tiny counts (no timing is asserted)."""
+"""The bench scripts run end to end with tiny counts (no timing is asserted)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from starharness.runtime.sandbox import BubblewrapProvider
+from starharness.runtime.session.postgres import PostgresTarget
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "runtime_overhead.py"
 
@@ -138,3 +139,23 @@ def test_storm_bench_finishes_every_greeting_on_at_most_c_new_connections(tmp_pa
     assert [(n, done) for n, done, _ in levels] == [("64", "64"), ("128", "128")], out
     assert sum(int(new) for _, _, new in levels) <= concurrency, out
     assert "bystander hello round trip" in out, out
+
+
+WORKERS = BENCH.parent / "workers.py"
+
+
+@pytest.mark.slow
+def test_workers_bench_serves_turns_on_sqlite_and_postgresql(
+    tmp_path: Path, pg_target: PostgresTarget
+) -> None:
+    tiny = ["--workers", "1", "2", "--encounters", "4", "--seconds", "1", "--pg", pg_target.url]
+    out = _run_bench(WORKERS, tiny, tmp_path)
+    rows = re.findall(r"^(\d) workers? on (sqlite|postgresql)\s+(\d+\.\d) +0 ", out, re.M)
+    assert [(n, store) for n, store, _ in rows] == [
+        ("1", "sqlite"),
+        ("1", "postgresql"),
+        ("2", "postgresql"),
+    ], out
+    assert all(float(turns) > 0 for _, _, turns in rows), out
+    assert re.search(r"^scaling 2 workers / 1 worker on PostgreSQL: \d+\.\d\dx", out, re.M), out
+    assert "every setup completed turns" in out, out

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from voyage_e2e_support import Player
+from voyage_e2e_support import Player, options
 
 from pg_support import PASSWORD_VARIABLE, pg_execute
 from starharness.runtime.session.postgres import PostgresTarget
@@ -191,8 +191,7 @@ async def _open_buyers(
 
     async def greet(client: Player, encounter: str) -> None:
         frames = await client.open(encounter, SMUGGLER)
-        offered = [o["id"] for f in frames if f["t"] == "options" for o in f["options"]]
-        assert BUY in offered, frames
+        assert BUY in options(frames), frames
 
     # A connection's frames arrive in order; each connection opens its encounters in turn.
     by_client: dict[int, list[tuple[Player, str]]] = {}
