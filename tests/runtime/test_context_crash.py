@@ -182,9 +182,12 @@ async def test_kill_during_a_child_run_then_resume(home: Path) -> None:
 
     def child_seen() -> bool:
         child_requests[:] = [c for r in mock.requests if ".sub-" in (c := r.conversation or "")]
-        return bool(child_requests) and any(
-            t == SUBAGENT_START for t in _stored_types(db, "crash-delegate")
-        )
+        if not child_requests or SUBAGENT_START not in _stored_types(db, "crash-delegate"):
+            return False
+        # The child's own open turn must be durable too (its seed holds whole turns only), or
+        # the kill lands before its first batch and there is no turn to close on resume.
+        stored = _stored_types(db, child_requests[0])
+        return stored.count(ev.TURN_START) > stored.count(ev.TURN_END)
 
     async with MockLlmServer() as mock:
         delegate = json.dumps({"task": "look into it"})
