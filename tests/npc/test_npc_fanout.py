@@ -21,7 +21,6 @@ from starharness.mockllm import MockLlmServer
 from starharness.npc import FanoutSettings, RunningServer, ServerSettings, start_server
 from starharness.npc.server import PostgresFanout
 from starharness.npc.server.fanout import BUS_NAMESPACE
-from starharness.npc.server.fanout.postgres import aconnect
 from starharness.npc.server.fanout.schema import NEWS_LOCK, TICK_LOCK
 from starharness.npc.server.settings import TickSettings
 from starharness.npc.world import NewsItem
@@ -178,7 +177,7 @@ async def test_news_of_concurrent_publishers_commits_in_id_order(
     async with (
         _workers(tmp_path, pg_target, 2) as (a, b),
         Client(b.ws_url) as player,
-        await aconnect(pg_target, autocommit=True) as other,
+        await pg_target.aconnect(autocommit=True) as other,
     ):
         # Another worker's publishing transaction holds an earlier id, not yet committed.
         async with other.transaction():

@@ -45,10 +45,6 @@ class ReusingPool(httpcore.AsyncConnectionPool):
         """Connections whose request ended since the last assignment."""
         self._next_sweep = time.monotonic() + _SWEEP_S
 
-    @property
-    def idle_count(self) -> int:
-        return len(self._idle)
-
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         scheme = request.url.scheme
         if scheme not in (b"http", b"https", b"ws", b"wss"):

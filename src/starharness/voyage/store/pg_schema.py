@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 
-from starharness.runtime.session.postgres import PostgresTarget
+from starharness.runtime.session.postgres import OwnedSchema, PostgresTarget
 
 from ..content import WorldSeed
 from .errors import SchemaVersionError
@@ -23,9 +23,15 @@ from .seeding import insert_seed
 
 APPLICATION = "star-harness Omega station world"
 
-# Serialises creation and seeding across processes opening one new database at once ("StHa"
-# and a number of its own; the session store uses 1).
-_INIT_LOCK = (int.from_bytes(b"StHa", "big"), 2)
+# Creation and seeding are serialised across processes opening one new database at once
+# ("StHa" and a number of its own; the session store uses 1).
+_OWNED = OwnedSchema(
+    NAMESPACE,
+    APPLICATION,
+    "an Omega station world",
+    (int.from_bytes(b"StHa", "big"), 2),
+    SchemaVersionError,
+)
 
 _Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -55,44 +61,11 @@ def pg_statements() -> list[str]:
 
 
 def _create(conn: _Conn, seed: WorldSeed, where: str) -> None:
-    conn.execute(f"CREATE SCHEMA {NAMESPACE}".encode())
-    conn.execute(
-        f"""CREATE TABLE {NAMESPACE}.identity (
-            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-            application text NOT NULL,
-            version integer NOT NULL
-        )""".encode()
-    )
-    conn.execute(
-        f"INSERT INTO {NAMESPACE}.identity (application, version) VALUES (%s, %s)".encode(),
-        (APPLICATION, SCHEMA_VERSION),
-    )
+    _OWNED.create(conn, SCHEMA_VERSION)
     conn.execute(f"SET LOCAL search_path TO {NAMESPACE}".encode())
     for statement in pg_statements():
         conn.execute(statement.encode())
     insert_seed(PgDriver(conn, where), seed)
-
-
-def _identity(conn: _Conn, where: str) -> tuple[Any, ...] | None:
-    """The identity row, None when there is no schema `voyage`; refuses a foreign schema."""
-    found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (NAMESPACE,)).fetchone()
-    if found is None:
-        return None
-    has_identity = conn.execute(
-        "SELECT to_regclass(%s) IS NOT NULL", (f"{NAMESPACE}.identity",)
-    ).fetchone()
-    if not has_identity or not has_identity[0]:
-        raise SchemaVersionError(
-            f"{where} has a schema {NAMESPACE} that is not an Omega station world (no identity"
-            " table); it was left untouched: use another database"
-        )
-    row = conn.execute(f"SELECT application, version FROM {NAMESPACE}.identity".encode()).fetchone()
-    if row is None or row[0] != APPLICATION:
-        raise SchemaVersionError(
-            f"{where}: schema {NAMESPACE} belongs to another application"
-            f" ({row[0] if row else 'no identity row'!r}); it was left untouched"
-        )
-    return row
 
 
 def _refuse_version(where: str, version: int, *, allow_older: bool) -> None:
@@ -114,14 +87,14 @@ def check_or_create(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> Non
     where = target.describe()
     try:
         with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _INIT_LOCK)
-            row = _identity(conn, where)
-            if row is None:
+            _OWNED.lock_creation(conn)
+            version = _OWNED.stored_version(conn, where)
+            if version is None:
                 _create(conn, seed, where)
                 return
     except psycopg.Error as error:
         raise map_error(error, where) from error
-    _refuse_version(where, int(row[1]), allow_older=False)
+    _refuse_version(where, version, allow_older=False)
 
 
 def rebuild(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> None:
@@ -129,10 +102,10 @@ def rebuild(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> None:
     where = target.describe()
     try:
         with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _INIT_LOCK)
-            row = _identity(conn, where)
-            if row is not None:
-                _refuse_version(where, int(row[1]), allow_older=True)
+            _OWNED.lock_creation(conn)
+            version = _OWNED.stored_version(conn, where)
+            if version is not None:
+                _refuse_version(where, version, allow_older=True)
                 conn.execute(f"DROP SCHEMA {NAMESPACE} CASCADE".encode())
             _create(conn, seed, where)
     except psycopg.Error as error:

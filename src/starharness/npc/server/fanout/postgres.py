@@ -9,9 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 
-from ....runtime.credentials import CredentialError, resolve_secret
 from ....runtime.session import StoreUnreachableError
 from ....runtime.session.postgres import PostgresTarget
 from ...world import NewsItem
@@ -21,7 +19,6 @@ from .schema import NAMESPACE, NEWS_LOCK, TICK_LOCK, check_or_create
 
 _log = logging.getLogger("starharness.npc.server")
 
-_CONNECT_TIMEOUT_S = 10
 _IDLE_CHECK_S = 10.0
 """A listener that heard nothing this long reads the news anyway (and so notices a dead link)."""
 _RETRY_S = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -30,27 +27,6 @@ _KEEP_NEWS_S = 600
 _NEWS_PAGE = 500
 
 AsyncConn = psycopg.AsyncConnection[tuple[Any, ...]]
-
-
-async def aconnect(target: PostgresTarget, *, autocommit: bool) -> AsyncConn:
-    """A new async connection to `target`; StoreUnreachableError when it cannot be had."""
-    extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
-    if target.password_env is not None:
-        try:
-            password = resolve_secret(target.password_env)
-        except CredentialError as exc:
-            raise StoreUnreachableError(f"cannot read {target.password_env}: {exc}") from None
-        if password is None:
-            raise StoreUnreachableError(
-                f"{target.password_env} is not set: it holds the password of {target.describe()}"
-            )
-        extra["password"] = password
-    try:
-        return await psycopg.AsyncConnection.connect(
-            make_conninfo(target.url, **extra), autocommit=autocommit
-        )
-    except psycopg.Error as exc:
-        raise StoreUnreachableError(f"cannot connect to {target.describe()}: {exc}") from None
 
 
 class _SharedDayBudget:
@@ -91,7 +67,7 @@ class _Link:
         if conn is None or conn.closed or conn.broken:
             if conn is not None:
                 await conn.close()
-            conn = self._conn = await aconnect(self._target, autocommit=self._autocommit)
+            conn = self._conn = await self._target.aconnect(autocommit=self._autocommit)
         return conn
 
     async def aclose(self) -> None:
@@ -152,7 +128,7 @@ class PostgresFanout:
         failures = 0
         while True:
             try:
-                conn = await aconnect(self.target, autocommit=True)
+                conn = await self.target.aconnect(autocommit=True)
             except StoreUnreachableError as exc:
                 # /readyz answers anyone allowed by Host: the cause (host, user) is logged only.
                 self._problem = "the fan-out's LISTEN connection is down (see the server log)"

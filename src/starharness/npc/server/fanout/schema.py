@@ -7,7 +7,7 @@ from typing import Any
 import psycopg
 
 from ....runtime.session import StoreFormatError
-from ....runtime.session.postgres import PostgresTarget
+from ....runtime.session.postgres import OwnedSchema, PostgresTarget
 
 NAMESPACE = "star_harness_bus"
 """The PostgreSQL schema of the bus; it may share a database with sessions and the world."""
@@ -15,8 +15,14 @@ APPLICATION = "star-harness fan-out bus"
 SCHEMA_VERSION = 1
 """The version this build writes and reads; other versions are refused, never migrated."""
 
-# Serialises creation across workers starting on one new database at once ("StHa", bus).
-_INIT_LOCK = (int.from_bytes(b"StHa", "big"), 3)
+# Creation is serialised across workers starting on one new database at once ("StHa", 3).
+_OWNED = OwnedSchema(
+    NAMESPACE,
+    APPLICATION,
+    "a star-harness fan-out bus",
+    (int.from_bytes(b"StHa", "big"), 3),
+    StoreFormatError,
+)
 TICK_LOCK = (int.from_bytes(b"StHa", "big"), 4)
 """Held (transaction-scoped) while any worker advances the world clock."""
 NEWS_LOCK = (int.from_bytes(b"StHa", "big"), 5)
@@ -24,14 +30,6 @@ NEWS_LOCK = (int.from_bytes(b"StHa", "big"), 5)
 reader that has seen id N never later finds a smaller id committed."""
 
 _TABLES = (
-    f"CREATE SCHEMA {NAMESPACE}",
-    f"""
-    CREATE TABLE {NAMESPACE}.identity (
-        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-        application text NOT NULL,
-        version integer NOT NULL
-    )
-    """,
     f"""
     CREATE TABLE {NAMESPACE}.news (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -63,36 +61,15 @@ def check_or_create(conn: psycopg.Connection[tuple[Any, ...]], target: PostgresT
     schema version (leaving it untouched)."""
     where = target.describe()
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _INIT_LOCK)
-        found = conn.execute(
-            "SELECT 1 FROM pg_namespace WHERE nspname = %s", (NAMESPACE,)
-        ).fetchone()
-        if found is None:
+        _OWNED.lock_creation(conn)
+        version = _OWNED.stored_version(conn, where)
+        if version is None:
+            _OWNED.create(conn, SCHEMA_VERSION)
             for statement in _TABLES:
                 conn.execute(statement.encode())
-            conn.execute(
-                f"INSERT INTO {NAMESPACE}.identity (application, version) VALUES (%s, %s)".encode(),
-                (APPLICATION, SCHEMA_VERSION),
-            )
             return
-        has_identity = conn.execute(
-            "SELECT to_regclass(%s) IS NOT NULL", (f"{NAMESPACE}.identity",)
-        ).fetchone()
-        if not has_identity or not has_identity[0]:
-            raise StoreFormatError(
-                f"{where} has a schema {NAMESPACE} that is not a star-harness fan-out bus"
-                " (no identity table); it was left untouched"
-            )
-        row = conn.execute(
-            f"SELECT application, version FROM {NAMESPACE}.identity".encode()
-        ).fetchone()
-    if row is None or row[0] != APPLICATION:
+    if version != SCHEMA_VERSION:
         raise StoreFormatError(
-            f"{where}: schema {NAMESPACE} belongs to another application"
-            f" ({row[0] if row else 'no identity row'!r}); refusing to use it as the fan-out bus"
-        )
-    if row[1] != SCHEMA_VERSION:
-        raise StoreFormatError(
-            f"{where} has fan-out bus schema {row[1]}; this build reads {SCHEMA_VERSION}"
+            f"{where} has fan-out bus schema {version}; this build reads {SCHEMA_VERSION}"
             " (it was left untouched): run workers of one star-harness version on one bus"
         )

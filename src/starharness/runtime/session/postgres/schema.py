@@ -7,6 +7,7 @@ from typing import Any
 import psycopg
 
 from ..errors import StoreFormatError
+from .identity import OwnedSchema
 from .target import PostgresTarget
 
 NAMESPACE = "star_harness_sessions"
@@ -15,19 +16,16 @@ APPLICATION = "star-harness session store"
 SCHEMA_VERSION = 1
 """The version this build writes and reads; other versions are refused, never migrated."""
 
-# Serialises creation across processes opening one new database at once (the key is arbitrary
-# but fixed: "StHa" and the store's number).
-_INIT_LOCK = (int.from_bytes(b"StHa", "big"), 1)
+# The creation lock's key is arbitrary but fixed: "StHa" and the store's number.
+_OWNED = OwnedSchema(
+    NAMESPACE,
+    APPLICATION,
+    "a star-harness session store",
+    (int.from_bytes(b"StHa", "big"), 1),
+    StoreFormatError,
+)
 
 _TABLES = (
-    f"CREATE SCHEMA {NAMESPACE}",
-    f"""
-    CREATE TABLE {NAMESPACE}.identity (
-        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-        application text NOT NULL,
-        version integer NOT NULL
-    )
-    """,
     # Numbers write transactions across every process writing the store (see the codec: a
     # batch tells a torn last write from damage in committed history).
     f"CREATE SEQUENCE {NAMESPACE}.batches",
@@ -62,39 +60,17 @@ def check_or_create(conn: psycopg.Connection[tuple[Any, ...]], target: PostgresT
     schema version (leaving it untouched)."""
     where = target.describe()
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _INIT_LOCK)
-        found = conn.execute(
-            "SELECT 1 FROM pg_namespace WHERE nspname = %s", (NAMESPACE,)
-        ).fetchone()
-        if found is None:
+        _OWNED.lock_creation(conn)
+        version = _OWNED.stored_version(conn, where)
+        if version is None:
+            _OWNED.create(conn, SCHEMA_VERSION)
             for statement in _TABLES:
                 conn.execute(statement.encode())
-            conn.execute(
-                f"INSERT INTO {NAMESPACE}.identity (application, version) VALUES (%s, %s)".encode(),
-                (APPLICATION, SCHEMA_VERSION),
-            )
             return
-        has_identity = conn.execute(
-            "SELECT to_regclass(%s) IS NOT NULL", (f"{NAMESPACE}.identity",)
-        ).fetchone()
-        if not has_identity or not has_identity[0]:
-            raise StoreFormatError(
-                f"{where} has a schema {NAMESPACE} that is not a star-harness session store"
-                " (no identity table); it was left untouched"
-            )
-        row = conn.execute(
-            f"SELECT application, version FROM {NAMESPACE}.identity".encode()
-        ).fetchone()
-    _check_identity(where, row)
+    _check_version(where, version)
 
 
-def _check_identity(where: str, row: tuple[Any, ...] | None) -> None:
-    if row is None or row[0] != APPLICATION:
-        raise StoreFormatError(
-            f"{where}: schema {NAMESPACE} belongs to another application"
-            f" ({row[0] if row else 'no identity row'!r}); refusing to use it as the session store"
-        )
-    version: int = row[1]
+def _check_version(where: str, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise StoreFormatError(
             f"{where} was written by a newer star-harness (session store schema {version}; this"

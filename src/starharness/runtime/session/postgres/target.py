@@ -57,6 +57,23 @@ class PostgresTarget:
 
     def connect(self, *, autocommit: bool = False) -> psycopg.Connection[tuple[Any, ...]]:
         """A new connection (blocking: call it from a worker thread)."""
+        conninfo = self._conninfo()
+        try:
+            return psycopg.connect(conninfo, autocommit=autocommit)
+        except psycopg.Error as exc:
+            raise self._unreachable(exc) from None
+
+    async def aconnect(
+        self, *, autocommit: bool = False
+    ) -> psycopg.AsyncConnection[tuple[Any, ...]]:
+        """A new async connection, for the event loop (LISTEN, the workers' bus)."""
+        conninfo = self._conninfo()
+        try:
+            return await psycopg.AsyncConnection.connect(conninfo, autocommit=autocommit)
+        except psycopg.Error as exc:
+            raise self._unreachable(exc) from None
+
+    def _conninfo(self) -> str:
         password: str | None = None
         if self.password_env is not None:
             try:
@@ -70,13 +87,11 @@ class PostgresTarget:
         extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
         if password is not None:
             extra["password"] = password
-        try:
-            return psycopg.connect(make_conninfo(self.url, **extra), autocommit=autocommit)
-        except psycopg.Error as exc:
-            # libpq's messages name host and user, never the password.
-            raise StoreUnreachableError(
-                f"cannot connect to {self.describe()}: {exc}".strip()
-            ) from None
+        return make_conninfo(self.url, **extra)
+
+    def _unreachable(self, exc: psycopg.Error) -> StoreUnreachableError:
+        # libpq's messages name host and user, never the password.
+        return StoreUnreachableError(f"cannot connect to {self.describe()}: {exc}".strip())
 
     def __repr__(self) -> str:
         return f"PostgresTarget({self.describe()!r}, password_env={self.password_env!r})"
