@@ -9,6 +9,7 @@ one new database at once create it once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,18 @@ class OwnedSchema:
     """The advisory lock key serialising creation of this store."""
     error: type[Exception]
     """What a foreign schema raises (the store's own format error)."""
+
+    def ensure(self, conn: _Conn, where: str, version: int, tables: Sequence[str]) -> int | None:
+        """Create the schema with `tables` when the database has none (None); else the version
+        stored there, for the caller to accept or refuse. One transaction, under the lock."""
+        with conn.transaction():
+            self.lock_creation(conn)
+            stored = self.stored_version(conn, where)
+            if stored is None:
+                self.create(conn, version)
+                for statement in tables:
+                    conn.execute(statement.encode())
+            return stored
 
     def lock_creation(self, conn: _Conn) -> None:
         """Take the creation lock for the rest of the open transaction."""

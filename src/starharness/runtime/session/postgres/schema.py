@@ -59,14 +59,9 @@ def check_or_create(conn: psycopg.Connection[tuple[Any, ...]], target: PostgresT
     """Create the store in a database that has none; refuse one of another application or
     schema version (leaving it untouched)."""
     where = target.describe()
-    with conn.transaction():
-        _OWNED.lock_creation(conn)
-        version = _OWNED.stored_version(conn, where)
-        if version is None:
-            _OWNED.create(conn, SCHEMA_VERSION)
-            for statement in _TABLES:
-                conn.execute(statement.encode())
-            return
+    version = _OWNED.ensure(conn, where, SCHEMA_VERSION, _TABLES)
+    if version is None:
+        return
     _check_version(where, version)
 
 
