@@ -101,10 +101,8 @@ class PostgresBackend:
     def __init__(self, pool: pg_conn.ConnectionPool) -> None:
         self._pool = pool
         self.target: PostgresTarget = pool.target
-
-    @property
-    def where(self) -> str:
-        return self.target.describe()
+        # Once: describing parses the URL, and every read and write names its world.
+        self.where = self.target.describe()
 
     def write(self, *, alone: bool = False) -> AbstractContextManager[Driver]:
         return self._begun(lambda conn: pg_conn.write_transaction(conn, self.where, alone=alone))
