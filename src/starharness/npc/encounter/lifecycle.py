@@ -31,7 +31,7 @@ from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
-from ..world import NpcCard, World, calls_inline
+from ..world import NpcCard, World
 from ..world_calls import call_world
 from .conclusion import SpeechConclusion
 from .game_tools import GameKit
@@ -66,6 +66,11 @@ class EncounterHost(Protocol):
     def world(self) -> World: ...
 
     @property
+    def world_calls_inline(self) -> bool:
+        """Whether the world's calls run on the event loop (see `npc.calls_inline`)."""
+        ...
+
+    @property
     def agent_options(self) -> AgentOptions: ...
 
     def preset(self, archetype: str) -> ArchetypePreset:
@@ -96,7 +101,7 @@ class Encounter:
         self.player_id = player_id
         self.session_id = f"enc-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
         self._host = host
-        self._inline = calls_inline(host.kit.game.world_calls_inline, host.world)
+        self._inline = host.world_calls_inline
         self._send_frame = send
         self._closed = False
         self._running = False
@@ -130,7 +135,7 @@ class Encounter:
     async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
         """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
         npc, attitude, scene = await call_world(
-            calls_inline(host.kit.game.world_calls_inline, host.world),
+            host.world_calls_inline,
             _meet,
             host.world,
             frame.id,

@@ -122,6 +122,10 @@ class NpcServer:
         return self._world
 
     @property
+    def world_calls_inline(self) -> bool:
+        return self._inline
+
+    @property
     def agent_options(self) -> AgentOptions:
         return self._agent_options
 
