@@ -169,3 +169,6 @@ def test_an_unreachable_world_database_is_named_host_port_db_only(tmp_path: Path
     line = _one_line(_run(tmp_path, "serve", "--port", "0", "--world", url))
     assert f"the world database postgresql://127.0.0.1:{port}/world" in line
     assert "--world-password-env" in line
+    assert "is the PostgreSQL server running" in line
+    # Seeding erases a world: never the advice for a server that did not answer.
+    assert "seed" not in line and "erase" not in line

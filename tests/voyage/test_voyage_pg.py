@@ -273,6 +273,31 @@ def test_serve_keeps_its_world_in_postgresql(pg_target: PostgresTarget, tmp_path
     assert pg_execute(pg_target, "SELECT count(*) FROM voyage.identity") == [(1,)]
 
 
+def test_serve_on_a_foreign_world_schema_names_the_seed_fix(
+    pg_target: PostgresTarget, tmp_path: Path
+) -> None:
+    """A stored world this version cannot use is the one failure that seeding mends."""
+    pg_execute(pg_target, "CREATE SCHEMA voyage")
+    pg_execute(pg_target, "CREATE TABLE voyage.mine (x integer)")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["STAR_HARNESS_HOME"] = str(tmp_path / "home")
+    world = WorldPlace("postgresql", target=pg_target).cli_args()
+    result = subprocess.run(
+        [sys.executable, "-m", "starharness.cli", "serve", "--port", "0", *world],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    line = result.stderr.strip().splitlines()[-1]
+    assert f"the world database {pg_target.describe()}" in line
+    assert "not an Omega station world" in line
+    assert "star-harness seed --world" in line and "that erases it" in line
+    assert pg_execute(pg_target, "SELECT count(*) FROM voyage.mine") == [(0,)]
+
+
 def test_pooled_connections_the_server_dropped_are_replaced(pg_target: PostgresTarget) -> None:
     with _open(pg_target) as world:
         assert world.player_view(PLAYER_ID)["credits"] == 12_000  # a connection now idles

@@ -82,6 +82,13 @@ def startup_problem(exc: BaseException, profile: ResolvedProfile) -> str | None:
     if row == SERVER_ROW and _world_failure(cause):
         world = _world_label(server.get("world"))
         if world.startswith("postgresql://"):
+            if not _schema_failure(cause):
+                # Seeding erases a world; a refused connection or a wrong password needs none.
+                return (
+                    f"the world database {world}: {cause}; is the PostgreSQL server running "
+                    "and reachable there? Check the URL's host, port and user, and that "
+                    "--world-password-env names a variable holding the password"
+                )
             return (
                 f"the world database {world}: {cause}; give another --world, or rebuild it with "
                 "`star-harness seed --world <url> --world-password-env NAME` (that erases it)"
@@ -121,3 +128,9 @@ def _world_failure(cause: BaseException) -> bool:
     return any(kind.__name__.endswith("WorldError") for kind in type(cause).__mro__) or (
         isinstance(cause, OSError) and cause.filename is not None
     )
+
+
+def _schema_failure(cause: BaseException) -> bool:
+    # A game's schema errors (Omega station's SchemaVersionError) say the stored world is not
+    # one this version can use; only then is rebuilding it the fix.
+    return any(kind.__name__.endswith("SchemaVersionError") for kind in type(cause).__mro__)

@@ -33,6 +33,15 @@ class SpeechContract:
     """The longest line the schema allows; None: no limit."""
     max_label_chars: int | None = None
     """The longest option label the schema allows; None: no limit."""
+    line_characters: str | None = None
+    """A regex character class (`"[A-Za-z ,.!?']"`) every character of a line is drawn from;
+    the schema's `pattern` then keeps a constrained model to plain speech, with no JSON,
+    markup, entities or stage directions. None: any character."""
+    label_characters: str | None = None
+    """The same for option labels; their first character must also be an ASCII letter or digit
+    (a label of punctuation alone says nothing)."""
+    option_id_characters: str | None = None
+    """The same for option ids."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,21 +65,20 @@ def define_speech_tool(
 def _schema(contract: SpeechContract, moods: Sequence[str]) -> Mapping[str, Any]:
     """Every field required and nothing else allowed: a strict schema, so a server that
     constrains arguments (grammar or `strict`) makes even a small model keep the contract."""
-    label: dict[str, Any] = {"type": "string", "description": LABEL_DESCRIPTION}
-    if contract.max_label_chars is not None:
-        label["maxLength"] = contract.max_label_chars
+    label = _string(
+        LABEL_DESCRIPTION, contract.max_label_chars, contract.label_characters, lead=_ALNUM
+    )
+    option_id = _string("A short id.", None, contract.option_id_characters, most=_MAX_ID_CHARS)
     option = {
         "type": "object",
         "properties": {
-            contract.option_id_field: {"type": "string", "description": "A short id."},
+            contract.option_id_field: option_id,
             contract.option_label_field: label,
         },
         "required": [contract.option_id_field, contract.option_label_field],
         "additionalProperties": False,
     }
-    line: dict[str, Any] = {"type": "string", "description": "The words you say."}
-    if contract.max_line_chars is not None:
-        line["maxLength"] = contract.max_line_chars
+    line = _string("The words you say.", contract.max_line_chars, contract.line_characters)
     options: dict[str, Any] = {
         "type": "array",
         "items": option,
@@ -105,3 +104,30 @@ def _schema(contract: SpeechContract, moods: Sequence[str]) -> Mapping[str, Any]
         "required": [contract.line_field, contract.mood_field, contract.options_field],
         "additionalProperties": False,
     }
+
+
+_ALNUM: Final = "[A-Za-z0-9]"
+_MAX_ID_CHARS: Final = 16
+
+
+def _string(
+    description: str,
+    max_chars: int | None,
+    characters: str | None,
+    *,
+    lead: str | None = None,
+    most: int | None = None,
+) -> dict[str, Any]:
+    """A string field; with `characters`, a `pattern` of them, `lead` the first one's class.
+
+    A grammar follows a pattern and ignores `maxLength`, so the pattern carries the length
+    too: `max_chars`, or `most` where only a constrained server should cap it.
+    """
+    field: dict[str, Any] = {"type": "string", "description": description}
+    if max_chars is not None:
+        field["maxLength"] = max_chars
+    if characters is not None:
+        longest = max_chars if max_chars is not None else most
+        rest = "" if longest is None else str(longest - 1)
+        field["pattern"] = f"^{lead or characters}{characters}{{0,{rest}}}$"
+    return field

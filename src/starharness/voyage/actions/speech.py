@@ -18,6 +18,12 @@ MAX_OPTIONS: Final = 4
 MAX_LINE_CHARS: Final = 280
 """Two or three sentences: a small model forced into a long string rambles until cut off."""
 MAX_LABEL_CHARS: Final = 48
+# Plain English speech only: no quotes, braces, brackets, asterisks, ampersands or angle
+# brackets, so a grammar-constrained model cannot say JSON, markup, entities or *stage
+# directions*. Labels also lose hyphens and colons, the marks of ids (`quest-medgel`).
+LINE_CHARACTERS: Final = "[A-Za-z0-9 ,.'!?;:-]"
+LABEL_CHARACTERS: Final = "[A-Za-z0-9 ,.'!?]"
+OPTION_ID_CHARACTERS: Final = "[a-z0-9]"
 
 SPEECH: Final = SpeechContract(
     tool_name=SPEECH_ACTION,
@@ -30,6 +36,9 @@ SPEECH: Final = SpeechContract(
     min_options=MIN_OPTIONS,
     max_line_chars=MAX_LINE_CHARS,
     max_label_chars=MAX_LABEL_CHARS,
+    line_characters=LINE_CHARACTERS,
+    label_characters=LABEL_CHARACTERS,
+    option_id_characters=OPTION_ID_CHARACTERS,
 )
 """The line comes first, so the framework can stream it while the rest still arrives."""
 
