@@ -1,7 +1,8 @@
 """A storm: N encounters of the sample game opening at the same instant, against the mock LLM.
 
 Three processes: the harness (this one: the runtime and the NPC server serving Omega station,
-whose NPCs greet first, so every open is one model turn), the mock LLM (every request waits
+whose NPCs greet first, so every open is one model turn; after the warm-up it tunes the garbage
+collector as `serve` and `play` do), the mock LLM (every request waits
 `--service-ms`, then streams one speaking call) and the load generator (N/8 WebSockets with 8
 encounters each, every open sent at once). For each level (250, 1,000, 2,000) it prints:
 
@@ -230,6 +231,7 @@ def _pct(values: list[float], share: float) -> float:
 
 async def _main(args: argparse.Namespace) -> None:
     pin(0)
+    from starharness.npc.server import tune_gc_for_serving
     from starharness.voyage.content.seed import DOCK_MASTER, PLAYER_ID
 
     ctx = multiprocessing.get_context("spawn")
@@ -264,6 +266,7 @@ async def _main(args: argparse.Namespace) -> None:
                 lone.extend(result["idle"])
             floor = sorted(lone)[len(lone) // 2]
             print(f"  floor: one greeting alone, median of 5: {floor * 1000:.0f} ms")
+            tune_gc_for_serving()  # as `serve` and `play` do once they are up (and warm)
             for n in args.levels:
                 before = await accepted()
                 cpu = time.process_time()

@@ -22,10 +22,11 @@ from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Mapping, MutableMapping
 from typing import Any, cast
 
+import anyio
 import httpcore
 from httpcore._async.connection_pool import AsyncPoolRequest  # pyright: ignore[reportPrivateImportUsage]
 from httpcore._async.interfaces import AsyncConnectionInterface
-from httpcore._synchronization import AsyncShieldCancellation
+from httpcore._synchronization import AsyncLock, AsyncShieldCancellation
 
 _SWEEP_S = 1.0
 """How often the idle connections not taken are checked for expiry and hang-ups."""
@@ -44,6 +45,12 @@ class ReusingPool(httpcore.AsyncConnectionPool):
         self._released: list[_Connection] = []
         """Connections whose request ended since the last assignment."""
         self._next_sweep = time.monotonic() + _SWEEP_S
+
+    def create_connection(self, origin: httpcore.Origin) -> _Connection:
+        connection = super().create_connection(origin)
+        if isinstance(connection, httpcore.AsyncHTTPConnection):
+            _quicken(connection._request_lock)  # pyright: ignore[reportPrivateUsage]
+        return connection
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         scheme = request.url.scheme
@@ -148,6 +155,7 @@ class ReusingPool(httpcore.AsyncConnectionPool):
                 closing.append(connection)
             elif connection.can_handle_request(origin) and connection.is_available():
                 found = connection
+                _quicken_inner(connection)
                 break
             else:
                 skipped.append(connection)
@@ -184,6 +192,29 @@ class ReusingPool(httpcore.AsyncConnectionPool):
         self._idle.clear()
         self._released.clear()
         await super().aclose()
+
+
+def _quicken(lock: AsyncLock) -> None:
+    """Make one of httpcore's locks take its free path without a trip through the event loop.
+
+    anyio's Lock yields to the loop on every uncontended acquire, inside a shielded cancel
+    scope; a connection takes three such locks per request, and only one request at a time
+    ever holds them, so they never wait. (asyncio only, as the transport runs.)
+    """
+    if getattr(lock, "_quick", False):
+        return
+    lock._backend = "asyncio"  # pyright: ignore[reportPrivateUsage]
+    lock._anyio_lock = anyio.Lock(fast_acquire=True)  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue]
+    lock._quick = True  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _quicken_inner(connection: _Connection) -> None:
+    # The HTTP/1.1 connection exists once the first request has connected; it is idle here, so
+    # nobody holds its lock while it is replaced.
+    if isinstance(connection, httpcore.AsyncHTTPConnection):
+        inner = connection._connection  # pyright: ignore[reportPrivateUsage]
+        if isinstance(inner, httpcore.AsyncHTTP11Connection):
+            _quicken(inner._state_lock)  # pyright: ignore[reportPrivateUsage]
 
 
 class _PoolStream:

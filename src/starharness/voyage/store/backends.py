@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Hashable
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Protocol
@@ -13,7 +13,7 @@ from starharness.runtime.session.postgres import PostgresTarget
 
 from . import pg_conn, sqlite_conn
 from .driver import Driver
-from .errors import WorldError
+from .errors import TransactionStateError, WorldError
 
 
 class Backend(Protocol):
@@ -43,6 +43,15 @@ class Backend(Protocol):
 
     def read(self) -> AbstractContextManager[Driver]: ...
 
+    def single_read(self) -> AbstractContextManager[Driver]:
+        """For one statement: consistent by itself, so no transaction where that is cheaper."""
+        ...
+
+    def state_token(self) -> Hashable | None:
+        """Inside `read()`: a value that changes whenever anyone commits to the world; None when
+        that cannot be told cheaply (then nothing read may be cached)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -58,6 +67,8 @@ class SqliteBackend:
         self._driver = sqlite_conn.SqliteDriver(conn)
         self._lock = threading.RLock()
         self._closed = False
+        # Bumped by each of our own write transactions, which `PRAGMA data_version` ignores.
+        self._writes = 0
 
     @property
     def where(self) -> str:
@@ -68,8 +79,26 @@ class SqliteBackend:
         del alone  # BEGIN IMMEDIATE: every SQLite writer runs alone anyway
         with self._lock:
             self._require_open()
-            with sqlite_conn.write_transaction(self._driver.conn):
-                yield self._driver
+            try:
+                with sqlite_conn.write_transaction(self._driver.conn):
+                    yield self._driver
+            finally:
+                self._writes += 1
+
+    @contextmanager
+    def single_read(self) -> Generator[Driver, None, None]:
+        # In autocommit mode one SELECT is its own read transaction: BEGIN and ROLLBACK around
+        # it would only cost two more statements.
+        with self._lock:
+            self._require_open()
+            if self._driver.conn.in_transaction:
+                raise TransactionStateError("a transaction is already open on this World")
+            yield self._driver
+
+    def state_token(self) -> Hashable | None:
+        # data_version changes when another connection (or process) commits to the file.
+        version = self._driver.conn.execute("PRAGMA data_version").fetchone()[0]
+        return (self._writes, int(version))
 
     @contextmanager
     def read(self) -> Generator[Driver, None, None]:
@@ -109,6 +138,12 @@ class PostgresBackend:
 
     def read(self) -> AbstractContextManager[Driver]:
         return self._begun(lambda conn: pg_conn.read_snapshot(conn, self.where))
+
+    def single_read(self) -> AbstractContextManager[Driver]:
+        return self.read()
+
+    def state_token(self) -> Hashable | None:
+        return None  # other processes write the database with no cheap way to tell
 
     @contextmanager
     def _begun(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .rows import Memory
 
@@ -52,7 +53,7 @@ def summarise_memories(
     if not memories:
         return "You have never dealt with them."
     fallback = ""
-    for style in _styles(budget, len(memories)):
+    for style in _styles(budget, min(budget.verbatim, len(memories))):
         text = _render(memories, goods, style)
         if len(text) <= budget.chars:
             return text
@@ -60,15 +61,19 @@ def summarise_memories(
     return fallback
 
 
-def _styles(budget: MemoryBudget, total: int) -> list[_Style]:
-    """Every rendering, most detailed first; the first that fits the budget wins."""
+@lru_cache(maxsize=64)
+def _styles(budget: MemoryBudget, most_verbatim: int) -> tuple[_Style, ...]:
+    """Every rendering, most detailed first; the first that fits the budget wins.
+
+    Cached: the list depends on nothing else, and every scene would build it anew.
+    """
     styles: list[_Style] = []
-    for verbatim in range(min(budget.verbatim, total), 0, -1):
+    for verbatim in range(most_verbatim, 0, -1):
         for text_chars in (budget.text_chars, 60):
             for deal_lines in (None, 3, 1):
                 for quote_firsts in (True, False):
                     styles.append(_Style(verbatim, text_chars, deal_lines, quote_firsts))
-    return styles
+    return tuple(styles)
 
 
 def _render(memories: Sequence[Memory], goods: Mapping[str, str], style: _Style) -> str:

@@ -66,6 +66,16 @@ class WorldReader:
         )
         return _actor(row) if row else None
 
+    def actors(self, actor_ids: tuple[str, ...]) -> dict[str, Actor]:
+        """The actors of these ids that exist, by id, in one statement."""
+        marks = ",".join("?" * len(actor_ids))
+        rows = self._rows(
+            "SELECT id, name, kind, archetype, location_id, alive, credits, persona "
+            f"FROM actors WHERE id IN ({marks})",
+            actor_ids,
+        )
+        return {str(row[0]): _actor(row) for row in rows}
+
     def require_actor(self, actor_id: str) -> Actor:
         """The actor, or UnknownEntityError."""
         found = self.actor(actor_id)
@@ -384,17 +394,19 @@ def _audit(row: _Row) -> AuditEntry:
 
 
 def _memory(row: _Row) -> Memory:
+    # Positional and with the None checks inline: a scene reads a dozen of these.
+    action, good_id, qty, price, ref = row[6], row[7], row[8], row[9], row[10]
     return Memory(
-        id=int(row[0]),
-        npc_id=str(row[1]),
-        about_id=str(row[2]),
-        day=int(row[3]),
-        kind=str(row[4]),
-        text=str(row[5]),
-        action=_optional_str(row[6]),
-        good_id=_optional_str(row[7]),
-        qty=_optional_int(row[8]),
-        price=_optional_int(row[9]),
-        ref=_optional_str(row[10]),
-        weight=int(row[11]),
+        int(row[0]),
+        str(row[1]),
+        str(row[2]),
+        int(row[3]),
+        str(row[4]),
+        str(row[5]),
+        None if action is None else str(action),
+        None if good_id is None else str(good_id),
+        None if qty is None else int(qty),
+        None if price is None else int(price),
+        None if ref is None else str(ref),
+        int(row[11]),
     )

@@ -76,10 +76,26 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def gather_scene(reader: WorldReader, npc_id: str, player_id: str) -> SceneData:
-    """Read what the scene needs; call inside one snapshot so the parts agree."""
+@dataclass(frozen=True, slots=True)
+class NpcSide:
+    """The part of a scene that is the same for every player who meets this NPC now."""
+
+    day: int
+    place: Location
+    npc: Actor
+    sells: list[Ware]
+    buys: list[Ware]
+    open_quests: list[Quest]
+    intel: list[Intel]
+    routes: list[Route]
+    route_names: dict[str, str]
+    news: list[NewsItem]
+    good_names: dict[str, str]
+
+
+def gather_npc_side(reader: WorldReader, npc_id: str) -> NpcSide:
+    """Read what every player's scene with this NPC shares; inside one snapshot."""
     npc = reader.require_actor(npc_id)
-    player = reader.require_actor(player_id)
     place = reader.location(npc.location_id) or Location(npc.location_id, npc.location_id, "")
     good_names = {good.id: good.name for good in reader.goods()}
     prices = {quote.good_id: quote.price for quote in reader.market(npc.location_id)}
@@ -97,23 +113,47 @@ def gather_scene(reader: WorldReader, npc_id: str, player_id: str) -> SceneData:
             buys.append(ware)
     day = reader.day()
     routes = [route for route in reader.routes_from(npc.location_id) if route.seller_id == npc_id]
-    return SceneData(
+    return NpcSide(
         day=day,
         place=place,
         npc=npc,
-        player=player,
-        player_hold=reader.cargo(player_id),
         sells=sells,
         buys=buys,
-        attitude=reader.attitude(npc_id, player_id),
-        player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
         open_quests=[q for q in reader.quests_given_by(npc_id) if q.status == "open"],
         intel=reader.intel_of(npc_id),
         routes=routes,
         route_names={loc.id: loc.name for loc in reader.locations()},
         news=reader.news(npc.location_id, since_day=max(1, day - NEWS_DAYS), limit=NEWS_ITEMS),
-        memories=reader.memories(npc_id, player_id),
         good_names=good_names,
+    )
+
+
+def gather_scene(
+    reader: WorldReader, npc_id: str, player_id: str, npc_side: NpcSide | None = None
+) -> SceneData:
+    """Read what the scene needs; call inside one snapshot so the parts agree.
+
+    `npc_side`, when given, must have been read at this same state of the world.
+    """
+    side = npc_side if npc_side is not None else gather_npc_side(reader, npc_id)
+    player = reader.require_actor(player_id)
+    return SceneData(
+        day=side.day,
+        place=side.place,
+        npc=side.npc,
+        player=player,
+        player_hold=reader.cargo(player_id),
+        sells=side.sells,
+        buys=side.buys,
+        attitude=reader.attitude(npc_id, player_id),
+        player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
+        open_quests=side.open_quests,
+        intel=side.intel,
+        routes=side.routes,
+        route_names=side.route_names,
+        news=side.news,
+        memories=reader.memories(npc_id, player_id),
+        good_names=side.good_names,
     )
 
 

@@ -6,7 +6,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +28,7 @@ from .errors import (
 from .memory import MemoryBudget
 from .reader import WorldReader
 from .rows import Actor
-from .scene import gather_scene, render_scene
+from .scene import NpcSide, gather_npc_side, gather_scene, render_scene
 from .sqlite_conn import DEFAULT_BUSY_TIMEOUT_S
 from .sqlite_open import open_sqlite, rebuild_sqlite
 from .transaction import WorldTx
@@ -60,6 +60,9 @@ class VoyageWorld:
         self._memory_budget = memory_budget or MemoryBudget()
         self._clock_rules = clock_rules or ClockRules()
         self._local = threading.local()
+        # Scenes' NPC sides read at the world state named by the token (see `scene`).
+        self._npc_sides: dict[str, NpcSide] = {}
+        self._npc_sides_token: Hashable | None = None
 
     @property
     def path(self) -> Path | None:
@@ -155,6 +158,22 @@ class VoyageWorld:
         finally:
             self._local.open = False
 
+    @contextmanager
+    def _single_read(self) -> Generator[WorldReader, None, None]:
+        """Like `snapshot`, for a single statement (SQLite runs it without BEGIN/ROLLBACK)."""
+        if getattr(self._local, "open", False):
+            raise TransactionStateError("a transaction is already open on this World")
+        self._local.open = True
+        try:
+            with self._backend.single_read() as driver:
+                reader = WorldReader(driver, self)
+                try:
+                    yield reader
+                finally:
+                    reader.end()
+        finally:
+            self._local.open = False
+
     def is_alive(self, tx: Any, actor_id: str) -> bool:
         """Whether the actor lives, read inside the action's transaction."""
         return self._own_tx(tx).is_alive(actor_id)
@@ -169,7 +188,7 @@ class VoyageWorld:
     # the framework's read side
 
     def npc(self, npc_id: str) -> NpcCard | None:
-        with self.snapshot() as reader:
+        with self._single_read() as reader:
             found = reader.actor(npc_id)
         return _card(found) if found is not None and found.kind == "npc" else None
 
@@ -178,15 +197,15 @@ class VoyageWorld:
             return [_card(actor) for actor in reader.npcs()]
 
     def has_player(self, player_id: str) -> bool:
-        with self.snapshot() as reader:
+        with self._single_read() as reader:
             found = reader.actor(player_id)
         return found is not None and found.kind == "player"
 
     def can_meet(self, npc_id: str, player_id: str) -> bool:
         """True when the NPC is alive and at the player's location."""
-        with self.snapshot() as reader:
-            npc = reader.actor(npc_id)
-            player = reader.actor(player_id)
+        with self._single_read() as reader:
+            found = reader.actors((npc_id, player_id))
+        npc, player = found.get(npc_id), found.get(player_id)
         return (
             npc is not None
             and npc.kind == "npc"
@@ -232,11 +251,25 @@ class VoyageWorld:
     def scene(self, npc_id: str, player_id: str) -> str:
         """What the NPC sees now, memories of the player folded to fit the budget."""
         with self.snapshot() as reader:
-            data = gather_scene(reader, npc_id, player_id)
+            # Every player's scene with an NPC shares its NPC side: read it again only after a
+            # commit (any, by anyone: the token changes), or on every call when the backend
+            # cannot tell (PostgreSQL). The lock of `snapshot` covers the cache on SQLite.
+            token = self._backend.state_token()
+            side = None
+            if token is not None:
+                if token != self._npc_sides_token:
+                    self._npc_sides = {}
+                    self._npc_sides_token = token
+                side = self._npc_sides.get(npc_id)
+            if side is None:
+                side = gather_npc_side(reader, npc_id)
+                if token is not None:
+                    self._npc_sides[npc_id] = side
+            data = gather_scene(reader, npc_id, player_id, side)
         return render_scene(data, self._memory_budget)
 
     def attitude(self, npc_id: str, player_id: str) -> int:
-        with self.snapshot() as reader:
+        with self._single_read() as reader:
             return reader.attitude(npc_id, player_id)
 
     def tick(self, days: int) -> list[NewsItem]:
