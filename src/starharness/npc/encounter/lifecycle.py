@@ -93,6 +93,32 @@ class EncounterHost(Protocol):
 class Encounter:
     """An open encounter; its id is the client's, scoped to one connection."""
 
+    __slots__ = (
+        "_closed",
+        "_closing",
+        "_committed",
+        "_conclusion",
+        "_decided",
+        "_decision_name",
+        "_failures",
+        "_give_up",
+        "_handle",
+        "_host",
+        "_inline",
+        "_mapper",
+        "_options",
+        "_plan",
+        "_preset",
+        "_running",
+        "_scene",
+        "_send_frame",
+        "_turn_started",
+        "id",
+        "npc",
+        "player_id",
+        "session_id",
+    )
+
     def __init__(
         self, host: EncounterHost, encounter_id: str, npc: NpcCard, player_id: str, send: FrameSink
     ) -> None:

@@ -3,12 +3,14 @@ root."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..frames import ErrorCode
@@ -24,9 +26,6 @@ def build_app(server: NpcServer) -> ASGIApp:
 
     Every route sits behind the Host allow-list (loopback names plus `public_names`).
     """
-
-    async def frames(websocket: WebSocket) -> None:
-        await server.connect(websocket)
 
     async def healthz(request: Request) -> Response:
         return JSONResponse(
@@ -52,7 +51,6 @@ def build_app(server: NpcServer) -> ASGIApp:
         return Response(server.metrics.render(), media_type=CONTENT_TYPE)
 
     routes: list[BaseRoute] = [
-        WebSocketRoute(FRAME_PATH, frames),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics),
@@ -64,4 +62,42 @@ def build_app(server: NpcServer) -> ASGIApp:
     def refused() -> None:
         server.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
 
-    return HostGuard(Starlette(routes=routes), server.names, refused)
+    return HostGuard(_FrameSocket(server, Starlette(routes=routes)), server.names, refused)
+
+
+class _FrameSocket:
+    """WebSockets on FRAME_PATH go straight to the server; everything else to the Starlette app.
+
+    Starlette's middleware and routing add about a dozen coroutine frames and closures, alive
+    as long as the WebSocket is open (about 4.6 KB per connection with 1,000 open); the route
+    needs none of them (it raises no HTTP or WebSocket exceptions for handlers to map).
+    """
+
+    __slots__ = ("_app", "_server")
+
+    def __init__(self, server: NpcServer, app: ASGIApp) -> None:
+        self._server = server
+        self._app = app
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        if scope["type"] == "websocket" and scope["path"] == FRAME_PATH:
+            return self._server.connect(_FrameWebSocket(scope, receive, send))
+        return self._app(scope, receive, send)
+
+
+class _FrameWebSocket(WebSocket):
+    """Starlette's WebSocket with its attributes (and the lazily cached ones) in slots."""
+
+    __slots__ = (
+        "_base_url",
+        "_cookies",
+        "_headers",
+        "_query_params",
+        "_receive",
+        "_send",
+        "_state",
+        "_url",
+        "application_state",
+        "client_state",
+        "scope",
+    )

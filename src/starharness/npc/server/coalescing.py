@@ -11,10 +11,12 @@ as a line's first say.delta, never waits.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
 
+from .handshake import PROTOCOL_ATTRIBUTES, restart_parser, share_extensions, share_scope_parts
 from .light_sync import LightEvent, LightQueue
 
 
@@ -109,10 +111,14 @@ class CoalescingTransport(asyncio.Transport):
 class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol, writing through a CoalescingTransport.
 
-    Its receive queue and writable event are the light kinds: an open connection keeps about
-    3.8 KB less of asyncio's waiter deques.
+    Lean per connection: its attributes live in slots, its receive queue and writable event are
+    the light kinds, the handshake (request, response, headers) is let go once answered, and the
+    compression settings are one object per server (see `handshake.py` for the details).
     """
 
+    # Every attribute uvicorn's protocol sets (checked against the pinned release): in slots
+    # an open connection keeps about 1.3 KB less than in an instance dict of 37 keys.
+    __slots__ = PROTOCOL_ATTRIBUTES
     hold_s: ClassVar[float] = 0.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -123,6 +129,7 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
         writable = LightEvent()
         writable.set()
         self.writable = writable
+        share_extensions(self.conn, self.config)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if not isinstance(transport, asyncio.Transport):
@@ -130,11 +137,25 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
         loop = asyncio.get_running_loop()
         super().connection_made(CoalescingTransport(transport, loop, hold_s=self.hold_s))
 
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        if not self.handshake_complete:  # else refused: its parser now discards what comes
+            restart_parser(self.conn)
+            share_scope_parts(cast(dict[str, Any], self.scope))
+
+    def start_keepalive(self) -> None:
+        # uvicorn calls this once, right after the accepting response left: the handshake is over.
+        super().start_keepalive()
+        self.request = None  # pyright: ignore[reportAttributeAccessIssue]
+        self.response = None  # pyright: ignore[reportAttributeAccessIssue]
+
 
 def coalescing_protocol(hold_ms: float) -> type[CoalescingWebSocketProtocol]:
     """The protocol class for uvicorn's `ws=`, holding writes for `hold_ms` after each one."""
     if hold_ms < 0:
         raise ValueError(f"hold_ms must be >= 0, got {hold_ms}")
     return type(
-        "CoalescingWebSocketProtocol", (CoalescingWebSocketProtocol,), {"hold_s": hold_ms / 1000}
+        "CoalescingWebSocketProtocol",
+        (CoalescingWebSocketProtocol,),
+        {"__slots__": (), "hold_s": hold_ms / 1000},
     )

@@ -39,19 +39,35 @@ POLICY_VIOLATION = 1008
 class Connection:
     """Frames are handled one at a time, in arrival order; turns run in the agents' tasks."""
 
+    __slots__ = (
+        "_ended",
+        "_limits",
+        "_opens",
+        "_reading",
+        "_says",
+        "access",
+        "attached",
+        "dropped",
+        "encounters",
+        "outbox",
+        "server",
+        "websocket",
+    )
+
     def __init__(self, server: NpcServer, websocket: WebSocket, access: Access) -> None:
         self.server = server
         self.websocket = websocket
         self.access = access
+        # Counted among its player's connections (for HUD frames) since `hello`.
         self.attached = False
-        """Counted among its player's connections (for HUD frames) since `hello`."""
         self.encounters: dict[str, Encounter] = {}
         limits = server.settings.limits
         self._limits = limits
         self._says = TokenBucket(limits.says_per_second, limits.say_burst)
         self._opens = TokenBucket(limits.opens_per_second, limits.open_burst)
-        # A future, not an Event: an Event allocates a waiter deque (~0.8 KB per connection).
-        self._stop: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # The task reading frames (the one serving the WebSocket), until it stops.
+        self._reading: asyncio.Task[None] | None = None
+        self._ended = False
         self.dropped: str | None = None
         self.outbox = Outbox(
             websocket.send_text,
@@ -92,20 +108,57 @@ class Connection:
         self._end()
 
     def _end(self) -> None:
-        if not self._stop.done():
-            self._stop.set_result(None)
+        # Stops the reading where it waits (mid-frame too), as a cancelled reader task would.
+        if self._ended:
+            return
+        self._ended = True
+        if self._reading is not None:
+            self._reading.cancel()
 
     # -- the connection's life ---------------------------------------------------------------
 
     async def serve(self) -> None:
-        """Run until the client leaves or is dropped; then close every encounter."""
-        reader = asyncio.create_task(self._read(), name="npc connection reader")
-        reader.add_done_callback(lambda _task: self._end())
+        """Read frames until the client leaves or is dropped; then close every encounter.
+
+        Frames are read in the calling task, in this very frame: a reader task of its own cost
+        each open connection a task, its coroutines and a future to wait on (about 1 KB).
+        """
+        task = asyncio.current_task()
+        assert task is not None
+        self._reading = task
+        receive = self.websocket.receive
+        limit = self._limits.max_frame_bytes
         try:
-            await asyncio.shield(self._stop)
+            while True:
+                try:
+                    message = await receive()
+                except (WebSocketDisconnect, RuntimeError):
+                    return
+                if message["type"] == "websocket.disconnect":
+                    return
+                text: str | None = message.get("text")
+                # Neither the message nor its text is held while the next one is awaited.
+                del message
+                if text is None:
+                    self._error(
+                        FrameError(ErrorCode.BAD_FRAME, "frames must be JSON text, not binary")
+                    )
+                    continue
+                if len(text) * 4 > limit and len(text.encode()) > limit:
+                    del text
+                    self._error(
+                        FrameError(ErrorCode.LIMIT, f"the frame is larger than {limit} bytes")
+                    )
+                    continue
+                await self._handle(text)
+                del text
+        except asyncio.CancelledError:
+            # Ours (the connection was dropped) ends here; anyone else's goes on up.
+            if not self._ended or task.uncancel() > 0:
+                raise
         finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
+            self._reading = None
+            self._ended = True
             await self.outbox.aclose()
             await self._close_encounters()
 
@@ -114,25 +167,6 @@ class Connection:
         self.encounters.clear()
         if encounters:
             await asyncio.gather(*(e.close() for e in encounters), return_exceptions=True)
-
-    async def _read(self) -> None:
-        websocket = self.websocket
-        limit = self._limits.max_frame_bytes
-        while True:
-            try:
-                message = await websocket.receive()
-            except (WebSocketDisconnect, RuntimeError):
-                return
-            if message["type"] == "websocket.disconnect":
-                return
-            text: str | None = message.get("text")
-            if text is None:
-                self._error(FrameError(ErrorCode.BAD_FRAME, "frames must be JSON text, not binary"))
-                continue
-            if len(text) * 4 > limit and len(text.encode()) > limit:
-                self._error(FrameError(ErrorCode.LIMIT, f"the frame is larger than {limit} bytes"))
-                continue
-            await self._handle(text)
 
     async def _handle(self, text: str) -> None:
         try:

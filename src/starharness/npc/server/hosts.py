@@ -7,7 +7,7 @@ page whose name was rebound to this machine's address reaches nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -27,18 +27,21 @@ class HostGuard:
         self._names = names
         self._on_refused = on_refused
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # Not a coroutine: a passed request runs in the app's own frame, and an open WebSocket
+        # does not keep a guard frame alive for its whole life (uvicorn runs us as ASGI 3).
         if scope["type"] not in ("http", "websocket"):
-            await self._app(scope, receive, send)
-            return
+            return self._app(scope, receive, send)
         host: str | None = None
         for key, value in scope.get("headers", ()):
             if key == b"host":
                 host = value.decode("latin-1")
                 break
         if host_allowed(host, self._names):
-            await self._app(scope, receive, send)
-            return
+            return self._app(scope, receive, send)
+        return self._refuse(scope, host, receive, send)
+
+    async def _refuse(self, scope: Scope, host: str | None, receive: Receive, send: Send) -> None:
         self._on_refused()
         _log.warning("refused a %s for host %.100r", scope["type"], host)
         if scope["type"] == "websocket":

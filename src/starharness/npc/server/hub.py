@@ -25,6 +25,7 @@ from .access import admit
 from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection
 from .fanout import Fanout, LocalFanout
+from .handshake import keep_headers
 from .metrics import ServerMetrics
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
@@ -33,6 +34,8 @@ from .transcripts import TranscriptKeeper
 
 _log = logging.getLogger("starharness.npc.server")
 _READY_WORLD_S = 5.0
+KEPT_HEADERS = frozenset((b"host", b"origin"))
+"""The headers an accepted WebSocket's scope keeps (the rest go once it is admitted)."""
 
 
 class NpcServer:
@@ -323,6 +326,8 @@ class NpcServer:
             await _refuse(websocket, verdict)
             return
         await websocket.accept()
+        # Admitted: only Host and Origin are still told (a connection's peer is in the scope).
+        keep_headers(websocket.scope, KEPT_HEADERS)
         connection = Connection(self, websocket, verdict)
         self.connections.add(connection)
         self.metrics.connections.inc()

@@ -114,14 +114,8 @@ class Context:
         """Make `service` available as `key` in this layer until the disposer runs."""
         if key.name in self._services:
             raise ServiceConflictError(f"service {key.name!r} is already provided in {self.name!r}")
-        table = self._services
-        table[key.name] = service
-
-        def remove() -> None:
-            if table.get(key.name) is service:
-                del table[key.name]
-
-        return self.scope.add(remove)
+        self._services[key.name] = service
+        return self.scope.add(_Withdrawal(self._services, key.name, service))
 
     def _lookup(self, name: str) -> Any | None:
         ctx: Context | None = self
@@ -174,3 +168,18 @@ class Context:
 
     def emit(self, event: Event[T], payload: T) -> None:
         self.events.emit(event, payload)
+
+
+class _Withdrawal:
+    """Takes a provided service back if it is still the one provided (one per `provide`)."""
+
+    __slots__ = ("_name", "_service", "_table")
+
+    def __init__(self, table: dict[str, Any], name: str, service: object) -> None:
+        self._table = table
+        self._name = name
+        self._service = service
+
+    def __call__(self) -> None:
+        if self._table.get(self._name) is self._service:
+            del self._table[self._name]

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
-from .effects import Disposer, once
+from .effects import Disposer
 
 _log = logging.getLogger("starharness.runtime.events")
 
@@ -57,6 +57,22 @@ Next = Callable[[T], Awaitable[T | None]]
 WaterfallListener = Callable[[T, Next[T]], Awaitable[T | None]]
 
 
+class _Removal:
+    """Takes one listener out of its bucket, once (a small object: one per registration)."""
+
+    __slots__ = ("_bucket", "_fn")
+
+    def __init__(self, bucket: list[Any], fn: object) -> None:
+        self._bucket: list[Any] | None = bucket
+        self._fn = fn
+
+    def __call__(self) -> None:
+        bucket, self._bucket = self._bucket, None
+        if bucket is not None:
+            with contextlib.suppress(ValueError):
+                bucket.remove(self._fn)
+
+
 class EventBus:
     """Registers listeners (each registration returns a disposer) and dispatches to them."""
 
@@ -70,12 +86,7 @@ class EventBus:
     def _add(self, name: str, fn: object) -> Disposer:
         bucket = self._listeners.setdefault(name, [])
         bucket.append(fn)
-
-        def remove() -> None:
-            with contextlib.suppress(ValueError):
-                bucket.remove(fn)
-
-        return once(remove)
+        return _Removal(bucket, fn)
 
     def _chain(self, name: str) -> list[Any]:
         own = self._listeners.get(name)

@@ -37,15 +37,7 @@ class LayeredTable(Generic[V]):
             where = "the global layer" if layer is None else f"the layer of {layer.name!r}"
             raise self._error(f"{self._kind} {name!r} is already registered in {where}")
 
-        def remove() -> None:
-            entries = self.layers.get(layer)
-            if entries is None or entries.get(name) is not item:
-                return
-            del entries[name]
-            if not entries:
-                del self.layers[layer]
-            self.version += 1
-
+        remove = _Removal(self, layer, name, item)
         disposer = ctx.scope.add(remove) if ctx is not None else once(remove)
         self.layers.setdefault(layer, {})[name] = item
         self.version += 1
@@ -62,3 +54,25 @@ class LayeredTable(Generic[V]):
             if entries:
                 merged.update(entries)
         return merged
+
+
+class _Removal(Generic[V]):
+    """Takes one item out of its layer if it is still the one there (one per registration)."""
+
+    __slots__ = ("_item", "_layer", "_name", "_table")
+
+    def __init__(self, table: LayeredTable[V], layer: Context | None, name: str, item: V) -> None:
+        self._table = table
+        self._layer = layer
+        self._name = name
+        self._item = item
+
+    def __call__(self) -> None:
+        table = self._table
+        entries = table.layers.get(self._layer)
+        if entries is None or entries.get(self._name) is not self._item:
+            return
+        del entries[self._name]
+        if not entries:
+            del table.layers[self._layer]
+        table.version += 1

@@ -142,9 +142,21 @@ class AgentManager:
 
 def _log_approvals(layer: Context, agent: Agent) -> None:
     """Every approval question and answer goes into the agent's log."""
+    logger = _ApprovalLog(agent)
+    layer.on(APPROVAL_ASKED, logger.asked)
+    layer.on(APPROVAL_DECIDED, logger.decided)
 
-    def asked(request: ApprovalRequest) -> None:
-        agent.log(
+
+class _ApprovalLog:
+    """One agent's approval listeners: a small object, not two closures per agent."""
+
+    __slots__ = ("_agent",)
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+
+    def asked(self, request: ApprovalRequest) -> None:
+        self._agent.log(
             ev.APPROVAL_ASKED,
             {
                 "call_id": request.call_id,
@@ -154,8 +166,8 @@ def _log_approvals(layer: Context, agent: Agent) -> None:
             },
         )
 
-    def decided(answer: ApprovalDecided) -> None:
-        agent.log(
+    def decided(self, answer: ApprovalDecided) -> None:
+        self._agent.log(
             ev.APPROVAL_DECIDED,
             {
                 "call_id": answer.request.call_id,
@@ -164,9 +176,6 @@ def _log_approvals(layer: Context, agent: Agent) -> None:
                 "message": answer.message,
             },
         )
-
-    layer.on(APPROVAL_ASKED, asked)
-    layer.on(APPROVAL_DECIDED, decided)
 
 
 class AgentsConfig(BaseModel):

@@ -1,0 +1,123 @@
+"""What an open WebSocket no longer needs from its handshake, and what servers can share.
+
+uvicorn's sans-I/O protocol keeps the handshake request (its headers as a websockets `Headers`,
+a second copy of the ASGI scope's) and the response for the connection's life, and the
+websockets parser keeps the request too, in the frame of the generator that parsed it. With
+1,000 open connections that was about 4 KB each (bench/encounters.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, cast
+
+from websockets.extensions import ServerExtensionFactory
+from websockets.protocol import CONNECTING, Protocol
+from websockets.server import ServerProtocol
+
+PROTOCOL_ATTRIBUTES = (
+    "app",
+    "app_state",
+    "asgi_version",
+    "client",
+    "close_sent",
+    "close_timeout",
+    "close_timer",
+    "config",
+    "conn",
+    "connections",
+    "curr_msg_data_type",
+    "default_headers",
+    "disconnected",
+    "frames",
+    "handshake_complete",
+    "handshake_initiated",
+    "initial_response",
+    "last_ping_rtt",
+    "logger",
+    "loop",
+    "pending_ping_payload",
+    "ping_interval",
+    "ping_sent_at",
+    "ping_timeout",
+    "ping_timer",
+    "pong_timer",
+    "queue",
+    "read_paused",
+    "request",
+    "response",
+    "root_path",
+    "scheme",
+    "scope",
+    "server",
+    "tasks",
+    "transport",
+    "writable",
+)
+"""The instance attributes of uvicorn's WebSocketsSansIOProtocol (0.54): our subclass slots them."""
+
+_SHARED_EXTENSIONS: dict[int, tuple[Any, Sequence[ServerExtensionFactory]]] = {}
+
+
+def share_extensions(conn: ServerProtocol, config: Any) -> None:
+    """Use the first connection's extension factories (settings only) for every later one.
+
+    uvicorn builds a permessage-deflate factory per connection; it holds only settings and
+    makes a new extension object for each handshake that asks for compression.
+    """
+    shared = _SHARED_EXTENSIONS.get(id(config))
+    if shared is None or shared[0] is not config:
+        _SHARED_EXTENSIONS.clear()  # one server's config at a time; tests start many in turn
+        _SHARED_EXTENSIONS[id(config)] = (config, conn.available_extensions or [])
+        return
+    conn.available_extensions = shared[1]
+
+
+def restart_parser(conn: ServerProtocol) -> None:
+    """Parse frames with a fresh parser that never saw the request (the old one holds it).
+
+    Only while the parser waits for the first frame with nothing buffered: then the fresh
+    generator is exactly where the old one stood (websockets' ServerProtocol.parse delegates
+    to Protocol.parse after the request and waits in `at_eof` until data comes).
+    """
+    reader = conn.reader
+    if conn.state is not CONNECTING or conn.eof_sent or conn.handshake_exc is not None:
+        return
+    if reader.buffer or reader.eof or conn.parser_exc is not None:
+        return
+    parser = Protocol.parse(conn)
+    next(parser)
+    conn.parser = parser
+
+
+_SHARED_SCOPE_PARTS: dict[str, Any] = {}
+
+
+def share_scope_parts(scope: dict[str, Any]) -> None:
+    """Use one `asgi` and one `extensions` dict for every WebSocket's scope (the same content).
+
+    uvicorn builds both afresh per connection; nothing here (or in Starlette) changes them.
+    """
+    for key in ("asgi", "extensions"):
+        value = scope.get(key)
+        shared = _SHARED_SCOPE_PARTS.get(key)
+        if shared is not None and shared == value:
+            scope[key] = shared
+        elif isinstance(value, dict):
+            _SHARED_SCOPE_PARTS[key] = value
+
+
+def keep_headers(scope: Mapping[str, Any], names: Collection[bytes]) -> None:
+    """Keep only the headers named `names` in an accepted WebSocket's scope (in place).
+
+    Once it is admitted, nothing reads a connection's other headers; a browser's (cookies,
+    user agent, languages) are most of what its scope holds.
+    """
+    headers = scope.get("headers")
+    if isinstance(headers, list):
+        kept: list[tuple[bytes, bytes]] = [
+            (name, value)
+            for name, value in cast(list[tuple[bytes, bytes]], headers)
+            if name in names
+        ]
+        headers[:] = kept
