@@ -6,7 +6,10 @@ page whose name was rebound to this machine's address reaches nothing.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
+import sys
 from collections.abc import Awaitable, Callable, Collection
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -40,6 +43,13 @@ class HostGuard:
         if host_allowed(host, self._names):
             return self._app(scope, receive, send)
         return self._refuse(scope, host, receive, send)
+
+    # Servers (uvicorn's "auto", hypercorn) tell ASGI 3 from ASGI 2 by whether `__call__` is a
+    # coroutine function; marked as one, `build_app` runs anywhere without naming the interface.
+    if sys.version_info >= (3, 12):
+        __call__ = inspect.markcoroutinefunction(__call__)
+    else:
+        __call__._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]  # pyright: ignore
 
     async def _refuse(self, scope: Scope, host: str | None, receive: Receive, send: Send) -> None:
         self._on_refused()

@@ -129,8 +129,8 @@ async def start_server(
             log_level="warning",
             access_log=False,
             lifespan="off",
-            # Our outer app is a plain callable returning the request's coroutine (no frame of
-            # its own per open WebSocket); "auto" would take it for ASGI 2.
+            # Said rather than guessed: the outer app is a plain callable returning the
+            # request's coroutine (no frame of its own per open WebSocket).
             interface="asgi3",
             ws=_websocket_protocol(settings.frame_batch_ms),
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
