@@ -7,7 +7,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Generator, Hashable, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +19,7 @@ from ..paths import default_world_path
 from . import pg_conn, pg_schema
 from .backends import Backend, PostgresBackend, SqliteBackend
 from .clock import ClockRules, advance
+from .driver import Driver
 from .errors import (
     TransactionStateError,
     UnknownEntityError,
@@ -141,31 +142,24 @@ class VoyageWorld:
                 time.sleep(random.uniform(delay / 2, delay * 1.5))
         raise AssertionError("unreachable: attempts is at least 1")
 
-    @contextmanager
-    def snapshot(self) -> Generator[WorldReader, None, None]:
+    def snapshot(self) -> AbstractContextManager[WorldReader]:
         """A read-only view in which every read sees the same moment (PostgreSQL:
         REPEATABLE READ READ ONLY, which never blocks or aborts writers)."""
-        if getattr(self._local, "open", False):
-            raise TransactionStateError("a transaction is already open on this World")
-        self._local.open = True
-        try:
-            with self._backend.read() as driver:
-                reader = WorldReader(driver, self)
-                try:
-                    yield reader
-                finally:
-                    reader.end()
-        finally:
-            self._local.open = False
+        return self._reading(self._backend.read)
+
+    def _single_read(self) -> AbstractContextManager[WorldReader]:
+        """Like `snapshot`, for a single statement (SQLite runs it without BEGIN/ROLLBACK)."""
+        return self._reading(self._backend.single_read)
 
     @contextmanager
-    def _single_read(self) -> Generator[WorldReader, None, None]:
-        """Like `snapshot`, for a single statement (SQLite runs it without BEGIN/ROLLBACK)."""
+    def _reading(
+        self, open_driver: Callable[[], AbstractContextManager[Driver]]
+    ) -> Generator[WorldReader, None, None]:
         if getattr(self._local, "open", False):
             raise TransactionStateError("a transaction is already open on this World")
         self._local.open = True
         try:
-            with self._backend.single_read() as driver:
+            with open_driver() as driver:
                 reader = WorldReader(driver, self)
                 try:
                     yield reader
