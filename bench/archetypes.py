@@ -305,9 +305,10 @@ def _report(
         f"agent {agent_ratio:.2f}x"
     )
     print(
-        f"against bench/encounters.py's {BEFORE_KB_PER_ENCOUNTER:g} KB per encounter before "
-        f"presets: about {with_socket:.1f} KB with presets, {share:.2f} of it "
-        f"(goal < {goal_kb:.1f} KB, a third)"
+        f"estimate only ({BEFORE_KB_PER_ENCOUNTER:g} KB, bench/encounters.py before presets, "
+        f"minus what presets save here): about {with_socket:.1f} KB, {share:.2f} of it "
+        f"(goal < {goal_kb:.1f} KB, a third); it misses every cut outside registration, so "
+        "run bench/encounters.py for the measured figure with a WebSocket per encounter"
     )
     met = with_socket < goal_kb and cpu_ratio <= GOAL_CPU_RATIO
     print("all goals met" if met else "some goals missed (see above)")
