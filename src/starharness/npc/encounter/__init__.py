@@ -3,7 +3,8 @@
 from .archetype_kit import DEFAULT_ARCHETYPE, ArchetypeKit
 from .conclusion import SpeechConclusion
 from .game_tools import GameDefinitionError, GameKit
-from .lifecycle import PERSONA_ORDER, TRANSCRIPT_KIND, Encounter, EncounterHost
+from .host import EncounterHost
+from .lifecycle import PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .mapping import FrameMapper, FrameSink, SpeechStyle, error_code_for
 from .presets import ARCHETYPE_ORDER, PROTOCOL_ORDER, ArchetypePreset, ArchetypePresets
 from .speech_stream import LineStream

@@ -11,15 +11,13 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from ...runtime.kernel import Context, Next
 from ...runtime.llm import NamedToolChoice, UserMessage
 from ...runtime.loop import (
     AGENTS,
     AgentHandle,
-    AgentOptions,
     CancelCause,
     LoggedEvent,
     OutgoingRequest,
@@ -31,11 +29,12 @@ from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
-from ..world import NpcCard, World
+from ..world import NpcCard
 from ..world_calls import call_world
 from .conclusion import SpeechConclusion
-from .game_tools import GameKit
+from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
+from .meeting import meet
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
 
@@ -51,43 +50,6 @@ PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
 GREETING_SOURCE: Final = "encounter"
-
-
-class EncounterHost(Protocol):
-    """What an encounter needs from the server running it."""
-
-    @property
-    def ctx(self) -> Context: ...
-
-    @property
-    def kit(self) -> GameKit: ...
-
-    @property
-    def world(self) -> World: ...
-
-    @property
-    def world_calls_inline(self) -> bool:
-        """Whether the world's calls run on the event loop (see `npc.calls_inline`)."""
-        ...
-
-    @property
-    def agent_options(self) -> AgentOptions: ...
-
-    def preset(self, archetype: str) -> ArchetypePreset:
-        """The shared layer of NPCs of `archetype` (built on first use, then reused)."""
-        ...
-
-    def push_hud(self, player_id: str) -> None:
-        """Send the player's HUD to every connection of that player (after a commit)."""
-        ...
-
-    def turn_done(self, seconds: float, reason: str) -> None: ...
-
-    def usage(self, usage: Mapping[str, Any]) -> None: ...
-
-    def encounter_ended(self, encounter: Encounter) -> None:
-        """The agent is disposed and the game told; the transcript may be pruned."""
-        ...
 
 
 class Encounter:
@@ -162,7 +124,7 @@ class Encounter:
         """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
         npc, attitude, scene = await call_world(
             host.world_calls_inline,
-            _meet,
+            meet,
             host.world,
             frame.id,
             frame.npc_id,
@@ -425,23 +387,3 @@ class Encounter:
             except Exception:
                 _log.exception("encounter %s: the game's on_encounter_end failed", self.id)
         self._host.encounter_ended(self)
-
-
-def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
-    """The NPC's card, its attitude and the scene, or FrameError saying why they cannot meet."""
-    npc = world.npc(npc_id)
-    if npc is None:
-        raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)
-    if not world.has_player(player_id):
-        raise FrameError(
-            ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}", encounter_id
-        )
-    if not npc.alive:
-        raise FrameError(ErrorCode.NPC_UNAVAILABLE, f"{npc.name} is not alive", encounter_id)
-    if not world.can_meet(npc_id, player_id):
-        raise FrameError(
-            ErrorCode.NPC_UNAVAILABLE,
-            f"{npc.name} cannot meet player {player_id!r} now",
-            encounter_id,
-        )
-    return npc, world.attitude(npc_id, player_id), world.scene(npc_id, player_id)

@@ -1,0 +1,26 @@
+"""Whether a player and an NPC can meet, read from the world before an encounter opens."""
+
+from __future__ import annotations
+
+from ..frames import ErrorCode, FrameError
+from ..world import NpcCard, World
+
+
+def meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
+    """The NPC's card, its attitude and the scene, or FrameError saying why they cannot meet."""
+    npc = world.npc(npc_id)
+    if npc is None:
+        raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)
+    if not world.has_player(player_id):
+        raise FrameError(
+            ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}", encounter_id
+        )
+    if not npc.alive:
+        raise FrameError(ErrorCode.NPC_UNAVAILABLE, f"{npc.name} is not alive", encounter_id)
+    if not world.can_meet(npc_id, player_id):
+        raise FrameError(
+            ErrorCode.NPC_UNAVAILABLE,
+            f"{npc.name} cannot meet player {player_id!r} now",
+            encounter_id,
+        )
+    return npc, world.attitude(npc_id, player_id), world.scene(npc_id, player_id)
