@@ -15,6 +15,7 @@ from voyage_e2e_support import WAIT_S, Player, Stack
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer, Responder
 from starharness.npc import ServerSettings, start_server
+from starharness.runtime.session import SessionsConfig
 from starharness.voyage import GAME, VoyageWorld, open_world
 from starharness.voyage.content import PLAYER_ID
 from starharness.voyage.director import DIRECTOR_NAME
@@ -41,13 +42,15 @@ async def serving_director(
     name: str = "world.db",
     code_mode: bool = False,
     place: WorldPlace | None = None,
+    sessions: SessionsConfig | None = None,
 ) -> AsyncIterator[Stack]:
     """Omega station with the director on (unless `residents` says otherwise).
 
     `prepare` edits the fresh world before the server opens it; `responder` plays the model
     (default: the game's offline brain, which plays the director and the NPCs). `code_mode`
     adds the game profiles' sandbox row, so the director gets run_code. `place` puts the world
-    in PostgreSQL instead of `tmp_path / name`.
+    in PostgreSQL instead of `tmp_path / name`; `sessions` keeps the logs somewhere other
+    than memory.
     """
     place = place if place is not None and place.target is not None else None
     path = tmp_path / name
@@ -66,7 +69,9 @@ async def serving_director(
         settings = ServerSettings(port=0, world=path, residents=list(residents))
     async with MockLlmServer(responder=responder or GAME.offline_responder) as mock:
         rows = [SANDBOX_ROW] if code_mode else []
-        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=WAIT_S, rows=rows)
+        ctx = await start_runtime(
+            mock.base_url, max_attempts=1, first_byte_s=WAIT_S, rows=rows, sessions=sessions
+        )
         try:
             running = await start_server(ctx, GAME, settings)
             try:

@@ -1,4 +1,4 @@
-"""`star-harness inspect [ENCOUNTER]`: list encounter transcripts, or print what an NPC saw."""
+"""`star-harness inspect [ENCOUNTER]`: list transcripts, or print what an NPC or resident saw."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def register(app: typer.Typer) -> None:
     """Add the `inspect` command to `app`."""
     app.command(
         "inspect",
-        help="List kept encounter transcripts, or print one: every request the NPC's model was "
-        "sent, and what it did.",
+        help="List kept transcripts (encounters, and residents' turns such as the director's), "
+        "or print one: every request the model was sent, and what it did.",
     )(inspect)
 
 
@@ -27,7 +27,8 @@ def inspect(
     encounter: Annotated[
         str | None,
         typer.Argument(
-            help="A session id from the listing, or an encounter id (the newest with that id).",
+            help="A session id from the listing, an encounter id, or a resident's name (the "
+            "newest with that id or name).",
             metavar="[ENCOUNTER]",
             show_default=False,
         ),
@@ -93,7 +94,7 @@ async def _inspect(
         if key is None:
             found = await list_transcripts(store)
             if not found:
-                return f"no encounter transcripts in {path}\n"
+                return f"no transcripts in {path}\n"
             return "".join(info.line() + "\n" for info in found)
         stored = await find_transcript(store, key)
         if stored is None:

@@ -1,4 +1,5 @@
-"""Encounter transcripts: list them and print what the NPC saw (every request as sent) and did."""
+"""Transcripts of encounters and residents' turns: list them, and print what the model saw
+(every request as sent) and what it did."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .residents import RESIDENT_KIND
 
 @dataclass(frozen=True, slots=True)
 class TranscriptInfo:
-    """One stored encounter, for listings."""
+    """One stored transcript, for listings: an encounter's, or a resident's turn after a tick."""
 
     session_id: str
     encounter: str
@@ -29,21 +30,31 @@ class TranscriptInfo:
     game: str
     started_at: int
     updated_at: int
+    kind: str = TRANSCRIPT_KIND
+    resident: str = ""
+    """The resident's name (`kind` is RESIDENT_KIND); empty for an encounter."""
+    days: int = 0
+    """How many days the tick that woke the resident moved the clock."""
 
     def line(self) -> str:
         """One line for a listing."""
         started = datetime.fromtimestamp(self.started_at / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+        if self.kind == RESIDENT_KIND:
+            tick = f"after a tick of {self.days} day(s)"
+            return f"{self.session_id}  {started}Z  resident {self.resident!r} {tick}"
         who = f"{self.npc_name} ({self.npc}) with {self.player}"
         return f"{self.session_id}  {started}Z  {self.game}  {who}  encounter {self.encounter!r}"
 
 
 async def list_transcripts(store: SessionStore) -> list[TranscriptInfo]:
-    """Stored encounter transcripts, most recently active first."""
+    """Stored encounter and resident transcripts, most recently active first."""
     found: list[TranscriptInfo] = []
     for info in await store.list_sessions():
         meta = info.meta
-        if meta.get("kind") != TRANSCRIPT_KIND:
+        kind = meta.get("kind")
+        if kind not in (TRANSCRIPT_KIND, RESIDENT_KIND):
             continue
+        days = meta.get("days")
         found.append(
             TranscriptInfo(
                 session_id=info.id,
@@ -54,20 +65,25 @@ async def list_transcripts(store: SessionStore) -> list[TranscriptInfo]:
                 game=str(meta.get("game", "")),
                 started_at=info.created_at,
                 updated_at=info.updated_at,
+                kind=str(kind),
+                resident=str(meta.get("resident", "")),
+                days=days if isinstance(days, int) else 0,
             )
         )
     return found
 
 
 async def find_transcript(store: SessionStore, key: str) -> StoredSession | None:
-    """The transcript whose session id is `key`, else the newest whose encounter id is `key`."""
+    """The transcript whose session id is `key`, else the newest of the encounter id `key`,
+    else the newest turn of the resident named `key`."""
     stored = await store.load(key)
     if stored is not None:
         return stored
-    for info in await list_transcripts(store):
-        if info.encounter == key:
-            return await store.load(info.session_id)
-    return None
+    listed = await list_transcripts(store)
+    by_encounter = (i for i in listed if i.kind == TRANSCRIPT_KIND and i.encounter == key)
+    by_resident = (i for i in listed if i.kind == RESIDENT_KIND and i.resident == key)
+    found = next(by_encounter, None) or next(by_resident, None)
+    return None if found is None else await store.load(found.session_id)
 
 
 def render_transcript(stored: StoredSession) -> str:
