@@ -59,7 +59,9 @@ def test_a_blank_database_gets_schema_voyage_with_its_identity(pg_target: Postgr
 
 
 @pytest.mark.parametrize(
-    ("version", "words"), [(SCHEMA_VERSION + 1, "newer"), (SCHEMA_VERSION - 1, "older")]
+    # Version 1 predates in-place upgrades (test_voyage_schema_upgrade.py has those).
+    ("version", "words"),
+    [(SCHEMA_VERSION + 1, "newer"), (1, "older.*no upgrade in place")],
 )
 def test_another_schema_version_is_refused_untouched(
     pg_target: PostgresTarget, version: int, words: str

@@ -150,6 +150,9 @@ CREATE TABLE audit (
     reason      TEXT,
     summary     TEXT
 ) STRICT;
+-- "Once a day" guards count today's rows of one action: without it, every such check read the
+-- whole audit, which only grows (33-44 ms at 300,000 rows).
+CREATE INDEX audit_by_action_day ON audit (action, day);
 
 -- News: what happened where, for clients' headlines and later scenes.
 CREATE TABLE world_events (

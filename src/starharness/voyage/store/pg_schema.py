@@ -8,6 +8,7 @@ INTEGER is 64-bit, so credits and prices keep their range), REAL a double precis
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -18,10 +19,11 @@ from starharness.runtime.session.postgres import OwnedSchema, PostgresTarget
 from ..content import WorldSeed
 from .errors import SchemaVersionError
 from .pg_conn import NAMESPACE, PgDriver, map_error
-from .schema_text import SCHEMA_VERSION, schema_statements
+from .schema_text import SCHEMA_VERSION, schema_statements, upgrade_statements
 from .seeding import insert_seed
 
 APPLICATION = "star-harness Omega station world"
+_log = logging.getLogger("starharness.voyage.store")
 
 # Creation and seeding are serialised across processes opening one new database at once
 # ("StHa" and a number of its own; the session store uses 1).
@@ -77,13 +79,22 @@ def _refuse_version(where: str, version: int, *, allow_older: bool) -> None:
     if version < SCHEMA_VERSION and not allow_older:
         raise SchemaVersionError(
             f"{where} holds an older world (schema version {version}, current"
-            f" {SCHEMA_VERSION}); rebuild it with `star-harness seed --world <url>` (erases it)"
+            f" {SCHEMA_VERSION}, no upgrade in place from it); rebuild it with"
+            " `star-harness seed --world <url>` (erases it)"
         )
 
 
+def _upgrade(conn: _Conn, statements: list[str]) -> None:
+    conn.execute(f"SET LOCAL search_path TO {NAMESPACE}".encode())
+    for statement in statements:
+        conn.execute(statement.encode())
+    _OWNED.stamp(conn, SCHEMA_VERSION)
+
+
 def check_or_create(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> None:
-    """Create and seed the world in a database that has none; refuse another application's
-    schema or another version, leaving it untouched."""
+    """Create and seed the world in a database that has none, upgrade an older one in place
+    where every step is known; refuse another application's schema or another version,
+    leaving it untouched."""
     where = target.describe()
     try:
         with conn.transaction():
@@ -92,8 +103,16 @@ def check_or_create(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> Non
             if version is None:
                 _create(conn, seed, where)
                 return
+            upgrade = upgrade_statements(version) if version < SCHEMA_VERSION else None
+            if upgrade is not None:
+                _upgrade(conn, upgrade)
     except psycopg.Error as error:
         raise map_error(error, where) from error
+    if upgrade is not None:
+        _log.info(
+            "upgraded the world at %s from schema version %d to %d", where, version, SCHEMA_VERSION
+        )
+        return
     _refuse_version(where, version, allow_older=False)
 
 

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from importlib import resources
+from typing import Final
 
 from .errors import SchemaVersionError
 
 APPLICATION_ID = 0x4F4D4547
 """Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
-SCHEMA_VERSION = 2
-"""Bump whenever schema.sql changes; older and newer worlds are refused with a clear error."""
+SCHEMA_VERSION = 3
+"""Bump whenever schema.sql changes; a newer world is refused with a clear error, an older one
+is upgraded in place when `UPGRADES` covers every step, else refused."""
+
+UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {
+    2: ("CREATE INDEX IF NOT EXISTS audit_by_action_day ON audit (action, day)",),
+}
+"""Statements that take a world at version N to N + 1 in place, losing nothing (both stores
+run them as written, so they stay plain SQL)."""
 
 _GAME_PACKAGE = __name__.rsplit(".", 2)[0]
 """The game package this store belongs to (the parent of `store`)."""
@@ -31,4 +40,15 @@ def schema_statements() -> list[str]:
     leftover = [line for line in pending if line.strip() and not line.strip().startswith("--")]
     if leftover:
         raise SchemaVersionError(f"schema.sql ends with an incomplete statement: {leftover[0]!r}")
+    return statements
+
+
+def upgrade_statements(version: int) -> list[str] | None:
+    """What takes a world at `version` to SCHEMA_VERSION, in order; None when a step is missing."""
+    statements: list[str] = []
+    for step in range(version, SCHEMA_VERSION):
+        found = UPGRADES.get(step)
+        if found is None:
+            return None
+        statements.extend(found)
     return statements

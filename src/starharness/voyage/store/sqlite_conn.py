@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -12,9 +13,10 @@ from starharness.runtime.credentials import create_owner_only
 
 from .driver import Dialect, Params, Row
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError
-from .schema_text import APPLICATION_ID, SCHEMA_VERSION, schema_statements
+from .schema_text import APPLICATION_ID, SCHEMA_VERSION, schema_statements, upgrade_statements
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
+_log = logging.getLogger("starharness.voyage.store")
 
 
 class SqliteDriver:
@@ -96,11 +98,34 @@ def refuse_unless_ours(state: FileState, path: Path, *, allow_older: bool = Fals
             f"{path} was written by a newer star-harness (schema version {state.user_version}, "
             f"this one knows {SCHEMA_VERSION}); upgrade star-harness to open it"
         )
-    if state.user_version < SCHEMA_VERSION and not allow_older:
+    upgradable = upgrade_statements(state.user_version) is not None
+    if state.user_version < SCHEMA_VERSION and not (allow_older or upgradable):
         raise SchemaVersionError(
             f"{path} holds an older world (schema version {state.user_version}, current "
-            f"{SCHEMA_VERSION}); rebuild it with `star-harness seed --world {path}`"
+            f"{SCHEMA_VERSION}, no upgrade in place from it); rebuild it with "
+            f"`star-harness seed --world {path}`"
         )
+
+
+def upgrade_in_place(conn: sqlite3.Connection, path: Path) -> None:
+    """Take an older world of ours to SCHEMA_VERSION in one write transaction (no-op if it is
+    current: another process may have upgraded it since we looked)."""
+    with write_transaction(conn):
+        version = inspect(conn).user_version
+        if version >= SCHEMA_VERSION:
+            return
+        statements = upgrade_statements(version)
+        if statements is None:
+            raise SchemaVersionError(
+                f"{path} holds an older world (schema version {version}) with no upgrade in "
+                f"place; rebuild it with `star-harness seed --world {path}`"
+            )
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    _log.info(
+        "upgraded the world at %s from schema version %d to %d", path, version, SCHEMA_VERSION
+    )
 
 
 def install_schema(conn: sqlite3.Connection) -> None:

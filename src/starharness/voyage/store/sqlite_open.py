@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from ..content import WorldSeed
+from .schema_text import SCHEMA_VERSION
 from .seeding import insert_seed
 from .sqlite_conn import (
     SqliteDriver,
@@ -14,6 +15,7 @@ from .sqlite_conn import (
     inspect,
     install_schema,
     refuse_unless_ours,
+    upgrade_in_place,
     write_transaction,
 )
 
@@ -32,6 +34,8 @@ def open_sqlite(path: Path, seed: WorldSeed, busy_timeout_s: float) -> sqlite3.C
                     insert_seed(SqliteDriver(conn), seed)
         if not state.is_empty:
             refuse_unless_ours(state, path)
+            if state.user_version < SCHEMA_VERSION:
+                upgrade_in_place(conn, path)
     except BaseException:
         conn.close()
         raise

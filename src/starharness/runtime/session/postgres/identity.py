@@ -92,3 +92,7 @@ class OwnedSchema:
             f"INSERT INTO {namespace}.identity (application, version) VALUES (%s, %s)".encode(),
             (self.application, version),
         )
+
+    def stamp(self, conn: _Conn, version: int) -> None:
+        """Record that the schema is now at `version` (after an upgrade, inside its transaction)."""
+        conn.execute(f"UPDATE {self.namespace}.identity SET version = %s".encode(), (version,))
