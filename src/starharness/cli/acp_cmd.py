@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
+from ._stdio_command import register_stdio_command
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -14,28 +14,16 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add the `acp` command to `app`."""
-    app.command(
+    register_stdio_command(
+        app,
         "acp",
-        help=(
+        (
             "Be an ACP agent on stdin/stdout (the Agent Client Protocol of editors such as "
             "Zed; docs/acp.md). Only each turn's final text is reported; approvals become "
             "permission requests. Logs go to stderr."
         ),
-    )(acp)
-
-
-def acp(
-    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
-    project: ProjectDir = None,
-    provider: Provider = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    patch: PatchFiles = None,
-) -> None:
-    import asyncio
-
-    resolved = interactive_profile("acp", profile, patch, (provider, model, base_url), project)
-    asyncio.run(serve_acp_agent(resolved))
+        serve_acp_agent,
+    )
 
 
 async def serve_acp_agent(resolved: ResolvedProfile) -> None:

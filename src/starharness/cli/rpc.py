@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
+from ._stdio_command import register_stdio_command
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -14,28 +14,16 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add the `rpc` command to `app`."""
-    app.command(
+    register_stdio_command(
+        app,
         "rpc",
-        help=(
+        (
             "Serve the session protocol on stdin/stdout: JSON-RPC 2.0, one message per line, "
             "requests initialize, session, prompt and shutdown (docs/session-protocol.md). "
             "Approvals are asked of the client. Logs go to stderr."
         ),
-    )(rpc)
-
-
-def rpc(
-    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
-    project: ProjectDir = None,
-    provider: Provider = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    patch: PatchFiles = None,
-) -> None:
-    import asyncio
-
-    resolved = interactive_profile("rpc", profile, patch, (provider, model, base_url), project)
-    asyncio.run(serve_rpc(resolved))
+        serve_rpc,
+    )
 
 
 async def serve_rpc(resolved: ResolvedProfile) -> None:
