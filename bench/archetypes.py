@@ -20,6 +20,12 @@ Goals (issue 20): heap under a third of the 44 KB per encounter bench/encounters
 before presets (that figure includes each encounter's WebSocket; this bench opens none, so its
 per-encounter floor is printed next to it), and setup CPU at most half the floor's.
 
+Measured on the 2-core VM (load 3-5 from other work), after the meeting's reads came to share
+one read transaction (docs/npc-framework.md): presets 129-154 us per open (creating the agent
+50-61), the floor 149-173 (70-84), 0.85-0.94x; before, 253-283 against 278-305, 0.90-0.97x.
+Presets save only the floor's registrations (about 20 us), so the CPU goal needs a whole open
+with presets of about 20 us: the world's reads, the session and the agent cost more than that.
+
 Run: uv run python bench/archetypes.py [--npcs 500] [--archetypes 5] [--encounters 1000]
      [--rounds 9]
 """

@@ -42,7 +42,17 @@ from .server import (
     serve_game,
     start_server,
 )
-from .world import ActionHost, AuditRecord, GameWorld, NewsItem, NpcCard, World, calls_inline
+from .world import (
+    ActionHost,
+    AuditRecord,
+    GameWorld,
+    NewsItem,
+    NpcCard,
+    ReadsTogether,
+    World,
+    calls_inline,
+    reading_together,
+)
 from .world_place import open_game_world
 
 __all__ = [
@@ -73,6 +83,7 @@ __all__ = [
     "NpcServer",
     "NpcServerConfig",
     "NpcServerPlugin",
+    "ReadsTogether",
     "Refusal",
     "Resident",
     "ResidentDefinitionError",
@@ -95,6 +106,7 @@ __all__ = [
     "load_game",
     "open_game_world",
     "predicate",
+    "reading_together",
     "render_transcript",
     "serve_game",
     "start_server",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -105,6 +105,23 @@ class ActionHost(Protocol):
 
 class World(GameWorld, ActionHost, Protocol):
     """A game world that both reads and hosts actions."""
+
+
+@runtime_checkable
+class ReadsTogether(Protocol):
+    """Optional on a world: several `GameWorld` reads from one consistent state."""
+
+    def reading(self) -> AbstractContextManager[object]:
+        """Inside, the world's reads on this thread share one read transaction (cheaper on
+        SQLite than a lock per statement); it never writes, and nests inside itself."""
+        ...
+
+
+def reading_together(world: object) -> AbstractContextManager[object]:
+    """The world's `reading()` where it has one (`ReadsTogether`), else nothing."""
+    # getattr, not isinstance: a runtime protocol check costs more than the reads it saves.
+    reading: Callable[[], AbstractContextManager[object]] | None = getattr(world, "reading", None)
+    return nullcontext() if reading is None else reading()
 
 
 def calls_inline(game_inline: bool, world: object) -> bool:

@@ -86,6 +86,10 @@ class TinyWorld:
         self._db = sqlite3.connect(
             str(path) if path else ":memory:", isolation_level=None, check_same_thread=False
         )
+        # As docs/npc-framework.md asks of a world called on the event loop (the benches do so):
+        # WAL, so a read takes no file lock of its own and a commit does not wait for the disk.
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
         self.headline_size = 0
         """Pads every tick headline to this many characters (slow-reader tests)."""
         if self._value("SELECT count(*) FROM sqlite_master WHERE name = 'actors'") == 0:
@@ -151,9 +155,16 @@ class TinyWorld:
         return {"name": name, "coins": coins, "loaves": loaves, "place": place, "day": day}
 
     def scene(self, npc_id: str, player_id: str) -> str:
-        day = self._value("SELECT day FROM clock")
-        npc_coins, npc_loaves = self.holdings(npc_id)
-        player_coins = self._value("SELECT coins FROM actors WHERE id = ?", player_id)
+        # One statement for the day, both holdings and the attitude: a scene is read per turn.
+        day, npc_coins, npc_loaves, player_coins, score = self._rows(
+            "SELECT (SELECT day FROM clock), n.coins, n.loaves,"
+            " (SELECT coins FROM actors WHERE id = ?),"
+            " (SELECT score FROM attitudes WHERE npc = n.id AND player = ?)"
+            " FROM actors n WHERE n.id = ?",
+            player_id,
+            player_id,
+            npc_id,
+        )[0]
         memories = [
             row[0]
             for row in self._rows(
@@ -167,7 +178,7 @@ class TinyWorld:
         lines = [
             f"{SCENE_MARK} day {day}. You have {npc_coins} coins and {npc_loaves} loaves.",
             f"The customer has {player_coins} coins.",
-            f"Attitude: {self.attitude(npc_id, player_id)}.",
+            f"Attitude: {int(score) if score is not None else 0}.",
         ]
         if memories:
             lines.append("You remember: " + " ".join(memories))
@@ -189,6 +200,19 @@ class TinyWorld:
                 events.append(NewsItem(place, headline.ljust(self.headline_size, ".")))
             tx.db.execute("UPDATE clock SET day = ?", (day + days,))
         return events
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """`npc.ReadsTogether`: the reads inside share one read transaction (and the lock)."""
+        with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
 
     # -- ActionHost --------------------------------------------------------------------------
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from ..frames import ErrorCode, FrameError
-from ..world import NpcCard, World
+from ..world import NpcCard, World, reading_together
 
 
 def meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
     """The NPC's card, its attitude and the scene, or FrameError saying why they cannot meet."""
+    # One consistent state for every check and read (and, on SQLite, one lock, not one each).
+    with reading_together(world):
+        return _meet(world, encounter_id, npc_id, player_id)
+
+
+def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
     npc = world.npc(npc_id)
     if npc is None:
         raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)

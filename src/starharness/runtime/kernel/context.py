@@ -140,7 +140,8 @@ class Context:
         cached = self._views.get(key.name)
         if cached is not None and cached[0] is service:
             return cast(T, cached[1])
-        view = cast(Bindable[T], service).bind(self)
+        # A string: `Bindable[T]` evaluated at run time would cost a typing-cache lookup per view.
+        view = cast("Bindable[T]", service).bind(self)
         self._views[key.name] = (service, view)
         return view
 

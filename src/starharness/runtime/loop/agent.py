@@ -77,10 +77,12 @@ class Agent:
         self.inbox: list[UserMessage] = []
         self.steering: list[UserMessage] = []
         self.status: AgentStatus = "idle"
-        self.turn = self._last_turn(session)
-        self.last_context: str | None = self._last_context(session)
+        # A new session has no log to scan (every encounter's agent starts on one).
+        logged = bool(session.events)
+        self.turn = self._last_turn(session) if logged else 0
+        self.last_context: str | None = self._last_context(session) if logged else None
         self.header: tuple[str, Sequence[ToolSchema]] | None = None
-        self.resumed = bool(session.events)
+        self.resumed = logged
         self._runner: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._cancel_cause: CancelCause | None = None

@@ -111,7 +111,8 @@ class AgentManager:
         try:
             if setup is not None:
                 result = setup(layer)
-                if inspect.isawaitable(result):
+                # None first: most setups are plain functions, and the ABC check is not free.
+                if result is not None and inspect.isawaitable(result):
                     await result
         except BaseException:
             await layer.dispose()

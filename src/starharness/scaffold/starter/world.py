@@ -211,6 +211,19 @@ class StarterWorld:
     # -- how actions write -------------------------------------------------------------------
 
     @contextmanager
+    def reading(self) -> Generator[None, None, None]:
+        """Reads inside share one read transaction: the framework opens an encounter in one."""
+        with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
+
+    @contextmanager
     def transaction(self) -> Generator[Tx]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
