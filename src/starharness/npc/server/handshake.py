@@ -8,8 +8,9 @@ websockets parser keeps the request too, in the frame of the generator that pars
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from websockets.extensions import ServerExtensionFactory
 from websockets.protocol import CONNECTING, Protocol
@@ -88,6 +89,31 @@ def restart_parser(conn: ServerProtocol) -> None:
     parser = Protocol.parse(conn)
     next(parser)
     conn.parser = parser
+
+
+_Address = TypeVar("_Address", bound=tuple[Any, ...])
+_LOCAL_ADDRESSES: dict[tuple[Any, ...], Any] = {}
+_MAX_LOCAL_ADDRESSES = 64
+
+
+def share_peer(client: _Address | None, transport: asyncio.BaseTransport) -> _Address | None:
+    """The transport's own `peername` tuple when it says the same as uvicorn's copy."""
+    peer: object = transport.get_extra_info("peername")
+    if client is not None and type(peer) is tuple and peer == client:
+        return cast(_Address, peer)
+    return client
+
+
+def share_local(server: _Address | None) -> _Address | None:
+    """One tuple per local address for every connection (uvicorn makes one per connection)."""
+    if server is None:
+        return None
+    shared: _Address | None = _LOCAL_ADDRESSES.get(server)
+    if shared is not None:
+        return shared
+    if len(_LOCAL_ADDRESSES) < _MAX_LOCAL_ADDRESSES:  # a server listens on a few addresses
+        _LOCAL_ADDRESSES[server] = server
+    return server
 
 
 _SHARED_SCOPE_PARTS: dict[str, Any] = {}
