@@ -20,6 +20,7 @@ from websockets.http11 import Request
 
 from .handshake import (
     PROTOCOL_ATTRIBUTES,
+    restart_idle_parser,
     restart_parser,
     share_extensions,
     share_local,
@@ -152,6 +153,10 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
         # uvicorn builds both addresses afresh; the same values are kept elsewhere already.
         self.client = share_peer(self.client, transport)
         self.server = share_local(self.server)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        restart_idle_parser(self.conn)
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import psycopg
+from starlette.datastructures import Headers, QueryParams
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
@@ -314,13 +315,15 @@ class NpcServer:
         The checks run here, at once; an admitted socket is served by its connection's own
         coroutine, with no frame of ours waiting on it for the socket's whole life.
         """
-        headers = websocket.headers
+        # Read for the verdict only, not cached on the socket (Starlette keeps both for its life).
+        scope = websocket.scope
+        headers = Headers(scope=scope)
         if not origin_allowed(
             headers.get("origin"), headers.get("host"), self.settings.allow_origin, self.names
         ):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
             return _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
-        verdict = admit(self.credentials, headers, websocket.query_params)
+        verdict = admit(self.credentials, headers, QueryParams(scope["query_string"]))
         if isinstance(verdict, str):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
             return _refuse(websocket, verdict)
