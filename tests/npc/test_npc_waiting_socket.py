@@ -73,10 +73,11 @@ async def test_an_idle_connection_waits_on_one_future_in_its_own_frame(tmp_path:
         one, other = (_protocol(c) for c in connections)
         assert one.server is other.server  # one tuple for the listening address
         assert one.scope["server"] is one.server
+        scopes: list[dict[str, Any]] = [dict(one.scope), dict(other.scope)]
         for key in ("asgi", "extensions", "path", "raw_path"):
-            assert one.scope[key] is other.scope[key]
-        assert one.scope["path"] == "/gh" and one.scope["subprotocols"] == ()
-        assert "state" not in one.scope  # empty: Starlette makes one again on demand
+            assert scopes[0][key] is scopes[1][key]
+        assert scopes[0]["path"] == "/gh" and scopes[0]["subprotocols"] == ()
+        assert "state" not in scopes[0]  # empty: Starlette makes one again on demand
         assert dict(connections[0].websocket.state._state) == {}
         # Still serving after all that.
         turn = await first.say("e1", "Any bread?")
