@@ -125,8 +125,9 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol, writing through a CoalescingTransport.
 
     Lean per connection: its attributes live in slots, its receive queue and writable event are
-    the light kinds, the handshake (request, response, headers) is let go once answered, and the
-    compression settings are one object per server (see `handshake.py` for the details).
+    the light kinds, waiting to receive costs one future, the handshake (request, response,
+    headers) is let go once answered, the parser is fresh between frames, and the compression
+    settings, addresses and constant scope parts are shared (see `handshake.py`).
     """
 
     # Every attribute uvicorn's protocol sets (checked against the pinned release): in slots
