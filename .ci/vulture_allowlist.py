@@ -9,6 +9,7 @@ _.data_received  # asyncio.Protocol callback (godot bridge connection)
 _.connection_lost  # asyncio.Protocol callback (godot bridge connection)
 _.capture_signals  # uvicorn.Server hook, overridden so the runtime owns the signals
 _.should_exit  # uvicorn.Server flag, set to stop serving
+_.client_state  # Starlette WebSocket state, set as its receive would on a disconnect
 _._anyio_lock  # httpcore's AsyncLock reads it; llm/pool.py swaps in a fast-acquire lock
 _.field_title_should_be_set  # pydantic GenerateJsonSchema hook (tool parameter schemas)
 _.authenticated_clients  # a field of the bridge status the editor reads

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +71,49 @@ async def test_the_event_wakes_every_waiter_and_a_set_event_does_not_block() -> 
     await asyncio.gather(late, return_exceptions=True)
     event.set()  # a cancelled waiter is skipped
     assert event.is_set()
+
+
+class _Hooked(LightQueue[str]):
+    """Counts the hooks `take` and `put_nowait` call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def _taken(self) -> None:
+        self.calls.append("taken")
+
+    def _handed_off(self) -> None:
+        self.calls.append("handed off")
+
+
+async def test_take_hands_queued_items_at_once_and_later_ones_on_put() -> None:
+    queue = _Hooked()
+    queue.put_nowait("a")
+    queue.put_nowait("b")
+    first = queue.take()
+    assert first.done() and first.result() == "a"
+    assert await queue.take() == "b"
+    assert queue.calls == ["taken", "taken"]
+    waiting = queue.take()
+    assert not waiting.done()
+    with pytest.raises(RuntimeError):
+        queue.take()  # one reader at a time
+    queue.put_nowait("c")
+    assert await waiting == "c"
+    assert queue.empty()  # handed over, not queued
+    assert queue.calls == ["taken", "taken", "handed off"]
+    queue.put_nowait("d")  # nobody waits: it is queued
+    assert queue.qsize() == 1
+
+
+async def test_a_cancelled_take_leaves_the_next_item_in_line() -> None:
+    queue = _Hooked()
+    reader = asyncio.ensure_future(queue.take())
+    await asyncio.sleep(0)
+    reader.cancel()
+    await asyncio.gather(reader, return_exceptions=True)
+    queue.put_nowait("a")
+    assert queue.qsize() == 1
+    assert queue.calls == []
+    assert await queue.take() == "a"

@@ -9,6 +9,7 @@ from typing import Any
 from npc_support import eventually, serving
 from tinygame import GAME
 from tinygame.brain import respond
+from websockets.frames import Frame
 from websockets.http11 import Request
 
 from starharness.npc.server.coalescing import CoalescingWebSocketProtocol
@@ -52,6 +53,13 @@ async def test_an_open_connection_keeps_no_handshake_and_still_tells_host_origin
             turn = await page.say("e1", "Any bread?")
             assert turn[-1]["t"] == "encounter.idle"
             assert any(f["t"] == "say.delta" for f in turn)
+            # Between frames the parser is a fresh one again: it keeps no frame it parsed.
+            parser = protocol.conn.parser
+            assert parser.gi_code.co_name == "parse"
+            assert parser.gi_yieldfrom.gi_code.co_name == "at_eof"
+            kept = inspect.getgeneratorlocals(parser)
+            assert not any(isinstance(v, Frame) for v in kept.values())
+            assert "frame" not in kept
 
 
 async def test_frames_right_after_the_handshake_are_each_read(tmp_path: Path) -> None:

@@ -9,11 +9,14 @@ connection, which may act for any player and drive the clock).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..frames import ErrorCode, FrameError
 from ..identity import PlayerClaims, PlayerTokenError
 from .security import Credentials, presented_token, token_matches
+
+_NO_SCOPES: frozenset[str] = frozenset()
+"""Shared by every connection without scopes (`frozenset()` makes a new 216-byte set each time)."""
 
 
 @dataclass(slots=True)
@@ -24,7 +27,7 @@ class Access:
     privileged: bool = False
     player_id: str | None = None
     claims: PlayerClaims | None = None
-    scopes: frozenset[str] = field(default_factory=frozenset[str])
+    scopes: frozenset[str] = _NO_SCOPES
 
     @property
     def tokens_required(self) -> bool:

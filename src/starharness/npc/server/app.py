@@ -11,9 +11,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
-from starlette.websockets import WebSocket
 
 from ..frames import ErrorCode
+from .connection import FrameWebSocket
 from .hosts import HostGuard
 from .hub import NpcServer
 from .metrics import CONTENT_TYPE
@@ -81,23 +81,5 @@ class _FrameSocket:
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if scope["type"] == "websocket" and scope["path"] == FRAME_PATH:
-            return self._server.connect(_FrameWebSocket(scope, receive, send))
+            return self._server.connect(FrameWebSocket(scope, receive, send))
         return self._app(scope, receive, send)
-
-
-class _FrameWebSocket(WebSocket):
-    """Starlette's WebSocket with its attributes (and the lazily cached ones) in slots."""
-
-    __slots__ = (
-        "_base_url",
-        "_cookies",
-        "_headers",
-        "_query_params",
-        "_receive",
-        "_send",
-        "_state",
-        "_url",
-        "application_state",
-        "client_state",
-        "scope",
-    )

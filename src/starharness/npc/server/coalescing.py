@@ -11,13 +11,26 @@ as a line's first say.delta, never waits.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any, ClassVar, cast
 
+from starlette.types import Message
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 
-from .handshake import PROTOCOL_ATTRIBUTES, restart_parser, share_extensions, share_scope_parts
+from .handshake import (
+    PROTOCOL_ATTRIBUTES,
+    restart_idle_parser,
+    restart_parser,
+    share_extensions,
+    share_local,
+    share_peer,
+    share_scope_parts,
+)
 from .light_sync import LightEvent, LightQueue
+
+_NO_EXTRA: dict[str, Any] = {}
+"""The wrapper's own extra info, never read or written (asyncio makes an empty dict each)."""
 
 
 class CoalescingTransport(asyncio.Transport):
@@ -28,7 +41,7 @@ class CoalescingTransport(asyncio.Transport):
     def __init__(
         self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop, *, hold_s: float = 0.0
     ) -> None:
-        super().__init__()
+        super().__init__(_NO_EXTRA)  # its extra info is the inner transport's
         self._inner = inner
         self._loop = loop
         self._hold_s = hold_s
@@ -112,8 +125,9 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol, writing through a CoalescingTransport.
 
     Lean per connection: its attributes live in slots, its receive queue and writable event are
-    the light kinds, the handshake (request, response, headers) is let go once answered, and the
-    compression settings are one object per server (see `handshake.py` for the details).
+    the light kinds, waiting to receive costs one future, the handshake (request, response,
+    headers) is let go once answered, the parser is fresh between frames, and the compression
+    settings, addresses and constant scope parts are shared (see `handshake.py`).
     """
 
     # Every attribute uvicorn's protocol sets (checked against the pinned release): in slots
@@ -123,9 +137,10 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # The protocol calls only put_nowait/get/empty on the queue and set/clear/wait on the
-        # event (uvicorn is pinned to the releases this was checked against).
-        self.queue = LightQueue()  # pyright: ignore[reportAttributeAccessIssue]
+        # The protocol calls only put_nowait/empty on the queue (and get, in the `receive`
+        # overridden here) and set/clear/wait on the event (uvicorn is pinned to the releases
+        # this was checked against).
+        self.queue = _ReceiveQueue(self)  # pyright: ignore[reportAttributeAccessIssue]
         writable = LightEvent()
         writable.set()
         self.writable = writable
@@ -136,6 +151,13 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
             raise TypeError(f"a WebSocket needs a stream transport, got {type(transport)!r}")
         loop = asyncio.get_running_loop()
         super().connection_made(CoalescingTransport(transport, loop, hold_s=self.hold_s))
+        # uvicorn builds both addresses afresh; the same values are kept elsewhere already.
+        self.client = share_peer(self.client, transport)
+        self.server = share_local(self.server)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        restart_idle_parser(self.conn)
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)
@@ -143,11 +165,49 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
             restart_parser(self.conn)
             share_scope_parts(cast(dict[str, Any], self.scope))
 
+    def receive(self) -> Awaitable[Message]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        """uvicorn's `receive` as a plain call returning a future of the next message.
+
+        An open connection spends nearly all its life waiting here; uvicorn's coroutine and the
+        queue's `get` kept two frames alive for it. Reading resumes as before (`_ReceiveQueue`).
+        """
+        return cast(LightQueue[Message], self.queue).take()
+
+    def resume_if_drained(self) -> None:
+        """Resume reading once the app took every queued message (the end of uvicorn's
+        `receive`)."""
+        if self.read_paused and self.queue.empty():
+            self.read_paused = False
+            self.transport.resume_reading()
+
     def start_keepalive(self) -> None:
         # uvicorn calls this once, right after the accepting response left: the handshake is over.
         super().start_keepalive()
         self.request = None  # pyright: ignore[reportAttributeAccessIssue]
         self.response = None  # pyright: ignore[reportAttributeAccessIssue]
+
+
+class _ReceiveQueue(LightQueue[Message]):
+    """The protocol's receive queue, resuming reading as uvicorn's `receive` does.
+
+    uvicorn pauses reading after queueing each message and resumes it once the app took the
+    last one queued (its backpressure: a connection reads ahead at most one message).
+    """
+
+    __slots__ = ("_protocol",)
+
+    def __init__(self, protocol: CoalescingWebSocketProtocol) -> None:
+        super().__init__()
+        self._protocol = protocol
+
+    def _taken(self) -> None:
+        self._protocol.resume_if_drained()
+
+    def _handed_off(self) -> None:
+        # uvicorn pauses reading right after this put returns; the reader takes the message
+        # when it resumes, in the loop's next step: resume then, as its `receive` would.
+        protocol = self._protocol
+        protocol.loop.call_soon(protocol.resume_if_drained)
 
 
 def coalescing_protocol(hold_ms: float) -> type[CoalescingWebSocketProtocol]:

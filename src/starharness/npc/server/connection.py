@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Coroutine
+from typing import TYPE_CHECKING, Any
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.types import Message, Receive
+from starlette.websockets import WebSocket, WebSocketState
 
 from ..encounter import Encounter
 from ..frames import (
@@ -25,6 +27,7 @@ from ..frames import (
 )
 from ..identity import SCOPE_TICK
 from .access import Access
+from .handshake import keep_headers
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
 
@@ -34,6 +37,32 @@ if TYPE_CHECKING:
 _log = logging.getLogger("starharness.npc.server")
 
 POLICY_VIOLATION = 1008
+KEPT_HEADERS = frozenset((b"host", b"origin"))
+"""The headers an accepted WebSocket's scope keeps (the rest go once it is admitted)."""
+
+
+class FrameWebSocket(WebSocket):
+    """Starlette's WebSocket with its attributes (and the lazily cached ones) in slots."""
+
+    __slots__ = (
+        "_base_url",
+        "_cookies",
+        "_headers",
+        "_query_params",
+        "_receive",
+        "_send",
+        "_state",
+        "_url",
+        "application_state",
+        "client_state",
+        "scope",
+    )
+    _receive: Receive
+
+    def next_message(self) -> Awaitable[Message]:
+        """The server's own `receive`: Starlette's adds a coroutine frame to every waiting
+        socket (its checks are the connection's, see `Connection.serve`)."""
+        return self._receive()
 
 
 class Connection:
@@ -54,7 +83,7 @@ class Connection:
         "websocket",
     )
 
-    def __init__(self, server: NpcServer, websocket: WebSocket, access: Access) -> None:
+    def __init__(self, server: NpcServer, websocket: FrameWebSocket, access: Access) -> None:
         self.server = server
         self.websocket = websocket
         self.access = access
@@ -70,11 +99,7 @@ class Connection:
         self._ended = False
         self.dropped: str | None = None
         self.outbox = Outbox(
-            websocket.send_text,
-            max_frames=limits.send_queue_frames,
-            timeout_s=limits.send_timeout_s,
-            on_stall=self._stalled,
-            on_error=self._send_failed,
+            self, max_frames=limits.send_queue_frames, timeout_s=limits.send_timeout_s
         )
 
     @property
@@ -96,13 +121,19 @@ class Connection:
     def _error(self, error: FrameError) -> None:
         self.send(ErrorFrame.from_error(error))
 
-    def _stalled(self, reason: str) -> None:
+    def send_text(self, text: str) -> Coroutine[Any, Any, None]:
+        """One frame to the socket (the outbox's way out)."""
+        return self.websocket.send_text(text)
+
+    def stalled(self, reason: str) -> None:
+        """The outbox gave up on a client that stopped reading: drop the connection."""
         _log.warning("dropping a connection: %s", reason)
         self.dropped = reason
         self.server.metrics.dropped.inc()
         self._end()
 
-    def _send_failed(self, error: BaseException) -> None:
+    def send_failed(self, error: BaseException) -> None:
+        """A send failed (the outbox is closed by then)."""
         # The client is gone (or the socket broke): nothing more can reach it.
         _log.debug("a send failed; closing the connection: %r", error)
         self._end()
@@ -118,23 +149,31 @@ class Connection:
     # -- the connection's life ---------------------------------------------------------------
 
     async def serve(self) -> None:
-        """Read frames until the client leaves or is dropped; then close every encounter.
+        """Accept; read frames until the client leaves or is dropped; then close every encounter.
 
-        Frames are read in the calling task, in this very frame: a reader task of its own cost
-        each open connection a task, its coroutines and a future to wait on (about 1 KB).
+        One coroutine from the accept to the end: the server's `connect` hands it to the ASGI
+        server as is. Frames are read in this very frame, straight from the ASGI `receive`;
+        a reader task of its own, or each frame of Starlette's and the server's plumbing, cost
+        every open connection memory for its whole life.
         """
         task = asyncio.current_task()
         assert task is not None
+        websocket = self.websocket
+        await websocket.accept()
+        # Admitted: only Host and Origin are still told (a connection's peer is in the scope).
+        keep_headers(websocket.scope, KEPT_HEADERS)
+        server = self.server
+        server.connected(self)
         self._reading = task
-        receive = self.websocket.receive
         limit = self._limits.max_frame_bytes
         try:
             while True:
-                try:
-                    message = await receive()
-                except (WebSocketDisconnect, RuntimeError):
-                    return
-                if message["type"] == "websocket.disconnect":
+                message = await websocket.next_message()
+                if message["type"] != "websocket.receive":
+                    # As Starlette's receive: a disconnect ends the socket, anything else is
+                    # an error (which ended the reading just the same).
+                    if message["type"] == "websocket.disconnect":
+                        websocket.client_state = WebSocketState.DISCONNECTED
                     return
                 text: str | None = message.get("text")
                 # Neither the message nor its text is held while the next one is awaited.
@@ -159,8 +198,11 @@ class Connection:
         finally:
             self._reading = None
             self._ended = True
-            await self.outbox.aclose()
-            await self._close_encounters()
+            try:
+                await self.outbox.aclose()
+                await self._close_encounters()
+            finally:
+                server.disconnected(self)
 
     async def _close_encounters(self) -> None:
         encounters = list(self.encounters.values())

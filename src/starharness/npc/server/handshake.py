@@ -3,17 +3,20 @@
 uvicorn's sans-I/O protocol keeps the handshake request (its headers as a websockets `Headers`,
 a second copy of the ASGI scope's) and the response for the connection's life, and the
 websockets parser keeps the request too, in the frame of the generator that parsed it. With
-1,000 open connections that was about 4 KB each (bench/encounters.py).
+1,000 open connections that was about 4 KB each (bench/encounters.py). Later, the parser also
+kept the last frame it parsed; and each scope and address was a copy of the same values.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from websockets.extensions import ServerExtensionFactory
-from websockets.protocol import CONNECTING, Protocol
+from websockets.protocol import CONNECTING, OPEN, Protocol
 from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
 
 PROTOCOL_ATTRIBUTES = (
     "app",
@@ -90,21 +93,80 @@ def restart_parser(conn: ServerProtocol) -> None:
     conn.parser = parser
 
 
+_Address = TypeVar("_Address", bound=tuple[Any, ...])
+_LOCAL_ADDRESSES: dict[tuple[Any, ...], Any] = {}
+_MAX_LOCAL_ADDRESSES = 64
+
+
+def share_peer(client: _Address | None, transport: asyncio.BaseTransport) -> _Address | None:
+    """The transport's own `peername` tuple when it says the same as uvicorn's copy."""
+    peer: object = transport.get_extra_info("peername")
+    if client is not None and type(peer) is tuple and peer == client:
+        return cast(_Address, peer)
+    return client
+
+
+def share_local(server: _Address | None) -> _Address | None:
+    """One tuple per local address for every connection (uvicorn makes one per connection)."""
+    if server is None:
+        return None
+    shared: _Address | None = _LOCAL_ADDRESSES.get(server)
+    if shared is not None:
+        return shared
+    if len(_LOCAL_ADDRESSES) >= _MAX_LOCAL_ADDRESSES:
+        _LOCAL_ADDRESSES.clear()  # a server listens on a few; tests start many in turn
+    _LOCAL_ADDRESSES[server] = server
+    return server
+
+
+_PARSE = Protocol.parse.__code__
+_AT_EOF = StreamReader.at_eof.__code__
+
+
+def restart_idle_parser(conn: ServerProtocol) -> None:
+    """Between frames, with nothing buffered, swap in a fresh parser: the running one keeps
+    the last frame it parsed (and its payload) in its generator frame until the next comes.
+
+    Only where the fresh one would stand: in `Protocol.parse`, waiting in `at_eof` at the top
+    of its loop, with no state of its own but that frame (websockets 17).
+    """
+    parser: Any = conn.parser
+    if conn.state is not OPEN or conn.parser_exc is not None or conn.eof_sent:
+        return
+    reader = conn.reader
+    if reader.buffer or reader.eof or getattr(parser, "gi_code", None) is not _PARSE:
+        return
+    waiting = parser.gi_yieldfrom
+    if getattr(waiting, "gi_code", None) is not _AT_EOF:
+        return
+    fresh = Protocol.parse(conn)
+    next(fresh)
+    conn.parser = fresh
+
+
 _SHARED_SCOPE_PARTS: dict[str, Any] = {}
+_SHARED_KEYS = ("asgi", "extensions", "path", "raw_path")
 
 
 def share_scope_parts(scope: dict[str, Any]) -> None:
-    """Use one `asgi` and one `extensions` dict for every WebSocket's scope (the same content).
+    """Share what every WebSocket's scope says alike, instead of a copy per connection.
 
-    uvicorn builds both afresh per connection; nothing here (or in Starlette) changes them.
+    uvicorn builds the `asgi` and `extensions` dicts, the path (str and bytes), an empty
+    subprotocol list and an empty `state` dict afresh per connection; nothing here (or in
+    Starlette) changes them. The list becomes an empty tuple (the spec asks an iterable) and
+    an empty `state` goes (Starlette makes one again if a handler asks for its state).
     """
-    for key in ("asgi", "extensions"):
+    for key in _SHARED_KEYS:
         value = scope.get(key)
         shared = _SHARED_SCOPE_PARTS.get(key)
-        if shared is not None and shared == value:
+        if shared is not None and type(shared) is type(value) and shared == value:
             scope[key] = shared
-        elif isinstance(value, dict):
+        elif isinstance(value, dict | str | bytes):
             _SHARED_SCOPE_PARTS[key] = value
+    if scope.get("subprotocols") == []:
+        scope["subprotocols"] = ()
+    if scope.get("state") == {}:
+        del scope["state"]
 
 
 def keep_headers(scope: Mapping[str, Any], names: Collection[bytes]) -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 import psycopg
+from starlette.datastructures import Headers, QueryParams
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
@@ -23,9 +24,8 @@ from ..world import NewsItem, World, calls_inline
 from ..world_calls import call_world
 from .access import admit
 from .clock import WorldClock
-from .connection import POLICY_VIOLATION, Connection
+from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
-from .handshake import keep_headers
 from .metrics import ServerMetrics
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
@@ -34,8 +34,6 @@ from .transcripts import TranscriptKeeper
 
 _log = logging.getLogger("starharness.npc.server")
 _READY_WORLD_S = 5.0
-KEPT_HEADERS = frozenset((b"host", b"origin"))
-"""The headers an accepted WebSocket's scope keeps (the rest go once it is admitted)."""
 
 
 class NpcServer:
@@ -311,33 +309,37 @@ class NpcServer:
 
     # -- connections -------------------------------------------------------------------------
 
-    async def connect(self, websocket: WebSocket) -> None:
-        """Serve one WebSocket from handshake to disconnect."""
-        headers = websocket.headers
+    def connect(self, websocket: FrameWebSocket) -> Awaitable[None]:
+        """Serve one WebSocket from handshake to disconnect (the awaitable doing it).
+
+        The checks run here, at once; an admitted socket is served by its connection's own
+        coroutine, with no frame of ours waiting on it for the socket's whole life.
+        """
+        # Read for the verdict only, not cached on the socket (Starlette keeps both for its life).
+        scope = websocket.scope
+        headers = Headers(scope=scope)
         if not origin_allowed(
             headers.get("origin"), headers.get("host"), self.settings.allow_origin, self.names
         ):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
-            await _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
-            return
-        verdict = admit(self.credentials, headers, websocket.query_params)
+            return _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
+        verdict = admit(self.credentials, headers, QueryParams(scope["query_string"]))
         if isinstance(verdict, str):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
-            await _refuse(websocket, verdict)
-            return
-        await websocket.accept()
-        # Admitted: only Host and Origin are still told (a connection's peer is in the scope).
-        keep_headers(websocket.scope, KEPT_HEADERS)
-        connection = Connection(self, websocket, verdict)
+            return _refuse(websocket, verdict)
+        return Connection(self, websocket, verdict).serve()
+
+    def connected(self, connection: Connection) -> None:
+        """`connection` was accepted: counted until `disconnected`."""
         self.connections.add(connection)
         self.metrics.connections.inc()
-        try:
-            await connection.serve()
-        finally:
-            self.connections.discard(connection)
-            self.metrics.connections.dec()
-            if connection.attached and connection.player_id is not None:
-                self._release(connection, connection.player_id)
+
+    def disconnected(self, connection: Connection) -> None:
+        """`connection` ended (its encounters are closed): no longer counted or sent HUDs."""
+        self.connections.discard(connection)
+        self.metrics.connections.dec()
+        if connection.attached and connection.player_id is not None:
+            self._release(connection, connection.player_id)
 
     def start(self) -> None:
         """Start delivering the fan-out's news and the server-side schedule (if configured)."""

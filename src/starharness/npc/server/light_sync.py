@@ -15,15 +15,23 @@ _T = TypeVar("_T")
 
 
 class LightQueue(Generic[_T]):
-    """An unbounded FIFO with `put_nowait`, `get`, `empty` and `qsize`."""
+    """An unbounded FIFO with `put_nowait`, `get`, `take`, `empty` and `qsize`."""
 
-    __slots__ = ("_getters", "_items")
+    __slots__ = ("_getters", "_handoff", "_items")
 
     def __init__(self) -> None:
         self._items: list[_T] = []
         self._getters: list[asyncio.Future[None]] | None = None
+        self._handoff: asyncio.Future[_T] | None = None
 
     def put_nowait(self, item: _T) -> None:
+        handoff = self._handoff
+        if handoff is not None:
+            self._handoff = None
+            if not handoff.done():  # else its reader was cancelled: the item waits in line
+                handoff.set_result(item)
+                self._handed_off()
+                return
         self._items.append(item)
         getters = self._getters
         if getters:
@@ -53,6 +61,29 @@ class LightQueue(Generic[_T]):
                 if not getters:
                     self._getters = None
         return self._items.pop(0)
+
+    def take(self) -> asyncio.Future[_T]:
+        """A future of the oldest item; with none queued, `put_nowait` hands the next one to it.
+
+        For a single reader that awaits nothing else in between (no `get` alongside): waiting
+        costs it one future, where a coroutine kept a frame. An item handed over is gone from
+        the queue, so a reader cancelled before it resumes loses it (use `get` to lose none).
+        """
+        future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
+        if self._items:
+            future.set_result(self._items.pop(0))
+            self._taken()
+            return future
+        if self._handoff is not None and not self._handoff.done():
+            raise RuntimeError("take() is already waiting for this queue's next item")
+        self._handoff = future
+        return future
+
+    def _taken(self) -> None:
+        """Called once `take` took a queued item (a hook for subclasses)."""
+
+    def _handed_off(self) -> None:
+        """Called once `put_nowait` handed an item to a waiting `take` (a hook for subclasses)."""
 
 
 class LightEvent:

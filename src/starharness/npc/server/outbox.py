@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any
+from collections.abc import Awaitable, Coroutine, Generator
+from typing import Any, Protocol
 
 _log = logging.getLogger("starharness.npc.server")
 
@@ -20,34 +20,32 @@ Pending = str | asyncio.Future[str | None]
 """Frame text, or a frame still being computed (a HUD read in a worker thread); None skips."""
 
 
+class Line(Protocol):
+    """Where an outbox's frames go, and who hears when it gives up."""
+
+    def send_text(self, text: str) -> Coroutine[Any, Any, None]:
+        """Send one frame (completes without suspending while the socket accepts data)."""
+        ...
+
+    def stalled(self, reason: str) -> None:
+        """The reader stalled (the queue is full or a send timed out); the outbox is closed."""
+        ...
+
+    def send_failed(self, error: BaseException) -> None:
+        """A send raised `error`; the outbox is closed."""
+        ...
+
+
 class Outbox:
-    """Queue frames without ever blocking the caller; `on_stall` or `on_error` end the line."""
+    """Queue frames without ever blocking the caller; a stall or a failed send ends the line."""
 
-    __slots__ = (
-        "_closed",
-        "_max",
-        "_on_error",
-        "_on_stall",
-        "_pump",
-        "_queue",
-        "_send",
-        "_timeout",
-    )
+    # The line itself, not three bound methods of it: each is an object per connection.
+    __slots__ = ("_closed", "_line", "_max", "_pump", "_queue", "_timeout")
 
-    def __init__(
-        self,
-        send: Callable[[str], Coroutine[Any, Any, None]],
-        *,
-        max_frames: int,
-        timeout_s: float,
-        on_stall: Callable[[str], None],
-        on_error: Callable[[BaseException], None],
-    ) -> None:
-        self._send = send
+    def __init__(self, line: Line, *, max_frames: int, timeout_s: float) -> None:
+        self._line = line
         self._max = max_frames
         self._timeout = timeout_s
-        self._on_stall = on_stall
-        self._on_error = on_error
         # A list, not a deque: an idle connection's empty deque still holds a 64-slot block, and
         # the queue is short (at most max_frames), so popping its head costs nothing.
         self._queue: list[Pending] = []
@@ -78,7 +76,7 @@ class Outbox:
             self._start_pump(None)
 
     def _send_now(self, text: str) -> None:
-        sending = self._send(text)
+        sending = self._line.send_text(text)
         try:
             waiting_on = sending.send(None)
         except StopIteration:
@@ -101,7 +99,7 @@ class Outbox:
                 item = queue.pop(0)
                 text = item if isinstance(item, str) else await _resolve(item)
                 if text is not None:
-                    await self._within_timeout(self._send(text))
+                    await self._within_timeout(self._line.send_text(text))
         except TimeoutError:
             self._stall(f"the client did not accept a frame within {self._timeout:g} s")
         except Exception as exc:
@@ -116,12 +114,12 @@ class Outbox:
     def _stall(self, reason: str) -> None:
         if not self._closed:
             self._close_queue()
-            self._on_stall(reason)
+            self._line.stalled(reason)
 
     def _fail(self, exc: BaseException) -> None:
         if not self._closed:
             self._close_queue()
-            self._on_error(exc)
+            self._line.send_failed(exc)
 
     def _close_queue(self) -> None:
         self._closed = True

@@ -24,6 +24,7 @@ from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
 from .fanout import Fanout, PostgresFanout
 from .hub import NpcServer
+from .proxied import ProxyHeaders
 from .security import resolve_credentials
 from .settings import ServerSettings
 
@@ -124,8 +125,9 @@ async def start_server(
         await server.resident_transcripts.load()
         sock = await _bind(settings.host, settings.port)
         limit = settings.limits.max_frame_bytes
+        app = build_app(server)
         config = uvicorn.Config(
-            build_app(server),
+            app,
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -136,7 +138,11 @@ async def start_server(
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,
+            # Its proxy headers (X-Forwarded-*, trusted from FORWARDED_ALLOW_IPS) are applied
+            # by ProxyHeaders below, before the app runs, not by a frame around it.
+            proxy_headers=False,
         )
+        config.app = ProxyHeaders(app, config.forwarded_allow_ips)
         engine = _Uvicorn(config)
         task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
         port: int = sock.getsockname()[1]
