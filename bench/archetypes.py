@@ -17,8 +17,9 @@ and the setup CPU per encounter (median of the rounds, tracemalloc off): the who
 world's reads included) and, of it, creating the agent (where registration happens); then
 the ratios.
 Goals (issue 20): heap under a third of the 44 KB per encounter bench/encounters.py measured
-before presets (that figure includes each encounter's WebSocket; this bench opens none, so its
-per-encounter floor is printed next to it), and setup CPU at most half the floor's.
+before presets (that figure includes each encounter's WebSocket; this bench opens none, so it
+prints only an estimate and bench/encounters.py judges that goal), and setup CPU at most half
+the floor's (judged here).
 
 Measured on the 2-core VM (load 3-5 from other work), after the meeting's reads came to share
 one read transaction (docs/npc-framework.md): presets 129-154 us per open (creating the agent
@@ -311,13 +312,14 @@ def _report(
         f"agent {agent_ratio:.2f}x"
     )
     print(
-        f"estimate only ({BEFORE_KB_PER_ENCOUNTER:g} KB, bench/encounters.py before presets, "
-        f"minus what presets save here): about {with_socket:.1f} KB, {share:.2f} of it "
-        f"(goal < {goal_kb:.1f} KB, a third); it misses every cut outside registration, so "
-        "run bench/encounters.py for the measured figure with a WebSocket per encounter"
+        f"estimate only, not a verdict ({BEFORE_KB_PER_ENCOUNTER:g} KB, bench/encounters.py "
+        f"before presets, minus what presets save here): about {with_socket:.1f} KB, "
+        f"{share:.2f} of it (goal < {goal_kb:.1f} KB, a third); it misses every cut outside "
+        "registration: bench/encounters.py at 1,000 encounters measures it with a WebSocket "
+        "each and judges that goal"
     )
-    met = with_socket < goal_kb and cpu_ratio <= GOAL_CPU_RATIO
-    print("all goals met" if met else "some goals missed (see above)")
+    met = cpu_ratio <= GOAL_CPU_RATIO
+    print("setup CPU goal met" if met else "setup CPU goal missed (see above)")
     return 0 if met else 1
 
 
