@@ -47,9 +47,10 @@ class Backend(Protocol):
         """For one statement: consistent by itself, so no transaction where that is cheaper."""
         ...
 
-    def state_token(self) -> Hashable | None:
-        """Inside `read()`: a value that changes whenever anyone commits to the world; None when
-        that cannot be told cheaply (then nothing read may be cached)."""
+    def state_token(self, tables: frozenset[str]) -> Hashable | None:
+        """Inside `read()`: a value that changes whenever anyone commits to the world in a way
+        that may change one of `tables`; None when that cannot be told cheaply (then nothing
+        read may be cached)."""
         ...
 
     def close(self) -> None: ...
@@ -67,8 +68,10 @@ class SqliteBackend:
         self._driver = sqlite_conn.SqliteDriver(conn)
         self._lock = threading.RLock()
         self._closed = False
-        # Bumped by each of our own write transactions, which `PRAGMA data_version` ignores.
-        self._writes = 0
+        # Our own write transactions, which `PRAGMA data_version` ignores, counted per table
+        # they wrote (ANY_TABLE: a statement that might write any), so a cache of what some
+        # tables say outlives commits to others (a closing encounter's memory row).
+        self._writes: dict[str, int] = {}
 
     @property
     def where(self) -> str:
@@ -79,11 +82,16 @@ class SqliteBackend:
         del alone  # BEGIN IMMEDIATE: every SQLite writer runs alone anyway
         with self._lock:
             self._require_open()
+            driver = self._driver
+            driver.written = written = set[str]()
             try:
-                with sqlite_conn.write_transaction(self._driver.conn):
-                    yield self._driver
+                with sqlite_conn.write_transaction(driver.conn):
+                    yield driver
             finally:
-                self._writes += 1
+                driver.written = None
+                # Rolled back or not: a count too many only costs a cache a read.
+                for table in written:
+                    self._writes[table] = self._writes.get(table, 0) + 1
 
     @contextmanager
     def single_read(self) -> Generator[Driver, None, None]:
@@ -95,10 +103,14 @@ class SqliteBackend:
                 raise TransactionStateError("a transaction is already open on this World")
             yield self._driver
 
-    def state_token(self) -> Hashable | None:
-        # data_version changes when another connection (or process) commits to the file.
+    def state_token(self, tables: frozenset[str]) -> Hashable | None:
+        # data_version changes when another connection (or process) commits to the file, to
+        # any table: there no finer token can be had. The counts only grow, so their sum moves
+        # whenever one of them does.
         version = self._driver.conn.execute("PRAGMA data_version").fetchone()[0]
-        return (self._writes, int(version))
+        writes = self._writes
+        ours = writes.get(sqlite_conn.ANY_TABLE, 0) + sum(writes.get(t, 0) for t in tables)
+        return (ours, int(version))
 
     @contextmanager
     def read(self) -> Generator[Driver, None, None]:
@@ -142,7 +154,8 @@ class PostgresBackend:
     def single_read(self) -> AbstractContextManager[Driver]:
         return self.read()
 
-    def state_token(self) -> Hashable | None:
+    def state_token(self, tables: frozenset[str]) -> Hashable | None:
+        del tables
         return None  # other processes write the database with no cheap way to tell
 
     @contextmanager

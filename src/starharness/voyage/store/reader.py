@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from .driver import Driver
 from .errors import TransactionStateError, UnknownEntityError
+from .memory_reads import MemoryReads, Row
 from .rows import (
     Actor,
     AuditEntry,
@@ -14,38 +14,15 @@ from .rows import (
     Intel,
     Location,
     MarketQuote,
-    Memory,
     NewsItem,
     Quest,
     Route,
     TradeLine,
 )
 
-_Row = tuple[Any, ...]
-_Params = tuple[Any, ...]
 
-
-class WorldReader:
+class WorldReader(MemoryReads):
     """Typed reads over one connection; every read sees the state of the enclosing transaction."""
-
-    def __init__(self, conn: Driver, owner: object) -> None:
-        self._conn = conn
-        self._open = True
-        self.owner = owner
-        """The World this transaction or snapshot belongs to."""
-
-    def end(self) -> None:
-        """Mark the transaction or snapshot as over; any later use raises."""
-        self._open = False
-
-    def _rows(self, sql: str, params: _Params = ()) -> list[_Row]:
-        if not self._open:
-            raise TransactionStateError("this transaction has ended; open a new one")
-        return self._conn.rows(sql, params)
-
-    def _row(self, sql: str, params: _Params = ()) -> _Row | None:
-        rows = self._rows(sql, params)
-        return rows[0] if rows else None
 
     # clock
 
@@ -243,29 +220,7 @@ class WorldReader:
         rows = self._rows(_QUEST_SELECT + " WHERE player_id = ? ORDER BY id", (player_id,))
         return [_quest(row) for row in rows]
 
-    # memories and news
-
-    def memories(self, npc_id: str, about_id: str) -> list[Memory]:
-        """Everything the NPC remembers about someone, oldest first."""
-        rows = self._rows(
-            "SELECT id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref, "
-            "weight FROM memories WHERE npc_id = ? AND about_id = ? ORDER BY id",
-            (npc_id, about_id),
-        )
-        return [_memory(row) for row in rows]
-
-    def count_memories(
-        self, npc_id: str, about_id: str, *, kind: str | None = None, ref: str | None = None
-    ) -> int:
-        """How many memories match, e.g. whether a piece of intel was already sold."""
-        sql = "SELECT coalesce(sum(weight), 0) FROM memories WHERE npc_id = ? AND about_id = ?"
-        params: list[Any] = [npc_id, about_id]
-        for column, value in (("kind", kind), ("ref", ref)):
-            if value is not None:
-                sql += f" AND {column} = ?"
-                params.append(value)
-        row = self._row(sql, tuple(params))
-        return int(row[0]) if row else 0
+    # news
 
     def news(self, location_id: str, *, since_day: int = 1, limit: int = 10) -> list[NewsItem]:
         """World events at a location from since_day on, newest first."""
@@ -324,7 +279,7 @@ def _optional_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _actor(row: _Row) -> Actor:
+def _actor(row: Row) -> Actor:
     return Actor(
         id=str(row[0]),
         name=str(row[1]),
@@ -337,29 +292,29 @@ def _actor(row: _Row) -> Actor:
     )
 
 
-def _good(row: _Row) -> Good:
+def _good(row: Row) -> Good:
     return Good(str(row[0]), str(row[1]), int(row[2]), bool(row[3]))
 
 
-def _quote(row: _Row) -> MarketQuote:
+def _quote(row: Row) -> MarketQuote:
     return MarketQuote(str(row[0]), str(row[1]), int(row[2]), int(row[3]), int(row[4]))
 
 
-def _trade_line(row: _Row) -> TradeLine:
+def _trade_line(row: Row) -> TradeLine:
     return TradeLine(str(row[0]), str(row[1]), bool(row[2]), bool(row[3]), int(row[4]))
 
 
-def _route(row: _Row) -> Route:
+def _route(row: Row) -> Route:
     return Route(str(row[0]), str(row[1]), str(row[2]), int(row[3]), int(row[4]))
 
 
-def _intel(row: _Row) -> Intel:
+def _intel(row: Row) -> Intel:
     return Intel(
         str(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), int(row[5]), int(row[6])
     )
 
 
-def _quest(row: _Row) -> Quest:
+def _quest(row: Row) -> Quest:
     return Quest(
         id=str(row[0]),
         giver_id=str(row[1]),
@@ -376,7 +331,7 @@ def _quest(row: _Row) -> Quest:
     )
 
 
-def _audit(row: _Row) -> AuditEntry:
+def _audit(row: Row) -> AuditEntry:
     decoded: object = json.loads(str(row[6]))
     arguments = cast(dict[str, object], decoded) if isinstance(decoded, dict) else {}
     return AuditEntry(
@@ -390,23 +345,4 @@ def _audit(row: _Row) -> AuditEntry:
         ok=bool(row[7]),
         reason=_optional_str(row[8]),
         summary=_optional_str(row[9]),
-    )
-
-
-def _memory(row: _Row) -> Memory:
-    # Positional and with the None checks inline: a scene reads a dozen of these.
-    action, good_id, qty, price, ref = row[6], row[7], row[8], row[9], row[10]
-    return Memory(
-        int(row[0]),
-        str(row[1]),
-        str(row[2]),
-        int(row[3]),
-        str(row[4]),
-        str(row[5]),
-        None if action is None else str(action),
-        None if good_id is None else str(good_id),
-        None if qty is None else int(qty),
-        None if price is None else int(price),
-        None if ref is None else str(ref),
-        int(row[11]),
     )

@@ -93,6 +93,25 @@ class NpcSide:
     good_names: dict[str, str]
 
 
+NPC_SIDE_TABLES = frozenset(
+    {
+        "actors",
+        "cargo",
+        "clock",
+        "goods",
+        "intel",
+        "locations",
+        "market",
+        "quests",
+        "routes",
+        "trade_lines",
+        "world_events",
+    }
+)
+"""Every table `gather_npc_side` reads: a commit to none of these (memories, attitudes, the
+audit) leaves a cached NPC side true."""
+
+
 def gather_npc_side(reader: WorldReader, npc_id: str) -> NpcSide:
     """Read what every player's scene with this NPC shares; inside one snapshot."""
     npc = reader.require_actor(npc_id)

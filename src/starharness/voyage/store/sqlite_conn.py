@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -18,21 +19,58 @@ from .schema_text import APPLICATION_ID, SCHEMA_VERSION, schema_statements, upgr
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 _log = logging.getLogger("starharness.voyage.store")
 
+ANY_TABLE = "*"
+"""What `written_table` names for a statement that may write any table (it cannot tell)."""
+
+_WRITE = re.compile(
+    r"\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
+    r'\s+"?(\w+)"?[\s(]',
+    re.IGNORECASE,
+)
+_READ = re.compile(r"\s*SELECT\s", re.IGNORECASE)
+_KNOWN: dict[str, str | None] = {}
+"""Statements already classified; the store's SQL is a few dozen constant strings."""
+
+
+def written_table(sql: str) -> str | None:
+    """The table a statement writes; None for a plain SELECT, ANY_TABLE when it cannot tell."""
+    if sql in _KNOWN:
+        return _KNOWN[sql]
+    if found := _WRITE.match(sql):
+        table: str | None = found[1].lower()
+    elif _READ.match(sql):
+        table = None
+    else:
+        table = ANY_TABLE  # a PRAGMA, DDL, a WITH ... write: count it as touching everything
+    if len(_KNOWN) < 1024:  # statements built per call (IN lists) must not grow it forever
+        _KNOWN[sql] = table
+    return table
+
 
 class SqliteDriver:
-    """The Driver over one sqlite3 connection (the World serialises its use with a lock)."""
+    """The Driver over one sqlite3 connection (the World serialises its use with a lock).
+
+    Inside a write transaction (`written` is a set) it notes the tables each statement writes.
+    """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.written: set[str] | None = None
 
     @property
     def dialect(self) -> Dialect:
         return "sqlite"
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        written = self.written
+        if written is not None and (table := written_table(sql)) is not None:
+            written.add(table)  # before running it: a failing statement may have written some
         return self.conn.execute(sql, tuple(params)).fetchall()
 
     def many(self, sql: str, seq: Iterable[Params]) -> None:
+        written = self.written
+        if written is not None and (table := written_table(sql)) is not None:
+            written.add(table)
         self.conn.executemany(sql, [tuple(params) for params in seq])
 
 

@@ -29,7 +29,7 @@ from .errors import (
 from .memory import MemoryBudget
 from .reader import WorldReader
 from .rows import Actor
-from .scene import NpcSide, gather_npc_side, gather_scene, render_scene
+from .scene import NPC_SIDE_TABLES, NpcSide, gather_npc_side, gather_scene, render_scene
 from .sqlite_conn import DEFAULT_BUSY_TIMEOUT_S
 from .sqlite_open import open_sqlite, rebuild_sqlite
 from .transaction import WorldTx
@@ -246,9 +246,11 @@ class VoyageWorld:
         """What the NPC sees now, memories of the player folded to fit the budget."""
         with self.snapshot() as reader:
             # Every player's scene with an NPC shares its NPC side: read it again only after a
-            # commit (any, by anyone: the token changes), or on every call when the backend
-            # cannot tell (PostgreSQL). The lock of `snapshot` covers the cache on SQLite.
-            token = self._backend.state_token()
+            # commit that may have changed a table it reads (ours, or any by another connection:
+            # the token changes), or on every call when the backend cannot tell (PostgreSQL).
+            # Memories are read per pair below, so the memory row every closing encounter
+            # commits keeps the cache. The lock of `snapshot` covers the cache on SQLite.
+            token = self._backend.state_token(NPC_SIDE_TABLES)
             side = None
             if token is not None:
                 if token != self._npc_sides_token:
