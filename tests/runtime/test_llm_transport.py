@@ -18,7 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starharness.runtime.llm.transport import OneWriteStream, OneWriteTransport
+from starharness.runtime.llm.transport import (
+    LlmHttpClient,
+    OneWriteStream,
+    OneWriteTransport,
+    QuickCookies,
+)
 
 _LIMITS = httpx.Limits(max_connections=4, max_keepalive_connections=2)
 
@@ -92,7 +97,11 @@ async def test_a_closed_stream_drops_what_it_held_and_tls_starts_after_a_flush()
 class _Server:
     """A tiny HTTP/1.1 server: answers each request with `ok`, then maybe hangs up."""
 
-    def __init__(self, *, hang_up_after_answer: bool = False, cut_body: bool = False) -> None:
+    def __init__(
+        self, *, hang_up_after_answer: bool = False, cut_body: bool = False, cookie: bytes = b""
+    ) -> None:
+        self._cookie = cookie
+        """Set on the first answer only."""
         self.connections = 0
         self.requests: list[bytes] = []
         self.hung_up = asyncio.Event()
@@ -118,7 +127,9 @@ class _Server:
                     writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
                     await writer.drain()
                     return
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                first = len(self.requests) == 1
+                cookie = b"Set-Cookie: " + self._cookie + b"\r\n" if first and self._cookie else b""
+                writer.write(b"HTTP/1.1 200 OK\r\n" + cookie + b"Content-Length: 2\r\n\r\nok")
                 await writer.drain()
                 if self._hang_up:
                     await self.may_hang_up.wait()
@@ -169,6 +180,28 @@ async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
         await server.hung_up.wait()  # on loopback its FIN is in our socket by now
         assert (await client.get("/two")).text == "ok"
     assert server.connections == 2
+
+
+async def test_a_cookie_the_server_sets_is_kept_and_sent_back() -> None:
+    server = _Server(cookie=b"lb=node-7; Path=/")
+    transport = OneWriteTransport(ssl_context=None, limits=_LIMITS)
+    async with (
+        _serving(server) as url,
+        LlmHttpClient(base_url=url, transport=transport, timeout=5) as client,
+    ):
+        assert (await client.get("/one")).text == "ok"
+        assert client.cookies.get("lb") == "node-7"
+        assert (await client.get("/two")).text == "ok"  # sets none: the kept one stays
+        assert (await client.get("/three")).text == "ok"
+        assert dict(client.cookies) == {"lb": "node-7"}
+        client.cookies = {"mine": "1"}
+        assert isinstance(client.cookies, QuickCookies)
+        assert (await client.get("/four")).text == "ok"
+    heads = [request.split(b"\r\n\r\n")[0].lower() for request in server.requests]
+    assert b"cookie:" not in heads[0]
+    assert b"\r\ncookie: lb=node-7" in heads[1]
+    assert b"\r\ncookie: lb=node-7" in heads[2]
+    assert b"\r\ncookie: mine=1" in heads[3]
 
 
 async def test_a_refused_connection_is_an_httpx_connect_error() -> None:

@@ -15,17 +15,17 @@ asks the kernel for the peer's address each time).
 from __future__ import annotations
 
 import os
-import select
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Generator, Iterable, MutableMapping
 from contextlib import contextmanager
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import httpcore
 import httpx
 
 from .pool import ReusingPool
+from .socket_stream import HasFileno, connect_tcp, socket_readable
 
 _MAX_HELD = 256 * 1024
 """A body larger than this (a huge prompt) goes out in pieces as it is written."""
@@ -87,7 +87,38 @@ def llm_http_client(*, timeout: httpx.Timeout, limits: httpx.Limits) -> httpx.As
         )
         return httpx.AsyncClient(timeout=timeout, limits=stock)
     transport = OneWriteTransport(ssl_context=httpx.create_ssl_context(), limits=limits)
-    return httpx.AsyncClient(timeout=timeout, transport=transport)
+    return LlmHttpClient(timeout=timeout, transport=transport)
+
+
+class QuickCookies(httpx.Cookies):
+    """httpx's cookie store, which skips a response that sets no cookie.
+
+    httpx wraps every response and its request in urllib stand-ins to hand them to the cookie
+    jar, which then finds no `Set-Cookie` and does nothing: a tenth of a model request's
+    client-side work in bench/storm.py, for answers that almost never set a cookie.
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        headers = response.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            super().extract_cookies(response)
+
+
+class LlmHttpClient(httpx.AsyncClient):
+    """An httpx client whose cookie store is a QuickCookies (kept so when it is replaced)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._quick_cookies = QuickCookies()
+        super().__init__(**options)
+        self._quick_cookies = QuickCookies(options.get("cookies"))
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._quick_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: httpx._types.CookieTypes) -> None:  # pyright: ignore[reportPrivateUsage]
+        self._quick_cookies = QuickCookies(cookies)
 
 
 class OneWriteTransport(httpx.AsyncBaseTransport):
@@ -178,7 +209,7 @@ class _OneWriteBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        stream = await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        stream = await connect_tcp(host, port, timeout, local_address, socket_options)
         return OneWriteStream(stream)
 
     async def connect_unix_socket(
@@ -205,7 +236,7 @@ class OneWriteStream(httpcore.AsyncNetworkStream):
         self._timeout: float | None = None
         # anyio hands out asyncio's TransportSocket, which is not a socket.socket but has fileno().
         raw = inner.get_extra_info("socket")
-        self._socket: _HasFileno | None = raw if callable(getattr(raw, "fileno", None)) else None
+        self._socket: HasFileno | None = raw if callable(getattr(raw, "fileno", None)) else None
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
@@ -242,22 +273,5 @@ class OneWriteStream(httpcore.AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable" and self._socket is not None:
-            return _readable(self._socket)
+            return socket_readable(self._socket)
         return self._inner.get_extra_info(info)
-
-
-class _HasFileno(Protocol):
-    def fileno(self) -> int: ...
-
-
-def _readable(sock: _HasFileno) -> bool:
-    """True when an idle connection has something to read, which means the server hung up."""
-    fd = sock.fileno()
-    if fd < 0:
-        return True
-    if hasattr(select, "poll"):
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        return bool(poller.poll(0))
-    readable, _, _ = select.select([fd], [], [], 0)
-    return bool(readable)

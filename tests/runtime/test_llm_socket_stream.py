@@ -1,0 +1,139 @@
+"""Model connections on asyncio (socket_stream.py), through httpx and real loopback servers."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+
+from starharness.runtime.llm.transport import LlmHttpClient, OneWriteTransport
+
+_Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+_BIG = 3 * 1024 * 1024 + 17
+
+
+@asynccontextmanager
+async def _serving(handler: _Handler) -> AsyncIterator[str]:
+    listening = await asyncio.start_server(handler, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        listening.close()
+        await listening.wait_closed()
+
+
+def _client(url: str, timeout: httpx.Timeout | float = 5) -> LlmHttpClient:
+    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
+    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    return LlmHttpClient(base_url=url, transport=transport, timeout=timeout)
+
+
+async def _request(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    return head + await reader.readexactly(length)
+
+
+def _pattern(size: int) -> bytes:
+    return bytes(index % 251 for index in range(size))
+
+
+async def test_a_body_larger_than_the_read_queue_arrives_whole_while_read_slowly() -> None:
+    body = _pattern(_BIG)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        await writer.drain()
+        writer.close()
+
+    async with (
+        _serving(answer) as url,
+        _client(url) as client,
+        client.stream("POST", "/v1/chat/completions", content=b"{}") as response,
+    ):
+        parts: list[bytes] = []
+        async for part in response.aiter_raw():
+            parts.append(part)
+            await asyncio.sleep(0.001)  # a slow reader: the queue fills and reading pauses
+    assert b"".join(parts) == body
+
+
+async def test_many_requests_with_bodies_share_one_connection() -> None:
+    connections = 0
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        try:
+            while True:
+                sent = (await _request(reader)).split(b"\r\n\r\n", 1)[1]
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(sent) + sent)
+                await writer.drain()
+        except asyncio.IncompleteReadError:
+            writer.close()
+
+    async with _serving(echo) as url, _client(url) as client:
+        for size in (0, 1, 1000, 300_000, 5):
+            response = await client.post("/echo", content=_pattern(size))
+            assert response.content == _pattern(size)
+    assert connections == 1
+
+
+async def test_a_server_that_never_answers_is_an_httpx_read_timeout() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        await reader.read()  # until the client gives up and hangs up
+
+    async with _serving(silent) as url, _client(url, httpx.Timeout(5, read=0.2)) as client:
+        with pytest.raises(httpx.ReadTimeout):
+            await client.post("/v1/chat/completions", content=b"{}")
+
+
+async def test_a_server_that_never_reads_is_an_httpx_write_timeout() -> None:
+    gave_up = asyncio.Event()
+
+    async def deaf(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await gave_up.wait()
+        writer.close()
+
+    async with _serving(deaf) as url, _client(url, httpx.Timeout(5, write=0.2)) as client:
+        with pytest.raises(httpx.WriteTimeout):
+            # Far more than the kernel's socket buffers on loopback can take unread.
+            await client.post("/v1/chat/completions", content=b"x" * (64 * 1024 * 1024))
+        gave_up.set()
+
+
+async def test_a_connection_reset_before_the_answer_is_an_httpx_read_error() -> None:
+    async def reset(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()  # with linger 0: an RST, not a FIN
+
+    async with _serving(reset) as url, _client(url) as client:
+        with pytest.raises(httpx.ReadError):
+            await client.post("/v1/chat/completions", content=b"{}")
+
+
+async def test_a_server_that_hangs_up_before_answering_is_an_httpx_protocol_error() -> None:
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.close()
+
+    async with _serving(hang_up) as url, _client(url) as client:
+        with pytest.raises(httpx.RemoteProtocolError):
+            await client.post("/v1/chat/completions", content=b"{}")
