@@ -32,7 +32,8 @@ from .profiles import (
     UnknownProviderError,
     get_profile,
 )
-from .provider import SESSION_HEADER, LlmProvider, OpenAICompatibleProvider, Timeouts
+from .provider import LlmProvider, OpenAICompatibleProvider, Timeouts
+from .request import SESSION_HEADER
 from .retry import OnRetry, RetryInfo, RetryPolicy
 from .service import LlmService, ProviderSettings
 from .types import (

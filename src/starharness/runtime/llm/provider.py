@@ -24,12 +24,12 @@ from .event_stream import read_event_stream
 from .http_errors import error_from_response, error_from_transport
 from .profiles import ProviderProfile
 from .quirks import RequestPlan, plan_request
+from .request import RequestBuilder
 from .stall import StallGuard
 from .transport import llm_http_client
 from .types import LlmRequest, StreamChunk
 from .wire import WireEncoder, encoder_for
 
-SESSION_HEADER = "X-Star-Harness-Session"
 _LIMITS = httpx.Limits(max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY)
 """As many connections, busy or idle, as the admission queue ever lets requests in at once.
 The queue in front bounds the requests in flight to its concurrency, and the pool opens a
@@ -84,15 +84,6 @@ def _display_url(url: str) -> str:
     return url
 
 
-def _parsed_url(url: str) -> httpx.URL | str:
-    """`url` parsed once (not for every request); left as text if httpx cannot parse it, so
-    the request itself fails with the usual error."""
-    try:
-        return httpx.URL(url)
-    except httpx.InvalidURL:
-        return url
-
-
 def _header_safe(value: str) -> bool:
     return value.isascii() and value.isprintable() and bool(value)
 
@@ -106,18 +97,17 @@ class OpenAICompatibleProvider:
 
     __slots__ = (
         "_cache_keys",
-        "_client_headers",
         "_encoder",
         "_headers",
         "_http",
         "_httpx_timeout",
+        "_json_headers",
         "_model",
         "_name",
         "_owns_http",
         "_profile",
+        "_requests",
         "_secret",
-        "_target",
-        "_timeout_extension",
         "_timeouts",
         "_url",
         "_url_shown",
@@ -142,7 +132,6 @@ class OpenAICompatibleProvider:
         self._model = chosen
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._url_shown = _display_url(self._url)
-        self._target = _parsed_url(self._url)
         if isinstance(api_key, str):
             api_key = Secret(profile.api_key_env or "API_KEY", api_key) if api_key else None
         self._secret = api_key
@@ -158,12 +147,13 @@ class OpenAICompatibleProvider:
             write=t.write,
             pool=t.connect,
         )
-        self._timeout_extension = self._httpx_timeout.as_dict()
-        self._client_headers: tuple[httpx.AsyncClient, httpx.Headers] | None = None
+        self._requests = RequestBuilder(self._url, self._httpx_timeout)
         self._encoder: WireEncoder = encoder_for(profile)
         self._headers = {"accept": "text/event-stream", "content-type": "application/json"}
         if self._secret is not None:
             self._headers["authorization"] = "Bearer " + self._secret.reveal()
+        self._json_headers = {**self._headers, "accept": "application/json"}
+        """For the unstreamed request."""
         self._cache_keys: dict[str, str] = {}
 
     # -- identity ------------------------------------------------------------------------------
@@ -263,9 +253,6 @@ class OpenAICompatibleProvider:
     async def _complete(self, plan: RequestPlan) -> AsyncIterator[StreamChunk]:
         """An unstreamed request, its answer yielded as the chunks a stream would have carried."""
         body = self._body(plan)
-        headers = dict(self._headers)
-        headers["accept"] = "application/json"
-        headers[SESSION_HEADER] = plan.request.session_id
         client = self._http or await self._client()
         guard = StallGuard()
         response: httpx.Response | None = None
@@ -274,7 +261,9 @@ class OpenAICompatibleProvider:
             with self._mapped_errors(guard, lambda: phase):
                 # The whole answer is generated before its first byte: first_byte bounds it all.
                 guard.begin(self._timeouts.first_byte)
-                http_request = self._http_request(client, body, headers)
+                http_request = self._http_request(
+                    client, body, self._json_headers, plan.request.session_id
+                )
                 response = await client.send(http_request, stream=True)
                 phase = "idle"
                 data = await self._read_limited(response, guard, limit=_ANSWER_BODY_LIMIT)
@@ -293,15 +282,15 @@ class OpenAICompatibleProvider:
 
     async def _stream(self, plan: RequestPlan) -> AsyncIterator[StreamChunk]:
         body = self._body(plan)
-        headers = dict(self._headers)
-        headers[SESSION_HEADER] = plan.request.session_id
         client = self._http or await self._client()
         guard = StallGuard()
         response: httpx.Response | None = None
         try:
             with self._mapped_errors(guard):
                 guard.begin(self._timeouts.first_byte)
-                http_request = self._http_request(client, body, headers)
+                http_request = self._http_request(
+                    client, body, self._headers, plan.request.session_id
+                )
                 response = await client.send(http_request, stream=True)
                 await self._check_response(response, guard)
                 chunks = read_event_stream(
@@ -342,30 +331,11 @@ class OpenAICompatibleProvider:
     # -- helpers -------------------------------------------------------------------------------
 
     def _http_request(
-        self, client: httpx.AsyncClient, body: bytes, headers: dict[str, str]
+        self, client: httpx.AsyncClient, body: bytes, static: dict[str, str], session_id: str
     ) -> httpx.Request:
-        """The POST carrying `body`.
-
-        The client this provider made has no base URL, parameters or hooks, and its default
-        headers never change, so while it holds no cookies its request is built directly,
-        without `build_request` merging all of that again for every request.
-        """
-        if client is self._http and self._owns_http and not client.cookies:
-            known = self._client_headers
-            if known is None or known[0] is not client:
-                known = self._client_headers = (client, httpx.Headers(client.headers))
-            merged = known[1].copy()
-            merged.update(headers)
-            return httpx.Request(
-                "POST",
-                self._target,
-                content=body,
-                headers=merged,
-                extensions={"timeout": self._timeout_extension},
-            )
-        return client.build_request(
-            "POST", self._target, content=body, headers=headers, timeout=self._httpx_timeout
-        )
+        """The POST carrying `body`, with the `static` headers and the session's."""
+        own = client is self._http and self._owns_http
+        return self._requests.build(client, body, static, session_id, own_client=own)
 
     async def _check_response(self, response: httpx.Response, guard: StallGuard) -> None:
         status = response.status_code
