@@ -47,3 +47,8 @@ _.mcp_servers
 _.mode_id
 _.config_id
 _.method_id
+
+# runtime/llm/socket_stream.py: asyncio calls a protocol's callbacks by name.
+_.eof_received
+_.pause_writing
+_.resume_writing

@@ -137,3 +137,31 @@ async def test_a_server_that_hangs_up_before_answering_is_an_httpx_protocol_erro
     async with _serving(hang_up) as url, _client(url) as client:
         with pytest.raises(httpx.RemoteProtocolError):
             await client.post("/v1/chat/completions", content=b"{}")
+
+
+async def test_an_idle_connection_the_server_wrote_to_is_not_reused() -> None:
+    connections = 0
+    answered = asyncio.Event()
+    strayed = asyncio.Event()
+
+    async def chatty(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        if connections == 1:
+            await answered.wait()  # the client read the answer: the connection is idle
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")  # unasked
+            await writer.drain()  # on loopback it is in the client's socket by now
+            strayed.set()
+        await reader.read()
+
+    async with _serving(chatty) as url, _client(url) as client:
+        assert (await client.get("/one")).text == "ok"
+        answered.set()
+        await strayed.wait()
+        for _ in range(3):  # the loop reads the stray bytes off the socket into the queue
+            await asyncio.sleep(0)
+        assert (await client.get("/two")).text == "ok"
+    assert connections == 2

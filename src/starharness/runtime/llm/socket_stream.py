@@ -183,9 +183,20 @@ class SocketStream(httpcore.AsyncNetworkStream):
         if info == "socket":
             return transport.get_extra_info("socket")
         if info == "is_readable":
-            sock = transport.get_extra_info("socket")
-            return sock is None or socket_readable(sock)
+            return self.is_readable()
         return None
+
+    def is_readable(self) -> bool:
+        """Whether bytes or the end wait on an idle connection: the server hung up on it.
+
+        asyncio reads as bytes come, so what anyio left in the socket is in our queue here;
+        the poll catches what arrived since the loop last looked.
+        """
+        link = self._link
+        if link.ended or link.chunks or self._closed:
+            return True
+        sock = self._transport.get_extra_info("socket")
+        return sock is None or socket_readable(sock)
 
 
 class HasFileno(Protocol):

@@ -6,7 +6,8 @@ until the first read and send it at once: one syscall, one segment and one wake-
 server instead of two. The pool (pool.py) reuses idle connections without httpcore's rescans;
 its "has the server hung up on this idle connection?" check, run on the connection a request
 takes, polls the socket directly instead of going through anyio's attribute lookup (which also
-asks the kernel for the peer's address each time).
+asks the kernel for the peer's address each time). TCP connections run straight on asyncio
+(socket_stream.py); unix sockets keep httpcore's anyio streams.
 """
 
 # httpcore's stream interface takes its timeouts as arguments.
@@ -25,7 +26,7 @@ import httpcore
 import httpx
 
 from .pool import ReusingPool
-from .socket_stream import HasFileno, connect_tcp, socket_readable
+from .socket_stream import HasFileno, SocketStream, connect_tcp, socket_readable
 
 _MAX_HELD = 256 * 1024
 """A body larger than this (a huge prompt) goes out in pieces as it is written."""
@@ -51,7 +52,8 @@ _ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
 _CORE_ERRORS: tuple[type[Exception], ...] = tuple(theirs for theirs, _ in _ERRORS)
 
 STOCK_TRANSPORTS_ENV = "STAR_HARNESS_STOCK_TRANSPORTS"
-"""Set to 1 to use stock httpx and uvicorn I/O instead of the one-write and coalescing layers."""
+"""Set to 1 to use stock httpx and uvicorn I/O instead of the one-write, asyncio-connection
+and coalescing layers."""
 
 
 def stock_transports() -> bool:
@@ -272,6 +274,9 @@ class OneWriteStream(httpcore.AsyncNetworkStream):
         return OneWriteStream(wrapped)
 
     def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable" and self._socket is not None:
-            return socket_readable(self._socket)
+        if info == "is_readable":
+            if isinstance(self._inner, SocketStream):
+                return self._inner.is_readable()
+            if self._socket is not None:
+                return socket_readable(self._socket)
         return self._inner.get_extra_info(info)
