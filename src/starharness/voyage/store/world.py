@@ -152,9 +152,31 @@ class VoyageWorld:
         return self._reading(self._backend.single_read)
 
     @contextmanager
+    def reading(self) -> Generator[WorldReader, None, None]:
+        """Inside, this thread's reads (the framework's, `snapshot`) share one read snapshot:
+        one lock and one BEGIN on SQLite instead of one per call. Nests; writing inside raises.
+
+        The framework's `ReadsTogether`: a meeting's checks and scene are read through it.
+        """
+        shared: WorldReader | None = getattr(self._local, "shared", None)
+        if shared is not None:
+            yield shared
+            return
+        with self._reading(self._backend.read) as reader:
+            self._local.shared = reader
+            try:
+                yield reader
+            finally:
+                self._local.shared = None
+
+    @contextmanager
     def _reading(
         self, open_driver: Callable[[], AbstractContextManager[Driver]]
     ) -> Generator[WorldReader, None, None]:
+        shared: WorldReader | None = getattr(self._local, "shared", None)
+        if shared is not None:  # inside `reading()`: its snapshot serves every read
+            yield shared
+            return
         if getattr(self._local, "open", False):
             raise TransactionStateError("a transaction is already open on this World")
         self._local.open = True
