@@ -272,3 +272,23 @@ async def test_a_server_certificate_we_do_not_trust_is_refused(tmp_path: Path) -
     ):
         with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             await client.get("/")
+
+
+async def test_an_idle_tls_connection_the_server_closed_is_not_reused(tmp_path: Path) -> None:
+    cert, key = await asyncio.to_thread(_self_signed, tmp_path)
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+    server = _Server(hang_up_after_answer=True)
+    trusted = ssl.create_default_context(cafile=str(cert))
+    transport = OneWriteTransport(ssl_context=trusted, limits=_LIMITS)
+    async with (
+        _serving(server, tls=served) as url,
+        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+    ):
+        assert (await client.get("/one")).text == "ok"
+        server.may_hang_up.set()
+        await server.hung_up.wait()  # its close_notify and FIN are in our socket by now
+        for _ in range(3):  # the loop may read them (and close its side), or not yet
+            await asyncio.sleep(0)
+        assert (await client.get("/two")).text == "ok"
+    assert server.connections == 2
