@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from starharness.npc.world import ActionHost, AuditRecord, GameWorld
 from starharness.voyage import VoyageWorld, WorldTx
 from starharness.voyage.content import DOCK_MASTER, OMEGA, PLAYER_ID, SMUGGLER
+from starharness.voyage.memory_hooks import record_visit
 from starharness.voyage.store import (
     InsufficientCargoError,
     InsufficientCreditsError,
@@ -218,3 +219,21 @@ def test_no_sequence_of_writes_breaks_the_books(world: VoyageWorld, ops: list[_O
             assert r.cargo_qty(PLAYER_ID, "fuel") >= 0 and r.cargo_qty(SMUGGLER, "fuel") >= 0
             assert r.cargo_qty(PLAYER_ID, "fuel") + r.cargo_qty(SMUGGLER, "fuel") == fuel
             assert r.stock(OMEGA, "fuel") >= 0
+
+
+def test_a_memory_of_or_by_nobody_is_refused_and_a_visit_by_nobody_is_not_stored(
+    world: VoyageWorld,
+) -> None:
+    with world.transaction() as tx:
+        with pytest.raises(UnknownEntityError, match="no actor with id 'nobody'"):
+            tx.remember("nobody", PLAYER_ID, "They came by.")
+        with pytest.raises(UnknownEntityError, match="no actor with id 'ghost'"):
+            tx.remember(SMUGGLER, "ghost", "They came by.")
+        assert tx.remember(SMUGGLER, SMUGGLER, "I talked to myself.").about_id == SMUGGLER
+    card = world.npc(SMUGGLER)
+    assert card is not None
+    record_visit(world, card, "ghost", [])
+    record_visit(world, card, PLAYER_ID, [])
+    with world.snapshot() as reader:
+        assert reader.count_memories(SMUGGLER, "ghost") == 0
+        assert reader.count_memories(SMUGGLER, PLAYER_ID) == 1

@@ -33,7 +33,8 @@ def record_visit(
     text = visit_summary(committed)
 
     def remember(tx: WorldTx) -> None:
-        if tx.actor(player_id) is None or tx.actor(npc.id) is None:
+        found = tx.actors((player_id, npc.id))  # both in one statement
+        if player_id not in found or npc.id not in found:
             return
         tx.remember(npc.id, player_id, text, kind=VISIT_MEMORY)
 

@@ -168,8 +168,10 @@ class WorldTx(WorldReader):
         Trades use kind "trade", action "bought" or "sold" (what the other party did), the good,
         qty and price (the total), so old deals fold into totals in the scene.
         """
-        self.require_actor(npc_id)
-        self.require_actor(about_id)
+        found = self.actors((npc_id, about_id))  # both in one statement: every close writes one
+        for actor_id in (npc_id, about_id):
+            if actor_id not in found:
+                raise UnknownEntityError("actor", actor_id)
         if good_id is not None:
             self._require_good(good_id)
         if not text.strip():
