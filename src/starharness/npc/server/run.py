@@ -24,6 +24,7 @@ from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
 from .fanout import Fanout, PostgresFanout
 from .hub import NpcServer
+from .own_files import hide_own_files
 from .proxied import ProxyHeaders
 from .security import resolve_credentials
 from .settings import ServerSettings
@@ -113,8 +114,10 @@ async def start_server(
     if settings.web_root is not None and not settings.web_root.is_dir():
         raise FileNotFoundError(f"web_root {str(settings.web_root)!r} is not a directory")
     owned = world is None
+    place = settings.world_place()
     if world is None:
-        world = await asyncio.to_thread(open_game_world, game, settings.world_place())
+        world = await asyncio.to_thread(open_game_world, game, place)
+    hide_own_files(ctx, place if isinstance(place, Path) else None)
     fanout: Fanout | None = None
     try:
         if settings.fanout is not None:

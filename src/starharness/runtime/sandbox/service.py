@@ -6,7 +6,7 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,13 @@ class SandboxService:
         self.workspace = workspace
         self._agents: dict[int, AgentSandbox] = {}
         self._global: AgentSandbox | None = None
+
+    def hide(self, *paths: Path) -> None:
+        """Hide `paths` too from every command confined from now on (a host's own files)."""
+        known = set(self.settings.hidden)
+        added = tuple(p for p in (Path(path).resolve() for path in paths) if p not in known)
+        if added:
+            self.settings = replace(self.settings, hidden=(*self.settings.hidden, *added))
 
     def for_context(self, ctx: Context) -> AgentSandbox:
         """The AgentSandbox of the agent layer `ctx` belongs to (the global one outside agents)."""
