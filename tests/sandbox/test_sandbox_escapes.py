@@ -227,3 +227,19 @@ async def test_the_dotenv_the_harness_reads_keys_from(
         assert "made" in made.content
     finally:
         await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_hidden_file_inside_a_hidden_folder_stays_hidden_and_commands_still_run(
+    machine: Machine, provider: str
+) -> None:
+    # The harness home is hidden as a whole; hiding a file inside it too (a server hides its
+    # own session store wherever it is) once made bubblewrap fail every command.
+    credentials = machine.harness_home / "credentials.env"
+    rig = await make_rig(machine.project, providers=[provider], hide=[str(credentials)])
+    try:
+        outcome = await rig.shell(f"echo ran; cat {credentials} || true")
+        assert not outcome.is_error, outcome.content
+        assert "ran" in outcome.content and "sk-secret" not in outcome.content
+    finally:
+        await rig.root.dispose()

@@ -59,7 +59,8 @@ class SandboxPolicy:
         return [Path(os.path.realpath(p)) for p in self.writable if p.is_dir()]
 
     def hidden_paths(self) -> list[Path]:
-        """Hidden paths that exist, except ones the workspace or temp folder lie inside."""
+        """Hidden paths that exist, except ones the workspace or temp folder lie inside, and
+        ones inside another hidden path (covered by it already)."""
         kept: list[Path] = []
         for path in self.hidden:
             if not os.path.lexists(path):
@@ -68,7 +69,8 @@ class SandboxPolicy:
             if _inside(self.workspace, resolved) or _inside(self.temp_dir, resolved):
                 continue
             kept.append(resolved)
-        return kept
+        # bubblewrap cannot mount over a file inside a folder it already replaced read-only.
+        return [p for p in kept if not any(p != q and p.is_relative_to(q) for q in kept)]
 
 
 def _inside(path: Path, folder: Path) -> bool:
