@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ...runtime.kernel import Context
 from ...runtime.sandbox import SANDBOX
-from ...runtime.session import SESSIONS
+from ...runtime.session import SESSIONS, SqliteStore
 
 _SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
@@ -26,9 +26,8 @@ def hide_own_files(ctx: Context, world: Path | None) -> list[Path]:
     if world is not None:
         files.append(world)
     sessions = ctx.maybe(SESSIONS)
-    store_path = getattr(sessions.store, "path", None) if sessions is not None else None
-    if isinstance(store_path, Path):
-        files.append(store_path)
+    if sessions is not None and isinstance(sessions.store, SqliteStore):
+        files.append(sessions.store.path)
     hidden = [file.with_name(file.name + suffix) for file in files for suffix in _SQLITE_COMPANIONS]
     sandbox.hide(*hidden)
     return hidden
