@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
+from starharness.runtime.llm import socket_stream
 from starharness.runtime.llm.transport import LlmHttpClient, OneWriteTransport
 
 _Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -165,3 +166,64 @@ async def test_an_idle_connection_the_server_wrote_to_is_not_reused() -> None:
             await asyncio.sleep(0)
         assert (await client.get("/two")).text == "ok"
     assert connections == 2
+
+
+async def _peer_of_one_request(host: str, family: socket.AddressFamily) -> tuple[object, ...]:
+    peers: list[tuple[object, ...]] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peers.append(writer.get_extra_info("peername"))
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    bound = "::1" if family == socket.AF_INET6 else "127.0.0.1"
+    listening = await asyncio.start_server(answer, bound, 0, family=family)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        async with _client(f"http://{host}:{port}") as client:
+            response = await client.post("/v1/chat/completions", content=b"{}")
+            assert response.content == b"ok"
+    finally:
+        listening.close()
+        await listening.wait_closed()
+    assert len(peers) == 1
+    return peers[0]
+
+
+async def test_a_numeric_address_and_a_name_both_connect() -> None:
+    assert (await _peer_of_one_request("127.0.0.1", socket.AF_INET))[0] == "127.0.0.1"
+    assert (await _peer_of_one_request("localhost", socket.AF_INET))[0] == "127.0.0.1"
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 on this machine")
+async def test_a_numeric_ipv6_address_connects() -> None:
+    try:
+        peer = await _peer_of_one_request("[::1]", socket.AF_INET6)
+    except OSError as error:  # a kernel with IPv6 off cannot listen on ::1
+        pytest.skip(f"cannot listen on ::1: {error}")
+    assert peer[0] == "::1"
+
+
+async def test_a_refused_numeric_address_is_an_httpx_connect_error_naming_it() -> None:
+    with socket.socket() as probe:  # a port nobody listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        async with _client(f"http://127.0.0.1:{port}") as client:
+            with pytest.raises(httpx.ConnectError, match=f"127.0.0.1:{port}.*refused"):
+                await client.post("/v1/chat/completions", content=b"{}")
+
+
+async def test_a_connect_still_in_progress_is_waited_for_on_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As with a distant server: the socket is not writable yet when connect returns.
+    monkeypatch.setattr(socket_stream, "_writable", lambda _sock: False)
+    assert (await _peer_of_one_request("127.0.0.1", socket.AF_INET))[0] == "127.0.0.1"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        async with _client(f"http://127.0.0.1:{port}") as client:
+            with pytest.raises(httpx.ConnectError):
+                await client.post("/v1/chat/completions", content=b"{}")

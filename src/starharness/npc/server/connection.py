@@ -166,9 +166,13 @@ class Connection:
         server.connected(self)
         self._reading = task
         limit = self._limits.max_frame_bytes
+        budget = server.frame_budget
         try:
             while True:
                 message = await websocket.next_message()
+                if budget.spent():
+                    # Enough frames this pass (a storm): the rest of the loop runs first.
+                    await asyncio.sleep(0)
                 if message["type"] != "websocket.receive":
                     # As Starlette's receive: a disconnect ends the socket, anything else is
                     # an error (which ended the reading just the same).

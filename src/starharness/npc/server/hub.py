@@ -27,6 +27,7 @@ from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
 from .metrics import ServerMetrics
+from .pass_budget import PassBudget
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
 from .settings import ServerSettings
@@ -58,6 +59,8 @@ class NpcServer:
         self.credentials = credentials or Credentials(None, None)
         self.names = allowed_names(settings)
         self.metrics = ServerMetrics(settings.worker_name())
+        self.frame_budget = PassBudget()
+        """Shared by every connection: frames handled in one pass of the loop, in all."""
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone
         unless the server was given a shared bus)."""
