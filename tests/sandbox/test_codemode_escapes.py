@@ -86,6 +86,17 @@ def _escapes(machine: Machine, port: int) -> dict[str, tuple[str, str, str]]:
             "code_blocked",
             "starharness",
         ),
+        "read a file outside": (
+            f"print(open({str(outside / 'keep.txt')!r}).read())",
+            "code_error",
+            "keep.txt",
+        ),
+        "list the home": (
+            f"import os\nprint(os.listdir({str(machine.home)!r}))",
+            "code_error",
+            str(machine.home),
+        ),
+        "read the system's settings": ("print(open('/etc/passwd').read())", "code_error", "/etc"),
         "read the host's source": (
             f"print(open({str(HOST_PACKAGE / 'runtime' / 'errors.py')!r}).read())",
             "code_error",
@@ -113,6 +124,7 @@ async def test_every_escape_attempt_ends_the_run_with_a_clear_error(
                 assert outcome.error_code == code, f"{name}: {outcome.content}"
                 assert text in outcome.content, f"{name}: {outcome.content}"
                 assert "PRIVATE KEY" not in outcome.content, name
+                assert "untouched" not in outcome.content and "root:" not in outcome.content, name
                 assert "StarHarnessError" not in outcome.content, name
                 assert running(rig) == 0, name
                 _untouched(machine, market)

@@ -221,3 +221,71 @@ def test_the_environment_is_an_allow_list(tmp_path: Path) -> None:
         "TMP": str(tmp_path / "tmp"),
         "TEMP": str(tmp_path / "tmp"),
     }
+
+
+# -- only some paths readable (code mode) -------------------------------------------------------
+
+
+def _readable_policy(tmp_path: Path) -> tuple[SandboxPolicy, Path, Path, Path]:
+    tools = tmp_path / "tools"
+    (tools / "private").mkdir(parents=True)
+    (tools / "bin").mkdir()
+    link = tmp_path / "lib"
+    link.symlink_to("tools")
+    missing = tmp_path / "nowhere"
+    policy = _policy(
+        tmp_path,
+        Tier.READ_ONLY,
+        readable=(tools, link, missing),
+        hidden=(tools / "private", tmp_path / "outside"),
+    )
+    return policy, tools, link, missing
+
+
+def test_only_the_read_only_tier_can_limit_what_is_readable(tmp_path: Path) -> None:
+    for tier in (Tier.WORKSPACE_WRITE, Tier.FULL):
+        with pytest.raises(ValueError, match=f"not {tier}"):
+            _policy(tmp_path, tier, readable=(tmp_path,))
+
+
+def test_bwrap_mounts_only_the_readable_paths_and_starts_in_the_temp_folder(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "outside").mkdir()
+    policy, tools, link, missing = _readable_policy(tmp_path)
+    argv = BubblewrapProvider("/usr/bin/true").confine(["ls"], policy)
+    joined = " ".join(argv)
+    assert "--ro-bind / /" not in joined and str(policy.workspace) + " " not in joined
+    assert f"--ro-bind {tools} {tools}" in joined
+    assert f"--symlink tools {link}" in joined  # a link stays a link
+    assert str(missing) not in joined
+    assert f"--tmpfs {tools / 'private'}" in joined  # hidden inside a readable path
+    assert str(tmp_path / "outside") not in joined  # outside every readable path: not there
+    assert f"--bind {policy.temp_dir} {policy.temp_dir}" in joined
+    assert argv[argv.index("--chdir") + 1] == str(policy.temp_dir)
+    assert argv[argv.index("--chdir") - 2 : argv.index("--chdir")] == ["--remount-ro", "/"]
+
+
+def test_landlock_reads_only_the_readable_paths(tmp_path: Path) -> None:
+    policy, tools, _link, _missing = _readable_policy(tmp_path)
+    rules = landlock_rules(policy)
+    # The link is followed (Landlock allows by the real folder); the hidden folder is left out.
+    assert rules.read == [str(tools / "bin"), str(tools / "bin")]
+    assert rules.list == [] and str(policy.workspace) not in rules.read + rules.write
+    assert rules.write[0] == str(policy.temp_dir)
+
+
+def test_seatbelt_reads_only_the_readable_paths(tmp_path: Path) -> None:
+    policy, tools, link, _missing = _readable_policy(tmp_path)
+    profile, params = seatbelt_profile(policy)
+    assert "(allow file-read*)\n" not in profile
+    assert "(allow file-read-metadata)" in profile
+    assert (
+        '(allow file-read* (subpath (param "READABLE_0")) (subpath (param "READABLE_1"))'
+        ' (subpath (param "READABLE_2")))' in profile
+    )
+    assert [params[f"READABLE_{i}"] for i in range(3)] == [
+        str(tools),
+        str(link),
+        str(policy.temp_dir),
+    ]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import signal
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +51,36 @@ class CodeRun:
         return self.status == "ok"
 
 
-def code_policy(policy: SandboxPolicy) -> SandboxPolicy:
-    """Always read-only and offline, whatever the agent's tier, with the host package hidden."""
+_SYSTEM = {
+    # dyld's shared cache and the system frameworks live under /System (untested here).
+    "darwin": ("/System", "/usr", "/bin", "/private/var/db/dyld"),
+}
+SYSTEM_FILES = tuple(
+    Path(p)
+    for p in _SYSTEM.get(
+        sys.platform, ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    )
+)
+"""The system's programs and libraries: what an interpreter loads, and no one's data."""
+
+
+def interpreter_files(python: str) -> tuple[Path, ...]:
+    """What a program may read: the system's files and the interpreter's own installation."""
+    prefix = Path(os.path.realpath(python)).parent.parent  # <prefix>/bin/python3.x
+    if any(prefix.is_relative_to(system) for system in SYSTEM_FILES):
+        return SYSTEM_FILES
+    return (*SYSTEM_FILES, prefix)
+
+
+def code_policy(policy: SandboxPolicy, python: str) -> SandboxPolicy:
+    """Always read-only and offline, whatever the agent's tier, reading only what `python`
+    needs: no project, home or host file (the host package is hidden as well)."""
     return dataclasses.replace(
-        policy, tier=Tier.READ_ONLY, network=False, hidden=(*policy.hidden, HOST_PACKAGE)
+        policy,
+        tier=Tier.READ_ONLY,
+        network=False,
+        hidden=(*policy.hidden, HOST_PACKAGE),
+        readable=interpreter_files(python),
     )
 
 
@@ -60,7 +88,7 @@ async def confine(
     sandbox: AgentSandbox, settings: CodeModeSettings
 ) -> tuple[Confined, SandboxPolicy]:
     """Wrap the runner; SandboxUnavailableError when no provider works (nothing is spawned)."""
-    policy = code_policy(await sandbox.policy(network=False))
+    policy = code_policy(await sandbox.policy(network=False), settings.python)
     argv = [settings.python, "-I", "-S", "-B", "-c", GUEST_SOURCE]
     return await sandbox.service.chain.confine(argv, policy), policy
 

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 
 from .policy import SandboxPolicy
 from .tiers import Tier
@@ -61,7 +62,9 @@ class BubblewrapProvider:
             args += ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
         else:
             args += _confined_mounts(policy)
-        args += ["--chdir", str(policy.workspace), "--", *argv]
+        # With only some paths readable the project is not there to start in.
+        start = policy.workspace if policy.readable is None else policy.temp_dir
+        args += ["--chdir", str(start), "--", *argv]
         return args
 
     def describe(self, policy: SandboxPolicy) -> str:
@@ -69,6 +72,9 @@ class BubblewrapProvider:
             files = "all files writable"
         elif policy.tier is Tier.WORKSPACE_WRITE:
             files = f"writable: {policy.workspace} and the temp folder; the rest read-only"
+        elif policy.readable is not None:
+            shown = ", ".join(str(p) for p in policy.readable)
+            files = f"reads only {shown} and the temp folder (its one writable folder)"
         else:
             files = "read-only except the temp folder"
         network = "network on" if policy.network else "no network"
@@ -89,6 +95,8 @@ _BASE = (
 
 
 def _confined_mounts(policy: SandboxPolicy) -> list[str]:
+    if policy.readable is not None:
+        return _readable_only_mounts(policy)
     temp = str(policy.temp_dir)
     workspace = str(policy.workspace)
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -97,7 +105,31 @@ def _confined_mounts(policy: SandboxPolicy) -> list[str]:
     mounts += [bind, workspace, workspace]
     for extra in policy.writable_paths():
         mounts += ["--bind", str(extra), str(extra)]
-    for hidden in policy.hidden_paths():
+    return mounts + _hiding(policy.hidden_paths())
+
+
+def _readable_only_mounts(policy: SandboxPolicy) -> list[str]:
+    """A root holding only the readable paths (links as links), /dev, /proc and the temp folder."""
+    # /tmp first: a readable path inside it (an interpreter unpacked there) is mounted over it.
+    mounts = ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    bound: list[Path] = []
+    for path in policy.readable_paths():
+        if path.is_symlink():
+            mounts += ["--symlink", str(path.readlink()), str(path)]
+        else:
+            mounts += ["--ro-bind", str(path), str(path)]
+            bound.append(Path(os.path.realpath(path)))
+    temp = str(policy.temp_dir)
+    mounts += ["--bind", temp, temp]
+    # A hidden path outside every readable one is not there to hide.
+    hidden = [h for h in policy.hidden_paths() if any(h.is_relative_to(b) for b in bound)]
+    # bubblewrap's own root is a writable tmpfs: nothing may be made beside what is mounted.
+    return [*mounts, *_hiding(hidden), "--remount-ro", "/"]
+
+
+def _hiding(hidden_paths: Sequence[Path]) -> list[str]:
+    mounts: list[str] = []
+    for hidden in hidden_paths:
         if hidden.is_dir():
             mounts += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]
         else:

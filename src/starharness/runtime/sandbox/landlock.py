@@ -58,6 +58,11 @@ def landlock_rules(policy: SandboxPolicy) -> landlock_exec.Rules:
     # folder itself (files made there later could not be read), so such entries stay visible.
     hidden = [p for p in policy.hidden_paths() if not p.is_relative_to(policy.workspace)]
     write = [str(policy.temp_dir), *_DEVICES]
+    if policy.readable is not None:
+        read: list[str] = []
+        for path in policy.readable_paths():
+            read += beneath_except(Path(os.path.realpath(path)), hidden)
+        return landlock_exec.Rules(read=read, write=write, network=policy.network)
     if policy.tier is Tier.WORKSPACE_WRITE:
         write += beneath_except(policy.workspace, hidden)
         for extra in policy.writable_paths():

@@ -51,6 +51,17 @@ class SandboxPolicy:
     """Paths no command may read below the full tier; one containing the workspace is kept."""
     writable: tuple[Path, ...] = ()
     """More folders writable from workspace-write on (a tool's caches and settings)."""
+    readable: tuple[Path, ...] | None = None
+    """None: every file is readable but the hidden ones. Else only these paths and the temp
+    folder are (read-only tier only: the project is not readable either)."""
+
+    def __post_init__(self) -> None:
+        if self.readable is not None and self.tier is not Tier.READ_ONLY:
+            raise ValueError(f"only the read-only tier can limit what is readable, not {self.tier}")
+
+    def readable_paths(self) -> list[Path]:
+        """The readable paths that exist, as given (a symbolic link is kept as one)."""
+        return [path for path in self.readable or () if os.path.lexists(path)]
 
     def writable_paths(self) -> list[Path]:
         """The extra writable folders that exist, below workspace-write: none."""

@@ -43,7 +43,14 @@ def seatbelt_profile(policy: SandboxPolicy) -> tuple[str, dict[str, str]]:
     if policy.tier is Tier.FULL:
         lines.append("(allow file-read* file-write*)")
     else:
-        lines.append("(allow file-read*)")
+        if policy.readable is None:
+            lines.append("(allow file-read*)")
+        else:
+            # stat() of any path still answers (as under Landlock); contents only from these.
+            shown = [param("READABLE", i, str(p)) for i, p in enumerate(policy.readable_paths())]
+            shown.append(param("READABLE", len(shown), str(policy.temp_dir)))
+            lines.append("(allow file-read-metadata)")
+            lines.append(f"(allow file-read* {' '.join(f'(subpath {n})' for n in shown)})")
         hidden = [param("HIDDEN", i, str(p)) for i, p in enumerate(policy.hidden_paths())]
         if hidden:
             subpaths = " ".join(f"(subpath {name})" for name in hidden)
