@@ -220,6 +220,19 @@ def socket_readable(sock: HasFileno) -> bool:
     return bool(readable)
 
 
+_IN_PROGRESS = frozenset(
+    code
+    for code in (
+        errno.EINPROGRESS,
+        errno.EAGAIN,
+        errno.EWOULDBLOCK,
+        getattr(errno, "WSAEWOULDBLOCK", None),
+    )
+    if code is not None
+)
+"""What a non-blocking connect answers while the handshake is under way (Windows says its own)."""
+
+
 def _numeric(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         return ipaddress.ip_address(host)
@@ -256,9 +269,9 @@ async def _connect_numeric(
         if local_address is not None:
             sock.bind((local_address, 0))
         code = sock.connect_ex((host, port))
-        if code in (errno.EINPROGRESS, errno.EAGAIN) and _writable(sock):
+        if code in _IN_PROGRESS and _writable(sock):
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-        elif code in (errno.EINPROGRESS, errno.EAGAIN):
+        elif code in _IN_PROGRESS:
             await loop.sock_connect(sock, (host, port))  # waits on the loop as asyncio does
             code = 0
         if code:
