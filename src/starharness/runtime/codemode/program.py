@@ -106,7 +106,7 @@ async def run_program(
     process = await owner.spawn(
         confined.argv,
         sandbox.env(policy),
-        policy.workspace,
+        policy.start_dir,
         pipes=True,
         line_limit=settings.line_bytes,
     )

@@ -62,9 +62,7 @@ class BubblewrapProvider:
             args += ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
         else:
             args += _confined_mounts(policy)
-        # With only some paths readable the project is not there to start in.
-        start = policy.workspace if policy.readable is None else policy.temp_dir
-        args += ["--chdir", str(start), "--", *argv]
+        args += ["--chdir", str(policy.start_dir), "--", *argv]
         return args
 
     def describe(self, policy: SandboxPolicy) -> str:

@@ -59,6 +59,11 @@ class SandboxPolicy:
         if self.readable is not None and self.tier is not Tier.READ_ONLY:
             raise ValueError(f"only the read-only tier can limit what is readable, not {self.tier}")
 
+    @property
+    def start_dir(self) -> Path:
+        """Where a command starts: the project, or its temp folder when the project is unread."""
+        return self.workspace if self.readable is None else self.temp_dir
+
     def readable_paths(self) -> list[Path]:
         """The readable paths that exist, as given (a symbolic link is kept as one)."""
         return [path for path in self.readable or () if os.path.lexists(path)]

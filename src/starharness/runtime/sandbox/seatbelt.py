@@ -47,8 +47,9 @@ def seatbelt_profile(policy: SandboxPolicy) -> tuple[str, dict[str, str]]:
             lines.append("(allow file-read*)")
         else:
             # stat() of any path still answers (as under Landlock); contents only from these.
-            shown = [param("READABLE", i, str(p)) for i, p in enumerate(policy.readable_paths())]
-            shown.append(param("READABLE", len(shown), str(policy.temp_dir)))
+            # Seatbelt matches real paths (/tmp is /private/tmp): links are followed here.
+            paths = [os.path.realpath(p) for p in (*policy.readable_paths(), policy.temp_dir)]
+            shown = [param("READABLE", i, path) for i, path in enumerate(paths)]
             lines.append("(allow file-read-metadata)")
             lines.append(f"(allow file-read* {' '.join(f'(subpath {n})' for n in shown)})")
         hidden = [param("HIDDEN", i, str(p)) for i, p in enumerate(policy.hidden_paths())]
