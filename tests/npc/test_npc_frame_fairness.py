@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from npc_support import eventually, serving, stalled_client
@@ -64,3 +65,64 @@ async def test_a_pass_budget_starts_with_a_pass_and_is_spent_by_its_time() -> No
     assert not none.spent()
     assert none.spent()
     assert not roomy.spent()
+
+
+async def test_a_read_of_thousands_of_tiny_frames_is_parsed_a_slice_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from starharness.npc.server import coalescing
+
+    deepest = 0
+    put = coalescing._ReceiveQueue.put_nowait  # pyright: ignore[reportPrivateUsage]
+
+    def measuring(self: Any, item: Any) -> None:
+        nonlocal deepest
+        put(self, item)
+        deepest = max(deepest, self.qsize())
+
+    monkeypatch.setattr(coalescing._ReceiveQueue, "put_nowait", measuring)  # pyright: ignore[reportPrivateUsage]
+    count = 3000
+    async with serving(GAME, tmp_path, responder=respond) as stack, stack.client() as client:
+        # One write of 3,000 frames of 15 bytes: the server reads it in a read or two.
+        frames = [_masked(f'{{"t": "{index % 10}"}}') for index in range(count)]
+        client.ws.transport.write(b"".join(frames))
+        errors = [await client.recv() for _ in range(count)]
+        await client.send({"t": "hello", "playerId": "p1"})
+        assert (await client.recv())["t"] == "welcome"  # the connection lives on
+    # Every frame was answered, in order, though most waited unparsed for their turn.
+    assert [(e["t"], e["code"]) for e in errors] == [("error", "bad_frame")] * count
+    assert all(repr(str(i % 10)) in e["message"] for i, e in enumerate(errors)), errors[:3]
+    # At most one slice of 4 KiB (under 300 of these frames) beyond the 64 frames of backlog.
+    assert deepest <= 64 + 4096 // 15, deepest
+
+
+async def test_frames_of_every_size_split_across_slices_arrive_whole_and_in_order(
+    tmp_path: Path,
+) -> None:
+    # Sizes around the 4 KiB slice and well past it, many tiny ones between: frames cut at
+    # every kind of place by the slicing.
+    sizes = [1, 4090, 4096, 4097, 9000, 20_000, *([3] * 500), 12_345, 2]
+    async with serving(GAME, tmp_path, responder=respond) as stack, stack.client() as client:
+        texts = [f'{{"t": "s{index}", "pad": "{"x" * size}"}}' for index, size in enumerate(sizes)]
+        client.ws.transport.write(b"".join(_masked(text) for text in texts))
+        errors = [await client.recv() for _ in sizes]
+        await client.send({"t": "hello", "playerId": "p1"})
+        assert (await client.recv())["t"] == "welcome"
+    assert all(f"'s{index}'" in e["message"] for index, e in enumerate(errors)), errors[:3]
+
+
+async def test_a_client_that_leaves_with_frames_held_unparsed_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    async with serving(GAME, tmp_path, responder=respond) as stack:
+        # max_queue=None: this client reads on while it closes, so only the server's side is
+        # tested (a full queue would stop it reading and the close would time out).
+        async with stack.client(max_queue=None) as leaving:
+            leaving.ws.transport.write(b"".join(_masked('{"t": "x"}') for _ in range(5000)))
+            await leaving.recv()  # the server is answering: most bytes are still held
+        # The close frame came after every held frame, and was answered as a clean close.
+        assert leaving.ws.close_code == 1000
+        await eventually(lambda: not stack.running.server.connections)
+        async with stack.client() as other:
+            await other.send({"t": "hello", "playerId": "p1"})
+            assert (await other.recv())["t"] == "welcome"

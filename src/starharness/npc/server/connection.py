@@ -169,9 +169,13 @@ class Connection:
         budget = server.frame_budget
         try:
             while True:
-                message = await websocket.next_message()
-                if budget.spent():
-                    # Enough frames this pass (a storm): the rest of the loop runs first.
+                arriving = websocket.next_message()
+                queued = isinstance(arriving, asyncio.Future) and arriving.done()
+                message = await arriving
+                del arriving
+                if queued and budget.spent():
+                    # A backlog, and enough frames this pass: the rest of the loop runs first.
+                    # A frame the socket waited for is not held: it has waited its turn.
                     await asyncio.sleep(0)
                 if message["type"] != "websocket.receive":
                     # As Starlette's receive: a disconnect ends the socket, anything else is
