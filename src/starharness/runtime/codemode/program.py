@@ -51,15 +51,11 @@ class CodeRun:
         return self.status == "ok"
 
 
-_SYSTEM = {
-    # dyld's shared cache and the system frameworks live under /System (untested here).
-    "darwin": ("/System", "/usr", "/bin", "/private/var/db/dyld"),
-}
+_LINUX_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# dyld's shared cache and the system frameworks live under /System (untested here).
+_MACOS_SYSTEM = ("/System", "/usr", "/bin", "/private/var/db/dyld")
 SYSTEM_FILES = tuple(
-    Path(p)
-    for p in _SYSTEM.get(
-        sys.platform, ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-    )
+    Path(p) for p in (_MACOS_SYSTEM if sys.platform == "darwin" else _LINUX_SYSTEM)
 )
 """The system's programs and libraries: what an interpreter loads, and no one's data."""
 

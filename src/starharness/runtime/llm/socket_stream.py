@@ -210,14 +210,17 @@ class HasFileno(Protocol):
 def socket_readable(sock: HasFileno) -> bool:
     """True when an idle connection has something to read, which means the server hung up."""
     fd = sock.fileno()
-    if fd < 0:
-        return True
+    return fd < 0 or _ready_now(fd, write=False)
+
+
+def _ready_now(fd: int, *, write: bool) -> bool:
+    """Whether `fd` can be read (or written) right now, without waiting."""
     if hasattr(select, "poll"):
         poller = select.poll()
-        poller.register(fd, select.POLLIN)
+        poller.register(fd, select.POLLOUT if write else select.POLLIN)
         return bool(poller.poll(0))
-    readable, _, _ = select.select([fd], [], [], 0)
-    return bool(readable)
+    readable, writable, _ = select.select([] if write else [fd], [fd] if write else [], [], 0)
+    return bool(writable if write else readable)
 
 
 _IN_PROGRESS = frozenset(
@@ -241,12 +244,7 @@ def _numeric(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def _writable(sock: socket.socket) -> bool:
-    if hasattr(select, "poll"):
-        poller = select.poll()
-        poller.register(sock.fileno(), select.POLLOUT)
-        return bool(poller.poll(0))
-    _, writable, _ = select.select([], [sock], [], 0)
-    return bool(writable)
+    return _ready_now(sock.fileno(), write=True)
 
 
 async def _connect_numeric(
@@ -269,11 +267,12 @@ async def _connect_numeric(
         if local_address is not None:
             sock.bind((local_address, 0))
         code = sock.connect_ex((host, port))
-        if code in _IN_PROGRESS and _writable(sock):
-            code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-        elif code in _IN_PROGRESS:
-            await loop.sock_connect(sock, (host, port))  # waits on the loop as asyncio does
-            code = 0
+        if code in _IN_PROGRESS:
+            if _writable(sock):
+                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            else:
+                await loop.sock_connect(sock, (host, port))  # waits on the loop as asyncio does
+                code = 0
         if code:
             raise OSError(code, f"connect to {host}:{port} failed: {os.strerror(code)}")
     except BaseException:
