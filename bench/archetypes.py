@@ -53,16 +53,12 @@ _TESTS = _HERE.parent / "tests"
 sys.path[:0] = [str(_HERE), str(_TESTS / "npc"), str(_TESTS)]
 
 from cores import pin  # noqa: E402
+from vendors import populate  # noqa: E402
 
 BEFORE_KB_PER_ENCOUNTER = 44.0
 """bench/encounters.py's heap per open encounter before presets (WebSocket included)."""
 GOAL_HEAP_SHARE = 1 / 3
 GOAL_CPU_RATIO = 0.5
-_PERSONA = (
-    "You are {name}, who has kept a stall on the square for {years} years. You speak briefly, "
-    "you remember faces, and you bargain hard but fairly. You never sell what you do not have, "
-    "and you never promise what the world has not committed."
-)
 _RULES = (
     "Your kind keeps its word and its ledger; a deal is a deal once it is done.",
     "Your kind bakes to order and says when the oven is cold.",
@@ -85,26 +81,6 @@ def _game(archetypes: int) -> Any:
     # The world's calls on the event loop, as the sample game ships (Game.world_calls_inline);
     # no memory written on close: closing is not what is measured.
     return replace(game, archetypes=kinds, world_calls_inline=True, on_encounter_end=None)
-
-
-def _populate(world: Any, npcs: int, archetypes: int) -> list[str]:
-    rows = [
-        (
-            f"n-{i:04d}",
-            f"Vendor {i}",
-            "npc",
-            "square",
-            1,
-            50,
-            12,
-            f"kind-{i % archetypes}",
-            _PERSONA.format(name=f"Vendor {i}", years=3 + i % 30),
-        )
-        for i in range(npcs)
-    ]
-    with world.transaction() as tx:
-        tx.db.executemany("INSERT INTO actors VALUES (?,?,?,?,?,?,?,?,?)", rows)
-    return [row[0] for row in rows]
 
 
 def _per_encounter_class() -> type[Any]:
@@ -136,7 +112,7 @@ def _per_encounter_class() -> type[Any]:
                 self.npc.id,
                 self.player_id,
                 self._on_attempt,  # pyright: ignore[reportPrivateUsage]
-                inline=self._inline,  # pyright: ignore[reportPrivateUsage]
+                calls=self._calls,  # pyright: ignore[reportPrivateUsage]
             )
 
             def setup(layer: Context) -> None:
@@ -250,7 +226,7 @@ async def _main(npcs: int, archetypes: int, count: int, rounds: int, scratch: st
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         path = Path(tmp) / "world.db"
         world = game.open_world(path)
-        npc_ids = _populate(world, npcs, archetypes)
+        npc_ids = populate(world, npcs, archetypes)
         settings = ServerSettings(port=0, world=path, transcripts=TranscriptSettings(keep=0))
         server = NpcServer(ctx, game, world, settings)
         ways: dict[str, type[Any]] = {"presets": Encounter, "per encounter": per_encounter}

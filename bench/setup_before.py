@@ -35,7 +35,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 _HERE = Path(__file__).resolve().parent
 _REPO = _HERE.parent
@@ -44,20 +44,27 @@ BEFORE = "0f05aace8138b35f923a16d551e9561f40362a38"
 GOAL_RATIO = 0.5
 _NPCS = 500
 _ARCHETYPES = 5
-_PERSONA = (
-    "You are {name}, who has kept a stall on the square for {years} years. You speak briefly, "
-    "you remember faces, and you bargain hard but fairly. You never sell what you do not have, "
-    "and you never promise what the world has not committed."
-)
+
+
+def _fail(message: str) -> NoReturn:
+    """Exit 2: the bench could not measure (1 means it measured and a goal was missed)."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
 
 
 def _export(rev: str, into: Path) -> Path:
     """The tree of `rev` (src and tests) in `into`, with this checkout's tiny world."""
-    archive = subprocess.run(
+    done = subprocess.run(
         ["git", "-C", str(_REPO), "archive", "--format=tar", rev, "src", "tests"],
-        check=True,
+        check=False,
         capture_output=True,
-    ).stdout
+    )
+    if done.returncode != 0:
+        _fail(
+            f"cannot take commit {rev[:12]} from {_REPO} (this bench needs the repository's "
+            f"history, a clone, not an export): {done.stderr.decode(errors='replace').strip()}"
+        )
+    archive = done.stdout
     with tempfile.TemporaryFile() as tar_file:
         tar_file.write(archive)
         tar_file.seek(0)
@@ -77,7 +84,7 @@ def _worker_paths(tree: Path) -> None:
 
     where = Path(starharness.__file__).resolve()
     if not where.is_relative_to(tree.resolve()):
-        raise SystemExit(f"starharness came from {where}, not from {tree}")
+        _fail(f"starharness came from {where}, not from {tree}")
     world_module: Any = importlib.import_module("starharness.npc.world")
     # The copied world names the news type as today's code does; the old code called it so.
     if not hasattr(world_module, "NewsItem"):
@@ -99,27 +106,9 @@ def _worker_game() -> Any:
     return replace(game, archetypes=kinds)
 
 
-def _worker_populate(world: Any) -> list[str]:
-    rows = [
-        (
-            f"n-{i:04d}",
-            f"Vendor {i}",
-            "npc",
-            "square",
-            1,
-            50,
-            12,
-            f"kind-{i % _ARCHETYPES}",
-            _PERSONA.format(name=f"Vendor {i}", years=3 + i % 30),
-        )
-        for i in range(_NPCS)
-    ]
-    with world.transaction() as tx:
-        tx.db.executemany("INSERT INTO actors VALUES (?,?,?,?,?,?,?,?,?)", rows)
-    return [row[0] for row in rows]
-
-
 async def _worker_main(tree: Path, encounters: int, rounds: int) -> float:
+    from vendors import populate
+
     _worker_paths(tree)
     npc: Any = importlib.import_module("starharness.npc")
     server_module: Any = importlib.import_module("starharness.npc.server")
@@ -150,7 +139,7 @@ async def _worker_main(tree: Path, encounters: int, rounds: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "world.db"
         world = game.open_world(path)
-        npc_ids = _worker_populate(world)
+        npc_ids = populate(world, _NPCS, _ARCHETYPES)
         settings = npc.ServerSettings(
             port=0, world=path, transcripts=npc.TranscriptSettings(keep=0)
         )
@@ -191,7 +180,7 @@ def _run_worker(tree: Path, encounters: int, rounds: int) -> float:
         text=True,
     )
     if done.returncode != 0:
-        raise SystemExit(f"the worker for {tree} failed:\n{done.stderr}")
+        _fail(f"the worker for {tree} failed:\n{done.stderr}")
     return float(done.stdout.split()[-1])
 
 

@@ -62,6 +62,36 @@ def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
     return done.stdout
 
 
+SETUP_BEFORE = BENCH.parent / "setup_before.py"
+
+
+@pytest.mark.slow
+def test_setup_before_bench_runs_both_trees_and_prints_the_ratio(tmp_path: Path) -> None:
+    out = _run_bench(SETUP_BEFORE, ["--runs", "1", "--rounds", "1", "--encounters", "20"], tmp_path)
+    before = re.search(r"^  before presets \(0f05aac\) +(\d+\.\d) us \(processes: ", out, re.M)
+    now = re.search(r"^  now \(presets\) +(\d+\.\d) us \(processes: ", out, re.M)
+    assert before is not None and now is not None, out
+    assert float(before.group(1)) > 0 and float(now.group(1)) > 0, out
+    ratio = re.search(
+        r"^ratio now/before: (\d+\.\d\d)x \(goal <= 0\.5x\): (met|missed)$", out, re.M
+    )
+    assert ratio is not None and float(ratio.group(1)) > 0, out
+
+
+def test_setup_before_bench_names_a_commit_it_cannot_take(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SETUP_BEFORE), "--before", "0" * 40, "--runs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot take commit 000000000000" in done.stderr
+    assert "needs the repository's history" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 LONG_SESSION = BENCH.parent / "long_session.py"
 
 

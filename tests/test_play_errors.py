@@ -161,6 +161,16 @@ def test_a_world_password_variable_needs_a_database_url(tmp_path: Path) -> None:
     assert not world.exists()
 
 
+def test_world_connections_need_a_database_url(tmp_path: Path) -> None:
+    world = tmp_path / "world.db"
+    for args in (("--world", str(world)), ()):
+        line = _one_line(_run(tmp_path, "serve", "--port", "0", "--world-connections", "4", *args))
+        assert "--world-connections is for a postgresql:// --world" in line
+    assert not world.exists()
+    line = _one_line(_run(tmp_path, "serve", "--world-connections", "0"))
+    assert "--world-connections" in line and "greater than or equal to 1" in line
+
+
 def test_an_unreachable_world_database_is_named_host_port_db_only(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))

@@ -26,7 +26,7 @@ from voyage_e2e_support import Player, Stack, line
 
 from starharness.eval.audit import AuditReader
 from starharness.mockllm import ChatRequest, ScriptedCall, ServerFault, Step, Success, ToolCalls
-from starharness.npc import ResidentDefinitionError, ServerSettings, render_transcript
+from starharness.npc import ResidentDefinitionError, ServerSettings, WorldCalls, render_transcript
 from starharness.npc.residents import RESIDENT_KIND, ResidentRunner
 from starharness.runtime.kernel import Context
 from starharness.runtime.loop import AgentOptions
@@ -439,4 +439,4 @@ def test_a_resident_whose_actions_are_not_actions_is_refused(
         open_world(tmp_path / "world.db") as world,
         pytest.raises(ResidentDefinitionError, match=f"resident 'director'{refused}"),
     ):
-        ResidentRunner(Context(), resident, world, AgentOptions(), inline=True)
+        ResidentRunner(Context(), resident, world, AgentOptions(), calls=WorldCalls(inline=True))

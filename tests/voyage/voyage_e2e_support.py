@@ -46,17 +46,21 @@ async def serving_voyage(
     provider: str = "openai-compatible",
     game: Game = GAME,
     place: WorldPlace | None = None,
+    world_connections: int | None = None,
 ) -> AsyncIterator[Stack]:
     """Omega station on a fresh world file, its NPCs played by the offline brain.
 
     `plays` is the kind of server the mock behaves as; `provider` the profile the harness
     believes it talks to (what it chooses the turn plan from). `place` puts the world in
-    PostgreSQL (or another file); default: a file under tmp_path.
+    PostgreSQL (or another file); default: a file under tmp_path. `world_connections` is the
+    server setting of that name (PostgreSQL only).
     """
     if place is not None and place.target is not None:
         settings = ServerSettings(
             port=0, world=place.target.url, world_password_env=place.target.password_env
         )
+        if world_connections is not None:
+            settings = settings.model_copy(update={"world_connections": world_connections})
     else:
         path = place.path if place is not None and place.path else tmp_path / "world.db"
         settings = ServerSettings(port=0, world=path)

@@ -43,6 +43,7 @@ class GameFlags:
     fanout: str | None = None
     fanout_password_env: str | None = None
     worker_id: str | None = None
+    world_connections: int | None = None
 
 
 def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> ResolvedProfile:
@@ -62,6 +63,7 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         ("game", flags.game),
         ("world", flags.world),
         ("world_password_env", flags.world_password_env),
+        ("world_connections", flags.world_connections),
         ("auth_token_env", flags.auth_token_env),
         ("ready_file", str(flags.ready_file) if flags.ready_file else None),
     ):
@@ -75,6 +77,13 @@ def resolve(command: str, flags: GameFlags, *, web_root: Path | None) -> Resolve
         server["public_names"] = list(flags.public_names)
     if flags.residents:
         server["residents"] = list(flags.residents)
+    if flags.world_connections is not None:
+        from ..runtime.session.postgres import is_postgres_url
+
+        if not is_postgres_url(flags.world or ""):
+            raise CliError(
+                f"{command}: --world-connections is for a postgresql:// --world, not a world file"
+            )
     if flags.fanout_password_env is not None and flags.fanout is None:
         raise CliError(f"{command}: --fanout-password-env needs --fanout URL")
     if flags.fanout is not None:

@@ -34,6 +34,16 @@ WorldPasswordEnv = Annotated[
         metavar="NAME",
     ),
 ]
+WorldConnections = Annotated[
+    int | None,
+    typer.Option(
+        "--world-connections",
+        help="World calls at once, and connections, for a postgresql:// --world (default 8).",
+        min=1,
+        max=256,
+        metavar="N",
+    ),
+]
 Offline = Annotated[
     bool, typer.Option("--offline", help="Use the built-in offline brain even with a key.")
 ]
@@ -119,6 +129,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         fanout: FanoutUrl = None,
         fanout_password_env: FanoutPasswordEnv = None,
         worker_id: WorkerId = None,
+        world_connections: WorldConnections = None,
     ) -> None:
         import time
 
@@ -132,6 +143,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
             player_secret_env, public_name or (), resident or (),
             world_password_env=world_password_env, fanout=fanout,
             fanout_password_env=fanout_password_env, worker_id=worker_id,
+            world_connections=world_connections,
         )  # fmt: skip
         web_root = composition.web_root() if browser_client else None
         profile = resolve(command, flags, web_root=web_root)

@@ -24,7 +24,7 @@ from .encounter import (
     GameKit,
     define_speech_tool,
 )
-from .game import CommittedAction, EncounterEnd, Game, SpeechContract
+from .game import CommittedAction, EncounterEnd, Game, OpenServerWorld, SpeechContract
 from .game_loading import GameLoadError, load_game
 from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
 from .plugin import NPC_SERVER, NpcServerConfig, NpcServerPlugin
@@ -53,6 +53,7 @@ from .world import (
     calls_inline,
     reading_together,
 )
+from .world_calls import WorldCalls
 from .world_place import open_game_world
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "NpcServer",
     "NpcServerConfig",
     "NpcServerPlugin",
+    "OpenServerWorld",
     "ReadsTogether",
     "Refusal",
     "Resident",
@@ -96,6 +98,7 @@ __all__ = [
     "TranscriptSettings",
     "TurnSettings",
     "World",
+    "WorldCalls",
     "build_app",
     "calls_inline",
     "define_game_action",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal
+from typing import Any, Generic, Literal, Protocol
 
 from ..runtime.session.postgres import PostgresTarget
 from ..runtime.tools import ToolDefinition
@@ -13,6 +13,12 @@ from .actions import GameAction, Tx
 from .archetype import Archetype
 from .residents import Resident
 from .world import NpcCard, World
+
+
+class OpenServerWorld(Protocol):
+    """`Game.open_server_world`: the world in `target`, using at most `connections` at once."""
+
+    def __call__(self, target: PostgresTarget, /, *, connections: int) -> World: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +86,11 @@ class Game(Generic[Tx]):
     """A mock-LLM responder that plays the NPCs without a model (see starharness.mockllm)."""
     on_encounter_end: EncounterEnd | None = None
     default_world_path: Callable[[], Path] | None = None
-    open_server_world: Callable[[PostgresTarget], World] | None = None
+    open_server_world: OpenServerWorld | None = None
     """Opens (creating and seeding on first use) the world in a PostgreSQL database, for
-    `--world postgresql://...`; None: the game's world lives in files only. Its world should
-    have `blocks_on_network = True`, so the server never calls it on the event loop."""
+    `--world postgresql://...`, holding at most `connections` connections; None: the game's
+    world lives in files only. Its world should have `blocks_on_network = True`, so the server
+    never calls it on the event loop (and gives it `connections` threads of its own)."""
     world_calls_inline: bool = False
     """The world's calls are short (SQLite on a local disk): run them on the event loop.
 

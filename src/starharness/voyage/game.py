@@ -16,7 +16,7 @@ from .director import DIRECTOR, is_director_request, respond_director
 from .hud import VoyageHud
 from .memory_hooks import record_visit
 from .paths import default_world_path
-from .store import VoyageWorld, open_server_world, open_world
+from .store import DEFAULT_POOL_SIZE, VoyageWorld, open_server_world, open_world
 
 GAME_NAME = "omega-station"
 
@@ -26,9 +26,12 @@ def open_game_world(path: Path | None) -> VoyageWorld:
     return open_world(path)
 
 
-def open_game_server_world(target: PostgresTarget) -> VoyageWorld:
-    """The world in a PostgreSQL database (schema `voyage`), created and seeded once."""
-    return open_server_world(target)
+def open_game_server_world(
+    target: PostgresTarget, /, *, connections: int = DEFAULT_POOL_SIZE
+) -> VoyageWorld:
+    """The world in a PostgreSQL database (schema `voyage`), created and seeded once, with a
+    pool of at most `connections` connections."""
+    return open_server_world(target, pool_size=connections)
 
 
 def play_offline(request: ChatRequest) -> Step:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...runtime.kernel import ServiceKey
 from ..world import World
+from ..world_calls import IN_THREADS, WorldCalls
 
 
 class Role(StrEnum):
@@ -40,8 +41,8 @@ class EncounterBinding:
     npc_id: str
     player_id: str
     report: Callable[[ActionAttempt], None]
-    inline: bool = False
-    """Run actions on the event loop (`Game.world_calls_inline`) instead of a worker thread."""
+    calls: WorldCalls = IN_THREADS
+    """Where actions run: on the event loop (`Game.world_calls_inline`) or in worker threads."""
 
     def role(self, role: Role) -> str:
         return self.npc_id if role is Role.NPC else self.player_id

@@ -117,12 +117,12 @@ def _public_model(name: str, model: type[BaseModel], bound: Mapping[str, Role]) 
 
 async def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dict[str, Any]:
     binding = run.ctx.get(ENCOUNTER)
-    if binding.inline:
+    if binding.calls.inline:
         result, outcome = _attempt(action, binding, public)
         binding.report(outcome)
         return result
     # The world blocks (SQLite): the whole transaction runs in one worker thread.
-    attempt = asyncio.get_running_loop().run_in_executor(None, _attempt, action, binding, public)
+    attempt = binding.calls.thread(_attempt, action, binding, public)
     try:
         result, outcome = await asyncio.shield(attempt)
     except asyncio.CancelledError:

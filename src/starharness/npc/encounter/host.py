@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...runtime.kernel import Context
 from ...runtime.loop import AgentOptions
 from ..world import World
+from ..world_calls import WorldCalls
 from .game_tools import GameKit
 from .presets import ArchetypePreset
 
@@ -28,8 +29,8 @@ class EncounterHost(Protocol):
     def world(self) -> World: ...
 
     @property
-    def world_calls_inline(self) -> bool:
-        """Whether the world's calls run on the event loop (see `npc.calls_inline`)."""
+    def world_calls(self) -> WorldCalls:
+        """Where the world's calls run: on the event loop (see `npc.calls_inline`) or in threads."""
         ...
 
     @property

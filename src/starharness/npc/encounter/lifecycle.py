@@ -30,7 +30,6 @@ from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
 from ..world import NpcCard
-from ..world_calls import call_world
 from .conclusion import SpeechConclusion
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
@@ -56,6 +55,7 @@ class Encounter:
     """An open encounter; its id is the client's, scoped to one connection."""
 
     __slots__ = (
+        "_calls",
         "_closed",
         "_closing",
         "_committed",
@@ -66,7 +66,6 @@ class Encounter:
         "_give_up",
         "_handle",
         "_host",
-        "_inline",
         "_mapper",
         "_options",
         "_plan",
@@ -89,7 +88,7 @@ class Encounter:
         self.player_id = player_id
         self.session_id = f"enc-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
         self._host = host
-        self._inline = host.world_calls_inline
+        self._calls = host.world_calls
         self._send_frame = send
         self._closed = False
         self._running = False
@@ -122,8 +121,7 @@ class Encounter:
     @classmethod
     async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
         """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
-        npc, attitude, scene = await call_world(
-            host.world_calls_inline,
+        npc, attitude, scene = await host.world_calls.run(
             meet,
             host.world,
             frame.id,
@@ -150,7 +148,7 @@ class Encounter:
         host = self._host
         preset = self._preset
         binding = EncounterBinding(
-            host.world, self.npc.id, self.player_id, self._on_attempt, inline=self._inline
+            host.world, self.npc.id, self.player_id, self._on_attempt, calls=self._calls
         )
 
         def setup(layer: Context) -> None:
@@ -286,9 +284,7 @@ class Encounter:
         assert content is not None  # the frame model guarantees text or optionId
         self._running = True
         try:
-            self._scene = await call_world(
-                self._inline, self._host.world.scene, self.npc.id, self.player_id
-            )
+            self._scene = await self._calls.run(self._host.world.scene, self.npc.id, self.player_id)
         except Exception:
             _log.exception("encounter %s: the world could not render the scene", self.id)
             self._running = False
@@ -376,8 +372,7 @@ class Encounter:
         end = self._host.kit.game.on_encounter_end
         if end is not None:
             try:
-                await call_world(
-                    self._inline,
+                await self._calls.run(
                     end,
                     self._host.world,
                     self.npc,

@@ -21,7 +21,7 @@ from ...runtime.session import event_types as ev
 from ...runtime.tools import TOOLS, ToolDefinition
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, action_tool
 from ..world import NewsItem, World
-from ..world_calls import call_world
+from ..world_calls import WorldCalls
 from .resident import Resident
 
 _log = logging.getLogger("starharness.npc.residents")
@@ -61,7 +61,7 @@ class ResidentRunner:
         world: World,
         options: AgentOptions,
         *,
-        inline: bool,
+        calls: WorldCalls,
         ended: Callable[[str], None] | None = None,
     ) -> None:
         self._ctx = ctx
@@ -72,7 +72,7 @@ class ResidentRunner:
             if resident.max_steps is None
             else replace(options, max_steps=resident.max_steps)
         )
-        self._inline = inline
+        self._calls = calls
         self._ended = ended
         self._tools = _resolve(resident)
         self._code: ToolDefinition[Any] | None = None
@@ -124,11 +124,11 @@ class ResidentRunner:
         resident = self.resident
         await self._code_mode()
         tools_now = self.tools
-        brief = await call_world(self._inline, resident.brief, self._world, days)
+        brief = await self._calls.run(resident.brief, self._world, days)
         attempts: list[ActionAttempt] = []
         ended: dict[str, Any] = {}
         binding = EncounterBinding(
-            self._world, resident.name, "", attempts.append, inline=self._inline
+            self._world, resident.name, "", attempts.append, calls=self._calls
         )
 
         def observe(logged: LoggedEvent) -> None:

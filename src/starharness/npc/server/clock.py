@@ -56,7 +56,7 @@ class WorldClock:
                 left = days
                 while left > 0:
                     chunk = min(step, left)
-                    events.extend(await asyncio.to_thread(world.tick, chunk))
+                    events.extend(await self._server.world_calls.thread(world.tick, chunk))
                     left -= chunk
                 self._server.metrics.ticks.inc()
         except (psycopg.Error, StoreUnreachableError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
 from ..world import NewsItem, World, calls_inline
-from ..world_calls import call_world
+from ..world_calls import WorldCalls
 from .access import admit
 from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
@@ -54,7 +55,15 @@ class NpcServer:
         self._kit = GameKit.of(game)
         self._world = world
         # A world on a network database is never called on the event loop, whatever the game says.
-        self._inline = calls_inline(game.world_calls_inline, world)
+        inline = calls_inline(game.world_calls_inline, world)
+        # A network world's calls get threads of their own, as many as it has connections: the
+        # loop's default executor is small (cores + 4) and shared with file and process work.
+        self._world_threads = (
+            ThreadPoolExecutor(settings.world_connections, thread_name_prefix="world")
+            if getattr(world, "blocks_on_network", False)
+            else None
+        )
+        self._calls = WorldCalls(inline, self._world_threads)
         self.settings = settings
         self.credentials = credentials or Credentials(None, None)
         self.names = allowed_names(settings)
@@ -103,7 +112,7 @@ class NpcServer:
             resident,
             self._world,
             self._agent_options,
-            inline=self._inline,
+            calls=self._calls,
             ended=self.resident_transcripts.ended,
         )
 
@@ -126,8 +135,8 @@ class NpcServer:
         return self._world
 
     @property
-    def world_calls_inline(self) -> bool:
-        return self._inline
+    def world_calls(self) -> WorldCalls:
+        return self._calls
 
     @property
     def agent_options(self) -> AgentOptions:
@@ -179,7 +188,7 @@ class NpcServer:
             connection.send_pending(task)
 
     async def _hud_text(self, player_id: str) -> str | None:
-        data = await call_world(self._inline, self._world.player_view, player_id)
+        data = await self._calls.run(self._world.player_view, player_id)
         return encode(self._kit.protocol.hud(player_id=player_id, data=dict(data)))
 
     def turn_done(self, seconds: float, reason: str) -> None:
@@ -208,7 +217,7 @@ class NpcServer:
             npcs = [NpcEntry(id=n.id, name=n.name, location_id=n.location_id) for n in world.npcs()]
             return world.player_view(player_id), npcs
 
-        found = await call_world(self._inline, read)
+        found = await self._calls.run(read)
         if found is None:
             raise FrameError(ErrorCode.UNKNOWN_PLAYER, f"there is no player {player_id!r}")
         hud, npcs = found
@@ -293,7 +302,7 @@ class NpcServer:
         if problem is not None:
             return problem
         try:
-            await asyncio.wait_for(call_world(self._inline, self._world.npcs), _READY_WORLD_S)
+            await asyncio.wait_for(self._calls.run(self._world.npcs), _READY_WORLD_S)
         except TimeoutError:
             return f"the world did not answer within {_READY_WORLD_S:g} s"
         except Exception as exc:
@@ -358,6 +367,9 @@ class NpcServer:
         for task in list(self._pending):
             task.cancel()
         await asyncio.gather(*self._pending, return_exceptions=True)
+        if self._world_threads is not None:
+            # Every call was awaited above; a thread still running is one a cancel left behind.
+            await asyncio.to_thread(self._world_threads.shutdown)
 
 
 async def _refuse(websocket: WebSocket, message: str) -> None:

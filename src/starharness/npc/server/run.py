@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 from collections.abc import Generator
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -116,7 +117,9 @@ async def start_server(
     owned = world is None
     place = settings.world_place()
     if world is None:
-        world = await asyncio.to_thread(open_game_world, game, place)
+        world = await asyncio.to_thread(
+            partial(open_game_world, connections=settings.world_connections), game, place
+        )
     hide_own_files(ctx, place if isinstance(place, Path) else None)
     fanout: Fanout | None = None
     try:

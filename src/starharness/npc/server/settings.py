@@ -7,9 +7,10 @@ import re
 import socket
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...runtime.session.postgres import PostgresTarget, is_postgres_url
+from ..world_calls import DEFAULT_WORLD_CONNECTIONS
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_PORT = 3099
@@ -131,6 +132,9 @@ class ServerSettings(BaseModel):
     `world_password_env`) for a game with `Game.open_server_world`; default: the game's own."""
     world_password_env: str | None = None
     """Variable holding the password of the `world` database."""
+    world_connections: int = Field(default=DEFAULT_WORLD_CONNECTIONS, ge=1, le=256)
+    """For a `postgresql://` world: at most this many world calls at once, each in a thread of
+    the server's own on a connection of its own (this worker's most connections to it)."""
     host: str = "127.0.0.1"
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     """0 picks a free port (see `ready_file`)."""
@@ -181,6 +185,15 @@ class ServerSettings(BaseModel):
             PostgresTarget(value)  # refuses a password in the URL, without repeating it
             return value
         return Path(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _connections_need_a_database(self) -> ServerSettings:
+        if "world_connections" in self.model_fields_set and not isinstance(self.world, str):
+            raise ValueError(
+                "world_connections is for a postgresql:// world; a world file is called"
+                " through one connection"
+            )
+        return self
 
     def world_place(self) -> Path | PostgresTarget | None:
         """Where the world lives: a file (None: the game's default) or a PostgreSQL database."""
