@@ -93,7 +93,7 @@ def test_every_meeting_read_runs_in_one_read_transaction() -> None:
     assert isinstance(world, ReadsTogether)
     npc, attitude, scene = meet(world, "e1", "n-baker", "p1")
     assert (npc.id, attitude) == ("n-baker", 3)
-    assert "Attitude: 3." in scene
+    assert scene is not None and "Attitude: 3." in scene
     assert world.inside == dict.fromkeys(
         ("npc", "has_player", "can_meet", "attitude", "scene"), True
     )
@@ -108,7 +108,7 @@ def test_a_refused_meeting_ends_its_read_transaction() -> None:
         meet(world, "e2", "n-smith", "p1")
     # A write right after: no read transaction was left open on the connection.
     world.set("UPDATE actors SET coins = 7 WHERE id = 'p1'")
-    assert "The customer has 7 coins." in meet(world, "e3", "n-baker", "p1")[2]
+    assert "The customer has 7 coins." in str(meet(world, "e3", "n-baker", "p1")[2])
 
 
 def test_each_open_reads_the_world_as_it_is_now() -> None:
@@ -120,12 +120,21 @@ def test_each_open_reads_the_world_as_it_is_now() -> None:
     npc, attitude, scene = meet(world, "e2", "n-baker", "p1")
     assert first[0].persona != npc.persona == "You are Bea, tired."
     assert attitude == -1
-    assert "You have 44 coins" in scene
+    assert scene is not None and "You have 44 coins" in scene
     assert "Attitude: -1." in scene
     assert "You remember: Pat paid late." in scene
     world.set("UPDATE actors SET alive = 0 WHERE id = 'n-baker'")
     with pytest.raises(FrameError, match="not alive"):
         meet(world, "e3", "n-baker", "p1")
+
+
+def test_a_meeting_without_the_scene_does_not_read_it() -> None:
+    world = _Noting()
+    npc, attitude, scene = meet(world, "e1", "n-baker", "p1", with_scene=False)
+    assert (npc.id, attitude, scene) == ("n-baker", 3, None)
+    assert world.inside == dict.fromkeys(("npc", "has_player", "can_meet", "attitude"), True)
+    with pytest.raises(FrameError, match="cannot meet"):
+        meet(world, "e2", "n-smith", "p1", with_scene=False)
 
 
 def test_a_world_without_reading_meets_call_by_call() -> None:

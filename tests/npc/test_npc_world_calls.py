@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -11,7 +13,7 @@ from typing import Any
 
 import pytest
 from npc_support import serving, spoken, types
-from tinygame import GAME
+from tinygame import GAME, GREETING_GAME
 from tinygame.brain import respond
 from tinygame.world import TinyWorld
 
@@ -25,9 +27,11 @@ class _Watched(TinyWorld):
     def __init__(self, path: Path | None) -> None:
         super().__init__(path)
         self.threads: dict[str, set[int]] = {}
+        self.calls: Counter[str] = Counter()
 
     def _note(self, call: str) -> None:
         self.threads.setdefault(call, set()).add(threading.get_ident())
+        self.calls[call] += 1
 
     def scene(self, npc_id: str, player_id: str) -> str:
         self._note("scene")
@@ -95,6 +99,25 @@ async def test_a_world_that_blocks_on_the_network_is_never_called_on_the_loop(
         calls = {name: threads for name, threads in world.threads.items()}
     assert set(calls) >= {"scene", "player_view", "transaction"}
     assert all(loop_thread not in threads for threads in calls.values()), calls
+
+
+@pytest.mark.parametrize("greets", [False, True], ids=["silent", "greeting"])
+async def test_an_open_reads_the_scene_only_for_a_greeting(tmp_path: Path, greets: bool) -> None:
+    """Every `say` reads the scene afresh, so only a greeting turn needs the open's read."""
+    game = replace(GREETING_GAME if greets else GAME, open_world=_watched)
+    async with serving(game, tmp_path, responder=respond) as stack, stack.client() as client:
+        await client.send({"t": "hello", "playerId": "p1"})
+        assert (await client.recv())["t"] == "welcome"
+        opened = await client.open("e1", "n-baker", "p1")
+        assert opened[0]["t"] == "encounter.opened" and opened[-1]["t"] == "encounter.idle"
+        world: _Watched = stack.world
+        assert world.calls["scene"] == (1 if greets else 0)
+        frames = await client.say("e1", "I would like to buy 2")
+        assert [f["ok"] for f in frames if f["t"] == "action"] == [True]
+        assert world.calls["scene"] == (2 if greets else 1)
+        # The turn's request carried the scene read for it (the baker's stock before the sale).
+        sent = json.dumps(stack.mock.requests[-1].body)
+        assert "You have 50 coins and 12 loaves" in sent, sent
 
 
 def test_a_game_without_open_server_world_refuses_a_database() -> None:

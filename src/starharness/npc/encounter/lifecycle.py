@@ -11,6 +11,7 @@ import asyncio
 import logging
 import secrets
 import time
+from functools import partial
 from typing import Any, Final
 
 from ...runtime.kernel import Context, Next
@@ -121,20 +122,21 @@ class Encounter:
     @classmethod
     async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
         """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
+        game = host.kit.game
+        # Only a greeting turn starts from the scene read here: every `say` reads it afresh.
         npc, attitude, scene = await host.world_calls.run(
-            meet,
+            partial(meet, with_scene=game.greets_first),
             host.world,
             frame.id,
             frame.npc_id,
             frame.player_id,
         )
         encounter = cls(host, frame.id, npc, frame.player_id, send)
-        encounter._scene = scene
+        encounter._scene = scene or ""
         await encounter._create_agent()
         try:
-            low, high = host.kit.game.attitude_range
+            low, high = game.attitude_range
             encounter._mapper.opened(npc.name, min(max(attitude, low), high))
-            game = host.kit.game
             if game.greets_first:
                 encounter._begin(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
             else:

@@ -6,14 +6,19 @@ from ..frames import ErrorCode, FrameError
 from ..world import NpcCard, World, reading_together
 
 
-def meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
-    """The NPC's card, its attitude and the scene, or FrameError saying why they cannot meet."""
+def meet(
+    world: World, encounter_id: str, npc_id: str, player_id: str, *, with_scene: bool = True
+) -> tuple[NpcCard, int, str | None]:
+    """The NPC's card, its attitude and (`with_scene`) the scene, or FrameError saying why they
+    cannot meet."""
     # One consistent state for every check and read (and, on SQLite, one lock, not one each).
     with reading_together(world):
-        return _meet(world, encounter_id, npc_id, player_id)
+        return _meet(world, encounter_id, npc_id, player_id, with_scene)
 
 
-def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple[NpcCard, int, str]:
+def _meet(
+    world: World, encounter_id: str, npc_id: str, player_id: str, with_scene: bool
+) -> tuple[NpcCard, int, str | None]:
     npc = world.npc(npc_id)
     if npc is None:
         raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)
@@ -29,4 +34,5 @@ def _meet(world: World, encounter_id: str, npc_id: str, player_id: str) -> tuple
             f"{npc.name} cannot meet player {player_id!r} now",
             encounter_id,
         )
-    return npc, world.attitude(npc_id, player_id), world.scene(npc_id, player_id)
+    scene = world.scene(npc_id, player_id) if with_scene else None
+    return npc, world.attitude(npc_id, player_id), scene
