@@ -4,6 +4,7 @@ and a request that differs from the one the log rebuilds is refused loudly."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ from starharness.mockllm import MockLlmServer, Success
 from starharness.runtime.kernel import Next
 from starharness.runtime.llm.types import LlmRequest, UserMessage
 from starharness.runtime.llm.wire import to_wire_messages
-from starharness.runtime.loop import PRE_STEP, REQUEST, OutgoingRequest, StepPlan
-from starharness.runtime.loop.view_log import verify_request
+from starharness.runtime.loop import AGENTS, PRE_STEP, REQUEST, OutgoingRequest, StepPlan
+from starharness.runtime.loop.view_log import VERIFY_ENV, verify_request
 from starharness.runtime.session import (
     VIEW_REWRITE,
     Session,
@@ -162,3 +163,23 @@ def test_replaces_nest_summaries_of_summaries() -> None:
     # A fresh projection of the same log agrees.
     rebuilt = Session("y", session.events).messages()
     assert rebuilt == session.messages()
+
+
+@pytest.mark.parametrize(
+    ("variable", "mode"),
+    [("off", "off"), ("rebuild", "rebuild"), ("bogus", "projection"), (None, "projection")],
+)
+async def test_the_verify_view_variable_overrides_every_agents_option(
+    home: Path, monkeypatch: pytest.MonkeyPatch, variable: str | None, mode: str
+) -> None:
+    """Read once per runtime's agent manager; a value that names no mode is ignored."""
+    if variable is None:
+        monkeypatch.delenv(VERIFY_ENV, raising=False)
+    else:
+        monkeypatch.setenv(VERIFY_ENV, variable)
+    async with runtime_for("http://127.0.0.1:9", home) as runtime:
+        agents = runtime.ctx.get(AGENTS)
+        handle = await agents.create(
+            "s1", options=replace(agents.defaults, verify_view="projection")
+        )
+        assert handle.agent.verify_view == mode

@@ -14,7 +14,6 @@ from ..session import event_types as ev
 from ..telemetry import TELEMETRY
 from .hooks import SESSION_EVENT, STATUS, AgentStatus, LoggedEvent, StatusChange
 from .options import AgentOptions, VerifyMode
-from .view_log import verify_mode
 
 if TYPE_CHECKING:
     from ..llm import LlmService
@@ -69,7 +68,14 @@ class Agent:
         "verify_view",
     )
 
-    def __init__(self, ctx: Context, session: Session, options: AgentOptions) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        session: Session,
+        options: AgentOptions,
+        *,
+        verify_override: VerifyMode | None = None,
+    ) -> None:
         self.ctx = ctx
         self.session = session
         self.options = options
@@ -91,7 +97,7 @@ class Agent:
         self._llm: LlmService | None = None
         self._telemetry: Telemetry | None = None
         self._telemetry_known = False
-        self.verify_view: VerifyMode = verify_mode(options.verify_view)
+        self.verify_view: VerifyMode = verify_override or options.verify_view
 
     @staticmethod
     def _last_turn(session: Session) -> int:

@@ -18,6 +18,7 @@ from .agent import Agent, CancelCause
 from .hooks import AGENT_CREATED, AGENT_DISPOSED
 from .keys import AGENTS
 from .options import AgentOptions, VerifyMode
+from .view_log import verify_override
 
 Setup = Callable[[Context], Awaitable[object] | object]
 """Registers sections, context providers and tools on the agent's own layer. Never drives."""
@@ -52,6 +53,7 @@ class AgentManager:
         self._ctx = ctx
         self.defaults = defaults
         self._agents: dict[str, Agent] = {}
+        self._verify_override: VerifyMode | None = verify_override()
 
     def get(self, agent_id: str) -> Agent | None:
         return self._agents.get(agent_id)
@@ -120,7 +122,9 @@ class AgentManager:
         return layer
 
     def _publish(self, layer: Context, session: Any, options: AgentOptions | None) -> AgentHandle:
-        agent = Agent(layer, session, options or self.defaults)
+        agent = Agent(
+            layer, session, options or self.defaults, verify_override=self._verify_override
+        )
         _log_approvals(layer, agent)
         self._agents[agent.id] = agent
         layer.emit(AGENT_CREATED, agent)

@@ -26,11 +26,13 @@ VERIFY_ENV: Final = "STAR_HARNESS_VERIFY_VIEW"
 """Overrides the agents' `verify_view` (tests and CI set it to `rebuild`)."""
 
 
-def verify_mode(configured: VerifyMode) -> VerifyMode:
+def verify_override() -> VerifyMode | None:
+    """`STAR_HARNESS_VERIFY_VIEW`, when it names a mode; read once per agent manager, since a
+    lookup of an unset variable raises and catches a KeyError (a few us on every agent)."""
     value = os.environ.get(VERIFY_ENV)
     if value in ("off", "projection", "rebuild"):
         return value  # pyright: ignore[reportReturnType]
-    return configured
+    return None
 
 
 def _same(a: Message, b: Message) -> bool:
