@@ -34,6 +34,28 @@ def _compile(*args: str) -> None:
     assert run.returncode == 0, f"mcs failed:\n{run.stdout}{run.stderr}"
 
 
+async def _run_probe(*command: str, cwd: Path) -> tuple[int | None, str, str]:
+    """The probe's exit code (None when it had to be killed), stdout and stderr.
+
+    A probe that outlives its own deadline is killed, and what it printed so far is kept, so a
+    failure shows how far it got rather than only a timeout.
+    """
+    probe = await asyncio.create_subprocess_exec(
+        *command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert probe.stdout is not None and probe.stderr is not None
+    reading = asyncio.gather(probe.stdout.read(), probe.stderr.read(), probe.wait())
+    try:
+        async with asyncio.timeout(_PROBE_SECONDS + 10):
+            out, err, returncode = await asyncio.shield(reading)
+    except TimeoutError:
+        probe.kill()
+        out, err, _ = await reading
+        note = f"[killed: still running {_PROBE_SECONDS + 10} s after it started]\n"
+        return None, out.decode(), note + err.decode()
+    return returncode, out.decode(), err.decode()
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("unity")
@@ -74,20 +96,12 @@ async def test_every_frame_reaches_its_event_through_a_real_websocket(built: Pat
     # characters, so pieces end mid-character: it must arrive whole and undamaged.
     long_piece = "日本€é" * 5000
     async with running_fake(FakeHarness(greeting=(long_piece, "!"))) as harness:
-        probe = await asyncio.create_subprocess_exec(
-            mono,
-            str(built / "ClientProbe.exe"),
-            harness.url,
-            str(_PROBE_SECONDS),
-            cwd=built,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        returncode, out, err = await _run_probe(
+            mono, str(built / "ClientProbe.exe"), harness.url, str(_PROBE_SECONDS), cwd=built
         )
-        async with asyncio.timeout(_PROBE_SECONDS + 10):
-            out, err = await probe.communicate()
 
-    lines = out.decode().splitlines()
-    assert probe.returncode == 0, f"probe failed:\n{out.decode()}{err.decode()}"
+    lines = out.splitlines()
+    assert returncode == 0, f"probe failed ({returncode}):\n{out}{err}"
     assert {line.split(" ", 1)[0] for line in lines} == {
         "welcome",
         "encounter.opened",
