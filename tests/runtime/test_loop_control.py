@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -230,6 +231,51 @@ async def test_approval_refusal_is_logged_and_reaches_the_model(home: Path) -> N
             assert result.data["is_error"] is True
             assert "--allow danger" in result.data["content"]
             await handle.dispose()
+
+
+async def test_each_agent_logs_only_the_approvals_it_asked_for(home: Path) -> None:
+    # One listener pair serves every agent, routed by the request's session id.
+    async with MockLlmServer() as mock:
+        for sid, tool in (("c9", "launch"), ("c10", "dig")):
+            call = ScriptedCall(name=tool, arguments=json.dumps({"line": sid}))
+            mock.script(sid, [ToolCalls(calls=[call]), Success(text="refused")])
+        async with runtime_for(mock.base_url, home) as rt:
+
+            def setup_for(tool: str) -> Callable[[Context], None]:
+                def setup(c: Context) -> None:
+                    async def act(args: Say, run: ToolRunContext) -> str:
+                        return "done"
+
+                    c.get(TOOLS).register(
+                        define_tool(tool, "Risky.", Say, act, tags=[REQUIRES_APPROVAL])
+                    )
+
+                return setup
+
+            first, first_log = await create_agent(rt.ctx, "c9", setup_for("launch"))
+            second, second_log = await create_agent(rt.ctx, "c10", setup_for("dig"))
+            runs = (_run(first, first_log, "go"), _run(second, second_log, "go"))
+            assert await asyncio.gather(*runs) == ["completed", "completed"]
+            for log, tool in ((first_log, "launch"), (second_log, "dig")):
+                assert [e.data["tool"] for e in log.of(ev.APPROVAL_ASKED)] == [tool]
+                assert [e.data["tool"] for e in log.of(ev.APPROVAL_DECIDED)] == [tool]
+            await first.dispose()
+            # A disposed agent's approvals are no one's: the other agent's log stays its own.
+            third, third_log = await create_agent(rt.ctx, "c9b", setup_for("launch"))
+            mock.script(
+                "c9b",
+                [
+                    ToolCalls(
+                        calls=[ScriptedCall(name="launch", arguments=json.dumps({"line": "x"}))]
+                    ),
+                    Success(text="no"),
+                ],
+            )
+            assert await _run(third, third_log, "go") == "completed"
+            assert len(second_log.of(ev.APPROVAL_ASKED)) == 1
+            assert len(third_log.of(ev.APPROVAL_ASKED)) == 1
+            await second.dispose()
+            await third.dispose()
 
 
 async def test_telemetry_counts_requests_tokens_and_retries(home: Path) -> None:

@@ -54,6 +54,11 @@ class AgentManager:
         self.defaults = defaults
         self._agents: dict[str, Agent] = {}
         self._verify_override: VerifyMode | None = verify_override()
+        # One pair of listeners for every agent, routed by the request's session id: an agent
+        # layer's events reach its ancestors' listeners, so none is registered per agent.
+        approvals = _ApprovalLog(self._agents)
+        ctx.on(APPROVAL_ASKED, approvals.asked)
+        ctx.on(APPROVAL_DECIDED, approvals.decided)
 
     def get(self, agent_id: str) -> Agent | None:
         return self._agents.get(agent_id)
@@ -125,7 +130,6 @@ class AgentManager:
         agent = Agent(
             layer, session, options or self.defaults, verify_override=self._verify_override
         )
-        _log_approvals(layer, agent)
         self._agents[agent.id] = agent
         layer.emit(AGENT_CREATED, agent)
         return AgentHandle(self, agent)
@@ -145,23 +149,19 @@ class AgentManager:
             await self.dispose_agent(agent)
 
 
-def _log_approvals(layer: Context, agent: Agent) -> None:
-    """Every approval question and answer goes into the agent's log."""
-    logger = _ApprovalLog(agent)
-    layer.on(APPROVAL_ASKED, logger.asked)
-    layer.on(APPROVAL_DECIDED, logger.decided)
-
-
 class _ApprovalLog:
-    """One agent's approval listeners: a small object, not two closures per agent."""
+    """Every approval question and answer goes into the log of the agent that asked."""
 
-    __slots__ = ("_agent",)
+    __slots__ = ("_agents",)
 
-    def __init__(self, agent: Agent) -> None:
-        self._agent = agent
+    def __init__(self, agents: dict[str, Agent]) -> None:
+        self._agents = agents
 
     def asked(self, request: ApprovalRequest) -> None:
-        self._agent.log(
+        agent = self._agents.get(request.session_id)
+        if agent is None:  # not one of this manager's agents (a bare tool run, say)
+            return
+        agent.log(
             ev.APPROVAL_ASKED,
             {
                 "call_id": request.call_id,
@@ -172,11 +172,15 @@ class _ApprovalLog:
         )
 
     def decided(self, answer: ApprovalDecided) -> None:
-        self._agent.log(
+        request = answer.request
+        agent = self._agents.get(request.session_id)
+        if agent is None:
+            return
+        agent.log(
             ev.APPROVAL_DECIDED,
             {
-                "call_id": answer.request.call_id,
-                "tool": answer.request.tool,
+                "call_id": request.call_id,
+                "tool": request.tool,
                 "decision": str(answer.decision),
                 "message": answer.message,
             },
