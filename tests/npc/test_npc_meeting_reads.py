@@ -94,9 +94,48 @@ def test_every_meeting_read_runs_in_one_read_transaction() -> None:
     npc, attitude, scene = meet(world, "e1", "n-baker", "p1")
     assert (npc.id, attitude) == ("n-baker", 3)
     assert scene is not None and "Attitude: 3." in scene
-    assert world.inside == dict.fromkeys(
-        ("npc", "has_player", "can_meet", "attitude", "scene"), True
-    )
+    # A meeting that succeeds learns that the player exists from `can_meet` alone.
+    assert world.inside == dict.fromkeys(("npc", "can_meet", "attitude", "scene"), True)
+    assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("npc_id", "player_id", "setup", "code", "message", "reads"),
+    [
+        ("n-nobody", "p1", "", "unknown_npc", "there is no NPC 'n-nobody'", ("npc",)),
+        ("n-baker", "p-nobody", "", "unknown_player", "there is no player 'p-nobody'", None),
+        # An unknown player is named before a dead NPC, as before the player was read lazily.
+        (
+            "n-baker",
+            "p-nobody",
+            "UPDATE actors SET alive = 0 WHERE id = 'n-baker'",
+            "unknown_player",
+            "there is no player 'p-nobody'",
+            ("npc", "has_player"),
+        ),
+        (
+            "n-baker",
+            "p1",
+            "UPDATE actors SET alive = 0 WHERE id = 'n-baker'",
+            "npc_unavailable",
+            "Bea is not alive",
+            ("npc", "has_player"),
+        ),
+        ("n-smith", "p1", "", "npc_unavailable", "Tor cannot meet player 'p1' now", None),
+    ],
+)
+def test_a_refused_meeting_says_why_in_a_fixed_order(
+    npc_id: str, player_id: str, setup: str, code: str, message: str, reads: tuple[str, ...] | None
+) -> None:
+    world = _Noting()
+    if setup:
+        world.set(setup)
+    with pytest.raises(FrameError) as refused:
+        meet(world, "e1", npc_id, player_id)
+    assert (str(refused.value.code), refused.value.message) == (code, message)
+    # Every read of a refusal, the player's included, ran inside the meeting's one transaction.
+    expected = reads or ("npc", "can_meet", "has_player")
+    assert world.inside == dict.fromkeys(expected, True)
     assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
 
 
@@ -132,7 +171,7 @@ def test_a_meeting_without_the_scene_does_not_read_it() -> None:
     world = _Noting()
     npc, attitude, scene = meet(world, "e1", "n-baker", "p1", with_scene=False)
     assert (npc.id, attitude, scene) == ("n-baker", 3, None)
-    assert world.inside == dict.fromkeys(("npc", "has_player", "can_meet", "attitude"), True)
+    assert world.inside == dict.fromkeys(("npc", "can_meet", "attitude"), True)
     with pytest.raises(FrameError, match="cannot meet"):
         meet(world, "e2", "n-smith", "p1", with_scene=False)
 

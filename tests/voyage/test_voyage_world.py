@@ -56,6 +56,9 @@ def test_meeting_needs_the_same_place_and_a_living_npc(world: VoyageWorld) -> No
         tx.set_alive(BROKER, False)
     assert not world.can_meet(BROKER, PLAYER_ID)
     assert not world.can_meet("nobody", PLAYER_ID)
+    # False, not an error, for a player who does not exist: an open relies on it.
+    assert not world.can_meet(SMUGGLER, "nobody")
+    assert not world.can_meet(SMUGGLER, BROKER)
 
 
 def test_the_broker_starts_hostile(world: VoyageWorld) -> None:

@@ -58,7 +58,8 @@ class GameWorld(Protocol):
     def has_player(self, player_id: str) -> bool: ...
 
     def can_meet(self, npc_id: str, player_id: str) -> bool:
-        """Whether the player can talk to the NPC now (same place, say)."""
+        """Whether the player can talk to the NPC now (same place, say); false, not an error,
+        for a player who does not exist (an open asks `has_player` only after a refusal)."""
         ...
 
     def player_view(self, player_id: str) -> Mapping[str, Any]:
