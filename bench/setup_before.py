@@ -12,11 +12,13 @@ what one `Encounter.open` costs now against what it cost then, in the same run.
 Both run the same world: this checkout's tiny test game world (tests/npc/tinygame/world.py,
 with WAL and its one-statement scene) is copied into the old tree, so only the framework
 differs. What the framework does with the world (sharing one read transaction, say) counts.
-Each way runs in its own process pinned to one core, the two alternating; each process opens
-`--encounters` encounters over 500 NPCs for `--rounds` rounds after a warm-up and prints its
-median CPU per open. The bench prints every process's median and the ratio of the medians.
+One process per tree, both pinned to the same core, warm up and then take turns: a round opens
+`--encounters` encounters over 500 NPCs and closes them, the one tree's round right after the
+other's (the order swapped every pair). A shared VM's speed drifts by tens of percent within
+seconds; a pair sees nearly the same machine, so the bench judges the median of the pairs'
+ratios, and prints their spread.
 
-Run: uv run python bench/setup_before.py [--runs 3] [--rounds 5] [--encounters 1000]
+Run: uv run python bench/setup_before.py [--pairs 15] [--encounters 1000]
 Needs the repository's history (a clone, not an export).
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import importlib
 import shutil
@@ -54,23 +57,31 @@ def _fail(message: str) -> NoReturn:
 
 def _export(rev: str, into: Path) -> Path:
     """The tree of `rev` (src and tests) in `into`, with this checkout's tiny world."""
+    known = subprocess.run(
+        ["git", "-C", str(_REPO), "cat-file", "-e", f"{rev}^{{commit}}"],
+        check=False,
+        capture_output=True,
+    )
+    if known.returncode != 0:
+        _fail(
+            f"cannot take commit {rev[:12]} from {_REPO} (this bench needs the repository's "
+            f"history, a clone, not an export): {known.stderr.decode(errors='replace').strip()}"
+        )
     done = subprocess.run(
         ["git", "-C", str(_REPO), "archive", "--format=tar", rev, "src", "tests"],
         check=False,
         capture_output=True,
     )
+    world = Path("tests/npc/tinygame/world.py")
     if done.returncode != 0:
-        _fail(
-            f"cannot take commit {rev[:12]} from {_REPO} (this bench needs the repository's "
-            f"history, a clone, not an export): {done.stderr.decode(errors='replace').strip()}"
-        )
-    archive = done.stdout
+        _fail(f"commit {rev[:12]} has no src and tests folders to run: pick a later one")
     with tempfile.TemporaryFile() as tar_file:
-        tar_file.write(archive)
+        tar_file.write(done.stdout)
         tar_file.seek(0)
         with tarfile.open(fileobj=tar_file) as tar:
             tar.extractall(into, filter="data")
-    world = Path("tests/npc/tinygame/world.py")
+    if not (into / world).parent.is_dir():
+        _fail(f"commit {rev[:12]} has no tiny game ({world.parent}) to run: pick a later one")
     shutil.copyfile(_REPO / world, into / world)
     return into
 
@@ -106,7 +117,9 @@ def _worker_game() -> Any:
     return replace(game, archetypes=kinds)
 
 
-async def _worker_main(tree: Path, encounters: int, rounds: int) -> float:
+async def _worker_main(tree: Path, encounters: int) -> None:
+    """Warm up, print `ready`, then run one round per `round` line on stdin, printing its CPU
+    per open in microseconds; ends at end of input."""
     from vendors import populate
 
     _worker_paths(tree)
@@ -117,7 +130,6 @@ async def _worker_main(tree: Path, encounters: int, rounds: int) -> float:
     start_runtime = importlib.import_module("stack_support").start_runtime
     game = _worker_game()
     ctx = await start_runtime("http://127.0.0.1:9")  # no model is asked
-    spent: list[float] = []
 
     def sink(frame: object) -> None:
         del frame
@@ -147,80 +159,141 @@ async def _worker_main(tree: Path, encounters: int, rounds: int) -> float:
         try:
             await close_all(await open_all(min(encounters, 50), "warm"))
             server_module.tune_gc_for_serving()
-            for round_ in range(rounds):
+            print("ready", flush=True)
+            # Blocking reads between rounds: nothing else runs on this loop in a bench.
+            for round_, line in enumerate(sys.stdin):
+                if line.strip() != "round":
+                    break
                 gc.collect()
                 began = time.process_time()
                 opened = await open_all(encounters, f"r{round_}")
-                spent.append((time.process_time() - began) / encounters * 1e6)
+                spent = (time.process_time() - began) / encounters * 1e6
                 await close_all(opened)
+                print(f"{spent:.3f}", flush=True)
         finally:
             await server.aclose()
             await ctx.dispose()
             world.close()
-    return statistics.median(spent)
 
 
 # --- the driver ------------------------------------------------------------------------------
 
 
-def _run_worker(tree: Path, encounters: int, rounds: int) -> float:
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--worker",
-            str(tree),
-            "--encounters",
-            str(encounters),
-            "--rounds",
-            str(rounds),
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        _fail(f"the worker for {tree} failed:\n{done.stderr}")
-    return float(done.stdout.split()[-1])
+class _Worker:
+    """One tree's worker process, driven a round at a time over its stdin and stdout."""
+
+    def __init__(self, tree: Path, encounters: int) -> None:
+        self.tree = tree
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree)]
+        self._process = subprocess.Popen(
+            [*command, "--encounters", str(encounters)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._expect("ready")
+
+    def round(self) -> float:
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write("round\n")
+            stdin.flush()
+        except BrokenPipeError:
+            self._died()
+        return float(self._expect(None))
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self._process.stdin.close()
+        try:
+            self._process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def _expect(self, word: str | None) -> str:
+        stdout = self._process.stdout
+        assert stdout is not None
+        line = stdout.readline().strip()
+        if not line or (word is not None and line != word):
+            self._died(line)
+        return line
+
+    def _died(self, line: str = "") -> NoReturn:
+        self._process.kill()
+        _, err = self._process.communicate()
+        said = f" (it printed {line!r})" if line else ""
+        _fail(f"the worker for {self.tree} failed{said}:\n{err}")
 
 
-def _drive(before: str, runs: int, rounds: int, encounters: int) -> int:
+def _middle_half(values: list[float]) -> tuple[float, float]:
+    if len(values) < 4:
+        return min(values), max(values)
+    quartiles = statistics.quantiles(values, n=4)
+    return quartiles[0], quartiles[2]
+
+
+def _drive(before: str, pairs: int, encounters: int) -> int:
+    spent: dict[str, list[float]] = {"before": [], "now": []}
+    ratios: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         old_tree = _export(before, Path(tmp))
-        medians: dict[str, list[float]] = {"before": [], "now": []}
-        for _ in range(runs):  # alternating, so a change in the machine's load hits both
-            medians["before"].append(_run_worker(old_tree, encounters, rounds))
-            medians["now"].append(_run_worker(_REPO, encounters, rounds))
+        workers = {"before": _Worker(old_tree, encounters), "now": _Worker(_REPO, encounters)}
+        try:
+            for pair in range(pairs):
+                order = ("before", "now") if pair % 2 == 0 else ("now", "before")
+                got = {name: workers[name].round() for name in order}
+                for name, value in got.items():
+                    spent[name].append(value)
+                ratios.append(got["now"] / got["before"])
+        finally:
+            for worker in workers.values():
+                worker.close()
+    rounds = f"{pairs} pair{'s' if pairs != 1 else ''} of rounds"
     print(
         f"setup CPU per open encounter, {encounters} encounters over {_NPCS} NPCs, the same tiny "
-        f"world; median of {rounds} rounds in each of {runs} processes per way"
+        f"world; {rounds}, the two trees' processes taking turns on one core"
     )
-    for name, values in medians.items():
+    for name, values in spent.items():
         label = f"before presets ({before[:7]})" if name == "before" else "now (presets)"
-        listed = ", ".join(f"{value:.1f}" for value in values)
-        print(f"  {label:<26} {statistics.median(values):6.1f} us (processes: {listed})")
-    ratio = statistics.median(medians["now"]) / statistics.median(medians["before"])
+        if name == "before" and before != BEFORE:
+            label = f"before ({before[:12]})"
+        low, high = _middle_half(values)
+        print(
+            f"  {label:<26} {statistics.median(values):6.1f} us "
+            f"(median of rounds; middle half {low:.1f}-{high:.1f})"
+        )
+    low, high = _middle_half(ratios)
+    ratio = statistics.median(ratios)
+    print(f"  now/before per pair: middle half {low:.2f}-{high:.2f}x")
     met = ratio <= GOAL_RATIO
-    print(f"ratio now/before: {ratio:.2f}x (goal <= {GOAL_RATIO}x): {'met' if met else 'missed'}")
+    print(
+        f"ratio now/before: {ratio:.2f}x, median of the pairs (goal <= {GOAL_RATIO}x): "
+        f"{'met' if met else 'missed'}"
+    )
     return 0 if met else 1
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Setup CPU per open encounter, now and before.")
     parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
-    parser.add_argument("--runs", type=int, default=3, help="processes per way")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds per process")
-    parser.add_argument("--encounters", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, default=15, help="rounds per tree, taken in turns")
+    parser.add_argument("--encounters", type=int, default=1000, help="encounters per round")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pairs < 1 or args.encounters < 1:
+        parser.error("--pairs and --encounters must be at least 1")
     sys.path.insert(0, str(_HERE))
     from cores import pin
 
+    pin(0)  # both workers inherit it: they take turns on one core
     if args.worker is not None:
-        pin(0)
-        print(f"{asyncio.run(_worker_main(args.worker, args.encounters, args.rounds)):.3f}")
+        asyncio.run(_worker_main(args.worker, args.encounters))
         return
-    sys.exit(_drive(args.before, args.runs, args.rounds, args.encounters))
+    sys.exit(_drive(args.before, args.pairs, args.encounters))
 
 
 if __name__ == "__main__":

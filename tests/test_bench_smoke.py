@@ -67,20 +67,40 @@ SETUP_BEFORE = BENCH.parent / "setup_before.py"
 
 @pytest.mark.slow
 def test_setup_before_bench_runs_both_trees_and_prints_the_ratio(tmp_path: Path) -> None:
-    out = _run_bench(SETUP_BEFORE, ["--runs", "1", "--rounds", "1", "--encounters", "20"], tmp_path)
-    before = re.search(r"^  before presets \(0f05aac\) +(\d+\.\d) us \(processes: ", out, re.M)
-    now = re.search(r"^  now \(presets\) +(\d+\.\d) us \(processes: ", out, re.M)
+    out = _run_bench(SETUP_BEFORE, ["--pairs", "3", "--encounters", "20"], tmp_path)
+    figures = r" +(\d+\.\d) us \(median of rounds; middle half (\d+\.\d)-(\d+\.\d)\)$"
+    before = re.search(r"^  before presets \(0f05aac\)" + figures, out, re.M)
+    now = re.search(r"^  now \(presets\)" + figures, out, re.M)
     assert before is not None and now is not None, out
-    assert float(before.group(1)) > 0 and float(now.group(1)) > 0, out
+    for found in (before, now):
+        median, low, high = (float(found.group(i)) for i in (1, 2, 3))
+        assert 0 < low <= median <= high, out
+    spread = re.search(r"^  now/before per pair: middle half (\d+\.\d\d)-(\d+\.\d\d)x$", out, re.M)
     ratio = re.search(
-        r"^ratio now/before: (\d+\.\d\d)x \(goal <= 0\.5x\): (met|missed)$", out, re.M
+        r"^ratio now/before: (\d+\.\d\d)x, median of the pairs \(goal <= 0\.5x\): (met|missed)$",
+        out,
+        re.M,
     )
-    assert ratio is not None and float(ratio.group(1)) > 0, out
+    assert spread is not None and ratio is not None, out
+    assert float(spread.group(1)) <= float(ratio.group(1)) <= float(spread.group(2)), out
+    assert (ratio.group(2) == "met") == (float(ratio.group(1)) <= 0.5), out
+
+
+def test_setup_before_bench_refuses_a_count_below_one(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SETUP_BEFORE), "--pairs", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--pairs and --encounters must be at least 1" in done.stderr
 
 
 def test_setup_before_bench_names_a_commit_it_cannot_take(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(SETUP_BEFORE), "--before", "0" * 40, "--runs", "1"],
+        [sys.executable, str(SETUP_BEFORE), "--before", "0" * 40, "--pairs", "1"],
         capture_output=True,
         text=True,
         timeout=120,
