@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,7 +18,13 @@ from tinygame import GAME, GREETING_GAME
 from tinygame.brain import respond
 from tinygame.world import TinyWorld
 
-from starharness.npc import GameDefinitionError, World, open_game_world
+from starharness.npc import (
+    GameDefinitionError,
+    World,
+    calls_inline,
+    open_game_world,
+    waits_on_network,
+)
 from starharness.runtime.session.postgres import PostgresTarget
 
 
@@ -125,3 +132,21 @@ def test_a_game_without_open_server_world_refuses_a_database() -> None:
     with pytest.raises(GameDefinitionError, match="keeps its world in a file") as raised:
         open_game_world(GAME, target)
     assert "postgresql://db.example:5432/world" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("world", "waits", "inline"),
+    [
+        (object(), False, True),
+        (_Remote, True, False),
+        (SimpleNamespace(blocks_on_network=False), False, True),
+        (SimpleNamespace(blocks_on_network=1), True, False),
+    ],
+    ids=["no-attribute", "remote", "says-no", "truthy"],
+)
+def test_a_world_waits_on_the_network_only_when_it_says_so(
+    world: object, waits: bool, inline: bool
+) -> None:
+    assert waits_on_network(world) is waits
+    assert calls_inline(True, world) is inline
+    assert calls_inline(False, world) is False

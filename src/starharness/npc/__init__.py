@@ -52,6 +52,7 @@ from .world import (
     World,
     calls_inline,
     reading_together,
+    waits_on_network,
 )
 from .world_calls import WorldCalls
 from .world_place import open_game_world
@@ -113,4 +114,5 @@ __all__ = [
     "render_transcript",
     "serve_game",
     "start_server",
+    "waits_on_network",
 ]

@@ -125,8 +125,13 @@ def reading_together(world: object) -> AbstractContextManager[object]:
     return nullcontext() if reading is None else reading()
 
 
+def waits_on_network(world: object) -> bool:
+    """Whether the world says its calls wait on a network (a `blocks_on_network` attribute that
+    is true, as a VoyageWorld on PostgreSQL has): it is then called in threads of its own."""
+    return bool(getattr(world, "blocks_on_network", False))
+
+
 def calls_inline(game_inline: bool, world: object) -> bool:
     """Whether world calls may run on the event loop: the game says they are short
-    (`Game.world_calls_inline`) and the world does not say it waits on a network
-    (a `blocks_on_network` attribute that is true, as a VoyageWorld on PostgreSQL has)."""
-    return game_inline and not bool(getattr(world, "blocks_on_network", False))
+    (`Game.world_calls_inline`) and the world does not wait on a network (`waits_on_network`)."""
+    return game_inline and not waits_on_network(world)

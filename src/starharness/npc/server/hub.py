@@ -21,7 +21,7 @@ from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry,
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
-from ..world import NewsItem, World, calls_inline
+from ..world import NewsItem, World, calls_inline, waits_on_network
 from ..world_calls import WorldCalls
 from .access import admit
 from .clock import WorldClock
@@ -60,7 +60,7 @@ class NpcServer:
         # loop's default executor is small (cores + 4) and shared with file and process work.
         self._world_threads = (
             ThreadPoolExecutor(settings.world_connections, thread_name_prefix="world")
-            if getattr(world, "blocks_on_network", False)
+            if waits_on_network(world)
             else None
         )
         self._calls = WorldCalls(inline, self._world_threads)
