@@ -48,3 +48,21 @@ def test_a_wrong_password_fails_without_showing_it(
     with pytest.raises(StoreError, match=r"cannot connect to postgresql://127\.0\.0\.1") as caught:
         target.connect()
     assert "4711" not in str(caught.value)
+
+
+def test_every_connection_finds_a_vanished_peer_unless_the_url_says_otherwise(
+    pg_target: PostgresTarget,
+) -> None:
+    with pg_target.connect() as conn:
+        used = conn.info.get_parameters()
+    assert used["keepalives_idle"] == "30" and used["tcp_user_timeout"] == "60000", used
+    assert used["connect_timeout"] == "10", used
+    separator = "&" if "?" in pg_target.url else "?"
+    tuned = PostgresTarget(
+        f"{pg_target.url}{separator}keepalives_idle=7&connect_timeout=3",
+        password_env=pg_target.password_env,
+    )
+    with tuned.connect() as conn:
+        used = conn.info.get_parameters()
+    assert (used["keepalives_idle"], used["connect_timeout"]) == ("7", "3"), used
+    assert used["keepalives_count"] == "3", used

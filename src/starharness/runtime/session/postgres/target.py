@@ -12,7 +12,18 @@ from ...credentials import CredentialError, resolve_secret
 from ..errors import StoreUnreachableError
 
 _SCHEMES = ("postgresql://", "postgres://")
-_CONNECT_TIMEOUT_S = 10
+_LINK_DEFAULTS: dict[str, str] = {
+    "connect_timeout": "10",
+    # A peer that vanished without a reset (a dropped network, a host gone) would otherwise hold
+    # a call, and the thread or shutdown waiting on it, for the kernel's two hours: probes after
+    # 30 s idle find it within a minute, and sent data unacknowledged for 60 s ends the link.
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "60000",
+}
+"""libpq settings every connection gets unless its URL sets them itself."""
 
 
 def is_postgres_url(text: str) -> bool:
@@ -84,7 +95,8 @@ class PostgresTarget:
                 raise StoreUnreachableError(
                     f"{self.password_env} is not set: it holds the password of {self.describe()}"
                 )
-        extra: dict[str, str] = {"connect_timeout": str(_CONNECT_TIMEOUT_S)}
+        given = conninfo_to_dict(self.url)
+        extra = {key: value for key, value in _LINK_DEFAULTS.items() if key not in given}
         if password is not None:
             extra["password"] = password
         return make_conninfo(self.url, **extra)
