@@ -18,7 +18,11 @@ other's (the order swapped every pair). A shared VM's speed drifts by tens of pe
 seconds; a pair sees nearly the same machine, so the bench judges the median of the pairs'
 ratios, and prints their spread.
 
-Run: uv run python bench/setup_before.py [--pairs 15] [--encounters 1000]
+`--instructions` counts instructions instead (valgrind's callgrind, each tree run with one and
+with three rounds of opens, the difference divided by the opens): slow, but the same on any
+machine, where CPU time depends on the machine's caches and neighbours.
+
+Run: uv run python bench/setup_before.py [--pairs 15] [--encounters 1000] [--instructions]
 Needs the repository's history (a clone, not an export).
 """
 
@@ -29,6 +33,8 @@ import asyncio
 import contextlib
 import gc
 import importlib
+import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,6 +42,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
@@ -160,9 +167,14 @@ async def _worker_main(tree: Path, encounters: int) -> None:
             await close_all(await open_all(min(encounters, 50), "warm"))
             server_module.tune_gc_for_serving()
             print("ready", flush=True)
+            kept: list[Any] = []
             # Blocking reads between rounds: nothing else runs on this loop in a bench.
             for round_, line in enumerate(sys.stdin):
-                if line.strip() != "round":
+                command = line.strip()
+                if command == "keep":  # opens only: counted by instructions, closed at the end
+                    kept += await open_all(encounters, f"k{round_}")
+                    continue
+                if command != "round":
                     break
                 gc.collect()
                 began = time.process_time()
@@ -170,6 +182,7 @@ async def _worker_main(tree: Path, encounters: int) -> None:
                 spent = (time.process_time() - began) / encounters * 1e6
                 await close_all(opened)
                 print(f"{spent:.3f}", flush=True)
+            await close_all(kept)
         finally:
             await server.aclose()
             await ctx.dispose()
@@ -277,11 +290,74 @@ def _drive(before: str, pairs: int, encounters: int) -> int:
     return 0 if met else 1
 
 
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def _instructions(valgrind: str, tree: Path, encounters: int, rounds: int) -> int:
+    """Instructions a worker runs (callgrind's count) for warm-up plus `rounds` rounds of opens."""
+    worker = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree)]
+    worker += ["--encounters", str(encounters)]
+    done = subprocess.run(
+        [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *worker],
+        input="keep\n" * rounds,
+        capture_output=True,
+        text=True,
+        check=False,
+        # The same string hashes, so the same dict and set layouts, in every run.
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        _fail(f"the worker for {tree} failed under valgrind:\n{done.stderr[-4000:]}")
+    return int(found.group(1))
+
+
+def _count(before: str, encounters: int) -> int:
+    """Instructions per open, each tree: (3 rounds - 1 round) / 2, so start-up cancels out."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        _fail("--instructions needs valgrind (Debian: apt-get install -y valgrind)")
+    with tempfile.TemporaryDirectory() as tmp:
+        old_tree = _export(before, Path(tmp))
+        trees = {"before": old_tree, "now": _REPO}
+        jobs = [(name, rounds) for name in trees for rounds in (1, 3)]
+        with ThreadPoolExecutor(2) as pool:  # each valgrind is one process: two at a time
+            counts = list(
+                pool.map(
+                    lambda job: _instructions(valgrind, trees[job[0]], encounters, job[1]),
+                    jobs,
+                )
+            )
+    total = dict(zip(jobs, counts, strict=True))
+    per_open = {name: (total[(name, 3)] - total[(name, 1)]) / (2 * encounters) for name in trees}
+    print(
+        f"instructions per open encounter (callgrind, {encounters} encounters a round, opens only,"
+        f" the difference of 3 rounds and 1), the same tiny world"
+    )
+    for name, count in per_open.items():
+        label = f"before presets ({before[:7]})" if name == "before" else "now (presets)"
+        if name == "before" and before != BEFORE:
+            label = f"before ({before[:12]})"
+        print(f"  {label:<26} {count:10.0f}")
+    ratio = per_open["now"] / per_open["before"]
+    met = ratio <= GOAL_RATIO
+    print(
+        f"ratio now/before: {ratio:.2f}x in instructions (goal <= {GOAL_RATIO}x): "
+        f"{'met' if met else 'missed'}"
+    )
+    return 0 if met else 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Setup CPU per open encounter, now and before.")
     parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
     parser.add_argument("--pairs", type=int, default=15, help="rounds per tree, taken in turns")
     parser.add_argument("--encounters", type=int, default=1000, help="encounters per round")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions under valgrind instead of timing (slow; needs valgrind)",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.pairs < 1 or args.encounters < 1:
@@ -293,6 +369,8 @@ def main() -> None:
     if args.worker is not None:
         asyncio.run(_worker_main(args.worker, args.encounters))
         return
+    if args.instructions:
+        sys.exit(_count(args.before, args.encounters))
     sys.exit(_drive(args.before, args.pairs, args.encounters))
 
 

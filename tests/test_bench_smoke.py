@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,49 @@ def test_setup_before_bench_runs_both_trees_and_prints_the_ratio(tmp_path: Path)
     assert spread is not None and ratio is not None, out
     assert float(spread.group(1)) <= float(ratio.group(1)) <= float(spread.group(2)), out
     assert (ratio.group(2) == "met") == (float(ratio.group(1)) <= 0.5), out
+
+
+@pytest.mark.slow
+def test_setup_before_bench_counts_instructions_under_valgrind(tmp_path: Path) -> None:
+    if shutil.which("valgrind") is None:
+        reason = "valgrind is not installed (Debian: apt-get install -y valgrind)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must install it")
+        pytest.skip(reason)
+    out = _run_bench(SETUP_BEFORE, ["--instructions", "--encounters", "5"], tmp_path)
+    before = re.search(r"^  before presets \(0f05aac\) +(\d+)$", out, re.M)
+    now = re.search(r"^  now \(presets\) +(\d+)$", out, re.M)
+    ratio = re.search(
+        r"^ratio now/before: (\d+\.\d\d)x in instructions \(goal <= 0\.5x\): (met|missed)$",
+        out,
+        re.M,
+    )
+    assert before is not None and now is not None and ratio is not None, out
+    # Thousands of instructions per open at the least: a start-up that did not cancel out, or
+    # rounds that opened nothing, would show here.
+    assert int(before.group(1)) > 10_000 and int(now.group(1)) > 10_000, out
+    expected = int(now.group(1)) / int(before.group(1))
+    assert abs(float(ratio.group(1)) - expected) < 0.01, out
+
+
+def test_setup_before_bench_without_valgrind_says_what_to_install(tmp_path: Path) -> None:
+    # A PATH with git alone: the export works, the count cannot.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    assert git is not None
+    (bin_dir / "git").symlink_to(git)
+    done = subprocess.run(
+        [sys.executable, str(SETUP_BEFORE), "--instructions"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": str(bin_dir)},
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--instructions needs valgrind (Debian: apt-get install -y valgrind)" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_setup_before_bench_refuses_a_count_below_one(tmp_path: Path) -> None:
