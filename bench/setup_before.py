@@ -242,6 +242,12 @@ class _Worker:
         _fail(f"the worker for {self.tree} failed{said}:\n{err}")
 
 
+def _label(name: str, before: str) -> str:
+    if name == "now":
+        return "now (presets)"
+    return f"before presets ({before[:7]})" if before == BEFORE else f"before ({before[:12]})"
+
+
 def _middle_half(values: list[float]) -> tuple[float, float]:
     if len(values) < 4:
         return min(values), max(values)
@@ -271,9 +277,7 @@ def _drive(before: str, pairs: int, encounters: int) -> int:
         f"world; {rounds}, the two trees' processes taking turns on one core"
     )
     for name, values in spent.items():
-        label = f"before presets ({before[:7]})" if name == "before" else "now (presets)"
-        if name == "before" and before != BEFORE:
-            label = f"before ({before[:12]})"
+        label = _label(name, before)
         low, high = _middle_half(values)
         print(
             f"  {label:<26} {statistics.median(values):6.1f} us "
@@ -335,9 +339,7 @@ def _count(before: str, encounters: int) -> int:
         f" the difference of 3 rounds and 1), the same tiny world"
     )
     for name, count in per_open.items():
-        label = f"before presets ({before[:7]})" if name == "before" else "now (presets)"
-        if name == "before" and before != BEFORE:
-            label = f"before ({before[:12]})"
+        label = _label(name, before)
         print(f"  {label:<26} {count:10.0f}")
     ratio = per_open["now"] / per_open["before"]
     met = ratio <= GOAL_RATIO

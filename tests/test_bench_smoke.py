@@ -66,6 +66,21 @@ def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
 SETUP_BEFORE = BENCH.parent / "setup_before.py"
 
 
+def _setup_before_cannot_measure(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run bench/setup_before.py expecting exit 2 (it could not measure); its stderr."""
+    done = subprocess.run(
+        [sys.executable, str(SETUP_BEFORE), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=env,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stderr
+
+
 @pytest.mark.slow
 def test_setup_before_bench_runs_both_trees_and_prints_the_ratio(tmp_path: Path) -> None:
     out = _run_bench(SETUP_BEFORE, ["--pairs", "3", "--encounters", "20"], tmp_path)
@@ -117,43 +132,21 @@ def test_setup_before_bench_without_valgrind_says_what_to_install(tmp_path: Path
     git = shutil.which("git")
     assert git is not None
     (bin_dir / "git").symlink_to(git)
-    done = subprocess.run(
-        [sys.executable, str(SETUP_BEFORE), "--instructions"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "PATH": str(bin_dir)},
+    said = _setup_before_cannot_measure(
+        tmp_path, "--instructions", env={**os.environ, "PATH": str(bin_dir)}
     )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "--instructions needs valgrind (Debian: apt-get install -y valgrind)" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert "--instructions needs valgrind (Debian: apt-get install -y valgrind)" in said
 
 
 def test_setup_before_bench_refuses_a_count_below_one(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(SETUP_BEFORE), "--pairs", "0"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "--pairs and --encounters must be at least 1" in done.stderr
+    said = _setup_before_cannot_measure(tmp_path, "--pairs", "0")
+    assert "--pairs and --encounters must be at least 1" in said
 
 
 def test_setup_before_bench_names_a_commit_it_cannot_take(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(SETUP_BEFORE), "--before", "0" * 40, "--pairs", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "cannot take commit 000000000000" in done.stderr
-    assert "needs the repository's history" in done.stderr
-    assert "Traceback" not in done.stderr
+    said = _setup_before_cannot_measure(tmp_path, "--before", "0" * 40, "--pairs", "1")
+    assert "cannot take commit 000000000000" in said
+    assert "needs the repository's history" in said
 
 
 LONG_SESSION = BENCH.parent / "long_session.py"
