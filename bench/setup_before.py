@@ -192,14 +192,18 @@ async def _worker_main(tree: Path, encounters: int) -> None:
 # --- the driver ------------------------------------------------------------------------------
 
 
+def _worker_command(tree: Path, encounters: int) -> list[str]:
+    here = str(Path(__file__).resolve())
+    return [sys.executable, here, "--worker", str(tree), "--encounters", str(encounters)]
+
+
 class _Worker:
     """One tree's worker process, driven a round at a time over its stdin and stdout."""
 
     def __init__(self, tree: Path, encounters: int) -> None:
         self.tree = tree
-        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree)]
         self._process = subprocess.Popen(
-            [*command, "--encounters", str(encounters)],
+            _worker_command(tree, encounters),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -299,8 +303,7 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 def _instructions(valgrind: str, tree: Path, encounters: int, rounds: int) -> int:
     """Instructions a worker runs (callgrind's count) for warm-up plus `rounds` rounds of opens."""
-    worker = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree)]
-    worker += ["--encounters", str(encounters)]
+    worker = _worker_command(tree, encounters)
     done = subprocess.run(
         [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *worker],
         input="keep\n" * rounds,
@@ -354,7 +357,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Setup CPU per open encounter, now and before.")
     parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
     parser.add_argument("--pairs", type=int, default=15, help="rounds per tree, taken in turns")
-    parser.add_argument("--encounters", type=int, default=1000, help="encounters per round")
+    parser.add_argument(
+        "--encounters",
+        type=int,
+        help="encounters per round (default 1000; 200 with --instructions)",
+    )
     parser.add_argument(
         "--instructions",
         action="store_true",
@@ -362,17 +369,19 @@ def main() -> None:
     )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.encounters is None:
+        args.encounters = 200 if args.instructions else 1000
     if args.pairs < 1 or args.encounters < 1:
         parser.error("--pairs and --encounters must be at least 1")
     sys.path.insert(0, str(_HERE))
-    from cores import pin
-
-    pin(0)  # both workers inherit it: they take turns on one core
     if args.worker is not None:
         asyncio.run(_worker_main(args.worker, args.encounters))
         return
-    if args.instructions:
+    if args.instructions:  # counted, not timed: the two valgrind runs may use both cores
         sys.exit(_count(args.before, args.encounters))
+    from cores import pin
+
+    pin(0)  # both timed workers inherit it: they take turns on one core
     sys.exit(_drive(args.before, args.pairs, args.encounters))
 
 
