@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from tinygame import GAME
 from tinygame.brain import respond
 from websockets.exceptions import ConnectionClosed
 
+from raw_http_support import raw_status
 from starharness.npc import ExposureError, LimitsSettings, ServerSettings, start_server
 from starharness.npc.identity import PlayerTokens, mint_player_token
 from starharness.npc.server.settings import IdentitySettings, TickSettings
@@ -162,23 +162,6 @@ async def test_an_exposed_server_serves_token_holders(tmp_path: Path, secrets: N
 # -- Host and Origin --------------------------------------------------------------------------
 
 
-def _raw_status(port: int, path: str, host: str, upgrade: bool = False) -> int:
-    """The status line of one request sent by hand, with any Host header we like."""
-    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
-    if upgrade:
-        lines[2] = "Connection: Upgrade"
-        lines += [
-            "Upgrade: websocket",
-            "Sec-WebSocket-Version: 13",
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-            f"Origin: http://{host}",
-        ]
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        status = sock.recv(4096).split(b"\r\n", 1)[0]
-    return int(status.split()[1])
-
-
 async def test_a_rebound_host_is_refused_on_every_route(tmp_path: Path, secrets: None) -> None:
     web = tmp_path / "web"
     web.mkdir()
@@ -189,15 +172,32 @@ async def test_a_rebound_host_is_refused_on_every_route(tmp_path: Path, secrets:
         port = stack.running.port
         rebound = f"rebind.attacker.example:{port}"
         for path in ("/healthz", "/metrics", "/", "/app.js", "/index.html", "/gh"):
-            assert await asyncio.to_thread(_raw_status, port, path, rebound) == 403, path
+            assert await asyncio.to_thread(raw_status, port, path, rebound) == 403, path
             for good in (f"127.0.0.1:{port}", f"localhost:{port}", f"game.example:{port}"):
-                status = await asyncio.to_thread(_raw_status, port, path, good)
+                status = await asyncio.to_thread(raw_status, port, path, good)
                 # A plain GET of the frame path is not a WebSocket: the web root answers 404.
                 assert status == (404 if path == "/gh" else 200), (path, good)
-        assert await asyncio.to_thread(_raw_status, port, "/gh", rebound, True) == 403
-        assert await asyncio.to_thread(_raw_status, port, "/gh", f"localhost:{port}", True) == 101
+        assert await asyncio.to_thread(raw_status, port, "/gh", rebound, True) == 403
+        assert await asyncio.to_thread(raw_status, port, "/gh", f"localhost:{port}", True) == 101
         async with httpx.AsyncClient(base_url=stack.running.url, trust_env=False) as http:
             assert (await http.get("/healthz")).status_code == 200
+
+
+async def test_two_host_headers_are_refused_in_either_order_and_the_server_lives_on(
+    tmp_path: Path,
+) -> None:
+    async with serving(GAME, tmp_path) as stack:
+        port = stack.running.port
+        good, rebound = f"127.0.0.1:{port}", f"rebind.attacker.example:{port}"
+        for hosts in ((good, rebound), (rebound, good), (good, good)):
+            for upgrade in (False, True):
+                status = await asyncio.to_thread(raw_status, port, "/gh", hosts, upgrade)
+                # A handshake refused before accept answers 403 (see HostGuard._refuse).
+                assert status == (403 if upgrade else 400), (hosts, upgrade)
+        assert await asyncio.to_thread(raw_status, port, "/gh", good, True) == 101
+        async with stack.client() as client:
+            await client.send({"t": "hello", "playerId": "p1"})
+            assert (await client.recv())["t"] == "welcome"
 
 
 async def test_a_foreign_origin_under_an_allowed_host_is_refused(tmp_path: Path) -> None:

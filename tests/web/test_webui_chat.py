@@ -3,6 +3,7 @@ reload; the Host allow-list refuses a rebound name."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
@@ -13,6 +14,7 @@ from playwright.async_api import Page, expect
 from web_support import launch_chromium, require_chromium, screenshot_path, watch_page_errors
 from webui_support import web_stack
 
+from raw_http_support import raw_status
 from session_protocol_support import call, mock_rows, say
 from starharness.mockllm import MockLlmServer
 from starharness.webui import WebSettings
@@ -127,6 +129,13 @@ async def test_a_rebound_host_and_a_foreign_origin_are_refused(
                 stack.url + "/api/godot", headers={"host": f"evil.test:{port}"}
             )
             assert rebound.status_code == 403
+        good, evil = f"127.0.0.1:{port}", f"evil.test:{port}"
+        for hosts in ((good, evil), (evil, good)):
+            for path, upgrade in (("/", False), ("/rpc", True)):
+                status = await asyncio.to_thread(raw_status, port, path, hosts, upgrade)
+                assert status == (403 if upgrade else 400), (hosts, path)
+        async with httpx.AsyncClient(trust_env=False) as client:
+            assert (await client.get(stack.url + "/")).status_code == 200
 
 
 async def test_with_a_token_the_page_opened_with_it_works_and_others_are_refused(

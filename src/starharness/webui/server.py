@@ -42,16 +42,22 @@ class _Guard:
         if scope["type"] not in ("http", "websocket"):
             await self._app(scope, receive, send)
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        refusal = self._access.refusal(headers, query)
+        status = 403
+        if sum(key == b"host" for key, _ in raw) > 1:
+            # RFC 9112 3.2: ambiguous, and a proxy may route by the one we did not check.
+            refusal, status = "more than one Host header", 400
+        else:
+            refusal = self._access.refusal(headers, query)
         if refusal is None:
             await self._app(scope, receive, send)
             return
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": _POLICY_VIOLATION, "reason": refusal})
             return
-        response = PlainTextResponse(f"refused: {refusal}\n", status_code=403)
+        response = PlainTextResponse(f"refused: {refusal}\n", status_code=status)
         await response(scope, receive, send)
 
 

@@ -18,6 +18,7 @@ from .security import host_allowed
 
 _log = logging.getLogger("starharness.npc.server")
 _REFUSED = b"forbidden: this server does not answer to that host name\n"
+_AMBIGUOUS = b"bad request: more than one Host header\n"
 
 
 class HostGuard:
@@ -35,11 +36,13 @@ class HostGuard:
         # does not keep a guard frame alive for its whole life (uvicorn runs us as ASGI 3).
         if scope["type"] not in ("http", "websocket"):
             return self._app(scope, receive, send)
-        host: str | None = None
-        for key, value in scope.get("headers", ()):
-            if key == b"host":
-                host = value.decode("latin-1")
-                break
+        hosts = [value for key, value in scope.get("headers", ()) if key == b"host"]
+        if len(hosts) > 1:
+            # RFC 9112 3.2 asks for 400: a proxy that routes by another of them than we check
+            # would let a rebound name through.
+            named = ", ".join(value.decode("latin-1") for value in hosts)
+            return self._refuse(scope, named, receive, send, status=400, body=_AMBIGUOUS)
+        host = hosts[0].decode("latin-1") if hosts else None
         if host_allowed(host, self._names):
             return self._app(scope, receive, send)
         return self._refuse(scope, host, receive, send)
@@ -51,22 +54,27 @@ class HostGuard:
     else:
         __call__._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]  # pyright: ignore
 
-    async def _refuse(self, scope: Scope, host: str | None, receive: Receive, send: Send) -> None:
+    async def _refuse(
+        self,
+        scope: Scope,
+        host: str | None,
+        receive: Receive,
+        send: Send,
+        *,
+        status: int = 403,
+        body: bytes = _REFUSED,
+    ) -> None:
         self._on_refused()
-        _log.warning("refused a %s for host %.100r", scope["type"], host)
+        _log.warning("refused a %s for host %.100r (%d)", scope["type"], host, status)
         if scope["type"] == "websocket":
-            # Closing before accepting makes the server answer the handshake with 403.
+            # Closing before accepting makes the server answer the handshake with 403 whatever
+            # `status` says: uvicorn's websocket.http.response path logs a spurious error.
             await receive()
             await send({"type": "websocket.close", "code": 1008})
             return
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 403,
-                "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"),
-                    (b"content-length", str(len(_REFUSED)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": _REFUSED})
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
