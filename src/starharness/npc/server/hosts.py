@@ -65,13 +65,14 @@ class HostGuard:
         body: bytes = _REFUSED,
     ) -> None:
         self._on_refused()
-        _log.warning("refused a %s for host %.100r (%d)", scope["type"], host, status)
         if scope["type"] == "websocket":
             # Closing before accepting makes the server answer the handshake with 403 whatever
             # `status` says: uvicorn's websocket.http.response path logs a spurious error.
+            _log.warning("refused a websocket for host %.100r (403)", host)
             await receive()
             await send({"type": "websocket.close", "code": 1008})
             return
+        _log.warning("refused a request for host %.100r (%d)", host, status)
         headers = [
             (b"content-type", b"text/plain; charset=utf-8"),
             (b"content-length", str(len(body)).encode()),
