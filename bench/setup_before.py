@@ -107,6 +107,10 @@ def _worker_paths(tree: Path) -> None:
     # The copied world names the news type as today's code does; the old code called it so.
     if not hasattr(world_module, "NewsItem"):
         world_module.NewsItem = world_module.WorldEvent
+    # It also offers `meeting` (`ReadsMeetings`), which the old code never calls: any type will
+    # do for the name it imports.
+    if not hasattr(world_module, "Meeting"):
+        world_module.Meeting = tuple
 
 
 def _worker_game() -> Any:

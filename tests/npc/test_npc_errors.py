@@ -75,6 +75,12 @@ async def test_unknown_encounters_npcs_and_players(tmp_path: Path) -> None:
             )
             unknown = await fresh.recv()
             assert unknown["code"] == "unknown_player" and "p9" in unknown["message"]
+            # An NPC's id is no player's, though Bea stands where she stands.
+            await fresh.send(
+                {"t": "encounter.open", "id": "e2", "npcId": "n-baker", "playerId": "n-baker"}
+            )
+            itself = await fresh.recv()
+            assert itself["code"] == "unknown_player" and "n-baker" in itself["message"]
         far = await _error(
             client, {"t": "encounter.open", "id": "e1", "npcId": "n-smith", "playerId": "p1"}
         )

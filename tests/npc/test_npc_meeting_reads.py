@@ -1,4 +1,5 @@
-"""The meeting's reads: one read transaction on a world that offers it, fresh on every open."""
+"""The meeting's reads: one statement on a world offering `meeting`, else one read transaction
+where the world offers it; fresh on every open, and a non-player never meets."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 from tinygame.world import TinyWorld
 
-from starharness.npc import NpcCard, ReadsTogether, reading_together
+from starharness.npc import Meeting, NpcCard, ReadsMeetings, ReadsTogether, reading_together
 from starharness.npc.encounter.meeting import meet
 from starharness.npc.frames import FrameError
 
@@ -28,6 +29,10 @@ class _Noting(TinyWorld):
         self._note("npc")
         return super().npc(npc_id)
 
+    def meeting(self, npc_id: str, player_id: str) -> Meeting | None:
+        self._note("meeting")
+        return super().meeting(npc_id, player_id)
+
     def has_player(self, player_id: str) -> bool:
         self._note("has_player")
         return super().has_player(player_id)
@@ -43,6 +48,22 @@ class _Noting(TinyWorld):
     def scene(self, npc_id: str, player_id: str) -> str:
         self._note("scene")
         return super().scene(npc_id, player_id)
+
+
+class _CallByCall(_Noting):
+    """The noting world without `meeting` (`ReadsMeetings`): the open reads it call by call."""
+
+    @property
+    def meeting(self) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        raise AttributeError("meeting")
+
+
+class _OldContract(_CallByCall):
+    """A world whose `can_meet` never asks whether the player is one (as the contract allows)."""
+
+    def can_meet(self, npc_id: str, player_id: str) -> bool:
+        self._note("can_meet")
+        return True
 
 
 class _Plain:
@@ -88,55 +109,70 @@ class _Plain:
         self._world.audit(tx, record)
 
 
-def test_every_meeting_read_runs_in_one_read_transaction() -> None:
+def test_an_open_without_the_scene_is_one_read_and_no_transaction() -> None:
     world = _Noting()
-    assert isinstance(world, ReadsTogether)
+    assert isinstance(world, ReadsMeetings)
+    npc, attitude, scene = meet(world, "e1", "n-baker", "p1", with_scene=False)
+    assert (npc.id, attitude, scene) == ("n-baker", 3, None)
+    assert world.inside == {"meeting": False}
+
+
+def test_the_meeting_and_the_scene_share_one_read_transaction() -> None:
+    world = _Noting()
     npc, attitude, scene = meet(world, "e1", "n-baker", "p1")
     assert (npc.id, attitude) == ("n-baker", 3)
     assert scene is not None and "Attitude: 3." in scene
-    # A meeting that succeeds learns that the player exists from `can_meet` alone.
-    assert world.inside == dict.fromkeys(("npc", "can_meet", "attitude", "scene"), True)
+    assert world.inside == {"meeting": True, "scene": True}
     assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
 
 
-@pytest.mark.parametrize(
-    ("npc_id", "player_id", "setup", "code", "message", "reads"),
-    [
-        ("n-nobody", "p1", "", "unknown_npc", "there is no NPC 'n-nobody'", ("npc",)),
-        ("n-baker", "p-nobody", "", "unknown_player", "there is no player 'p-nobody'", None),
-        # An unknown player is named before a dead NPC, as before the player was read lazily.
-        (
-            "n-baker",
-            "p-nobody",
-            "UPDATE actors SET alive = 0 WHERE id = 'n-baker'",
-            "unknown_player",
-            "there is no player 'p-nobody'",
-            ("npc", "has_player"),
-        ),
-        (
-            "n-baker",
-            "p1",
-            "UPDATE actors SET alive = 0 WHERE id = 'n-baker'",
-            "npc_unavailable",
-            "Bea is not alive",
-            ("npc", "has_player"),
-        ),
-        ("n-smith", "p1", "", "npc_unavailable", "Tor cannot meet player 'p1' now", None),
-    ],
-)
+def test_call_by_call_every_read_runs_in_one_read_transaction() -> None:
+    world = _CallByCall()
+    assert getattr(world, "meeting", None) is None
+    npc, attitude, scene = meet(world, "e1", "n-baker", "p1")
+    assert (npc.id, attitude) == ("n-baker", 3)
+    assert scene is not None and "Attitude: 3." in scene
+    reads = ("npc", "has_player", "can_meet", "attitude", "scene")
+    assert world.inside == dict.fromkeys(reads, True)
+    assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
+
+
+_DEAD_BAKER = "UPDATE actors SET alive = 0 WHERE id = 'n-baker'"
+_REFUSALS = [
+    ("n-nobody", "p1", "", "unknown_npc", "there is no NPC 'n-nobody'"),
+    ("n-baker", "p-nobody", "", "unknown_player", "there is no player 'p-nobody'"),
+    # An NPC's id is not a player's, though it stands in the same place.
+    ("n-baker", "n-baker", "", "unknown_player", "there is no player 'n-baker'"),
+    # An unknown player is named before a dead NPC.
+    ("n-baker", "p-nobody", _DEAD_BAKER, "unknown_player", "there is no player 'p-nobody'"),
+    ("n-baker", "p1", _DEAD_BAKER, "npc_unavailable", "Bea is not alive"),
+    ("n-smith", "p1", "", "npc_unavailable", "Tor cannot meet player 'p1' now"),
+]
+
+
+@pytest.mark.parametrize("kind", [_Noting, _CallByCall])
+@pytest.mark.parametrize(("npc_id", "player_id", "setup", "code", "message"), _REFUSALS)
 def test_a_refused_meeting_says_why_in_a_fixed_order(
-    npc_id: str, player_id: str, setup: str, code: str, message: str, reads: tuple[str, ...] | None
+    kind: type[_Noting], npc_id: str, player_id: str, setup: str, code: str, message: str
 ) -> None:
-    world = _Noting()
+    world = kind()
     if setup:
         world.set(setup)
+    for with_scene in (True, False):
+        world.inside.clear()
+        with pytest.raises(FrameError) as refused:
+            meet(world, "e1", npc_id, player_id, with_scene=with_scene)
+        assert (str(refused.value.code), refused.value.message) == (code, message)
+        assert "scene" not in world.inside and "attitude" not in world.inside
+        assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_world_whose_can_meet_ignores_the_player_still_meets_only_players() -> None:
+    world = _OldContract()
     with pytest.raises(FrameError) as refused:
-        meet(world, "e1", npc_id, player_id)
-    assert (str(refused.value.code), refused.value.message) == (code, message)
-    # Every read of a refusal, the player's included, ran inside the meeting's one transaction.
-    expected = reads or ("npc", "can_meet", "has_player")
-    assert world.inside == dict.fromkeys(expected, True)
-    assert not world._db.in_transaction  # pyright: ignore[reportPrivateUsage]
+        meet(world, "e1", "n-baker", "n-smith")
+    assert str(refused.value.code) == "unknown_player"
+    assert meet(world, "e2", "n-baker", "p1")[0].id == "n-baker"
 
 
 def test_a_refused_meeting_ends_its_read_transaction() -> None:
@@ -165,15 +201,6 @@ def test_each_open_reads_the_world_as_it_is_now() -> None:
     world.set("UPDATE actors SET alive = 0 WHERE id = 'n-baker'")
     with pytest.raises(FrameError, match="not alive"):
         meet(world, "e3", "n-baker", "p1")
-
-
-def test_a_meeting_without_the_scene_does_not_read_it() -> None:
-    world = _Noting()
-    npc, attitude, scene = meet(world, "e1", "n-baker", "p1", with_scene=False)
-    assert (npc.id, attitude, scene) == ("n-baker", 3, None)
-    assert world.inside == dict.fromkeys(("npc", "can_meet", "attitude"), True)
-    with pytest.raises(FrameError, match="cannot meet"):
-        meet(world, "e2", "n-smith", "p1", with_scene=False)
 
 
 def test_a_world_without_reading_meets_call_by_call() -> None:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from starharness.npc import ReadsMeetings
 from starharness.voyage import GAME, VoyageWorld
 from starharness.voyage.content import (
     BROKER,
@@ -56,9 +57,45 @@ def test_meeting_needs_the_same_place_and_a_living_npc(world: VoyageWorld) -> No
         tx.set_alive(BROKER, False)
     assert not world.can_meet(BROKER, PLAYER_ID)
     assert not world.can_meet("nobody", PLAYER_ID)
-    # False, not an error, for a player who does not exist: an open relies on it.
+    # False, not an error, for a player who does not exist.
     assert not world.can_meet(SMUGGLER, "nobody")
     assert not world.can_meet(SMUGGLER, BROKER)
+
+
+def _meetings_agree(world: VoyageWorld) -> int:
+    """`meeting` says what `npc`, `has_player`, `can_meet` and `attitude` say; how many met."""
+    ids = [card.id for card in world.npcs()] + [PLAYER_ID, "nobody"]
+    met = 0
+    for npc_id in ids:
+        for player_id in ids:
+            found = world.meeting(npc_id, player_id)
+            card = world.npc(npc_id)
+            if card is None:
+                assert found is None, (npc_id, player_id)
+                continue
+            assert found is not None and found.npc == card, (npc_id, player_id)
+            can = world.has_player(player_id) and world.can_meet(npc_id, player_id)
+            assert found.can_meet == can, (npc_id, player_id)
+            assert found.attitude == world.attitude(npc_id, player_id), (npc_id, player_id)
+            met += can
+    return met
+
+
+def test_one_meeting_read_says_what_the_separate_reads_say(world: VoyageWorld) -> None:
+    assert isinstance(world, ReadsMeetings)
+    at_omega = _meetings_agree(world)
+    assert at_omega >= 1
+    with world.transaction() as tx:
+        tx.move_actor(PLAYER_ID, KESSLER)
+        tx.set_attitude(BROKER, PLAYER_ID, 40)
+    assert _meetings_agree(world) >= 1
+    found = world.meeting(BROKER, PLAYER_ID)
+    assert found is not None and (found.can_meet, found.attitude) == (True, 40)
+    with world.transaction() as tx:
+        tx.set_alive(BROKER, False)
+    _meetings_agree(world)
+    found = world.meeting(BROKER, PLAYER_ID)
+    assert found is not None and not found.can_meet and not found.npc.alive
 
 
 def test_the_broker_starts_hostile(world: VoyageWorld) -> None:

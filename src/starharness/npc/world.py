@@ -23,6 +23,15 @@ class NpcCard:
 
 
 @dataclass(frozen=True, slots=True)
+class Meeting:
+    """What an open reads: the NPC's card, whether the player may meet it now, its attitude."""
+
+    npc: NpcCard
+    can_meet: bool
+    attitude: int
+
+
+@dataclass(frozen=True, slots=True)
 class NewsItem:
     """Something that happened in the world, for the clients' news and later scenes."""
 
@@ -58,8 +67,8 @@ class GameWorld(Protocol):
     def has_player(self, player_id: str) -> bool: ...
 
     def can_meet(self, npc_id: str, player_id: str) -> bool:
-        """Whether the player can talk to the NPC now (same place, say); false, not an error,
-        for a player who does not exist (an open asks `has_player` only after a refusal)."""
+        """Whether the player can talk to the NPC now (same place, say). An open asks
+        `has_player` first, so this need not check that the player exists."""
         ...
 
     def player_view(self, player_id: str) -> Mapping[str, Any]:
@@ -115,6 +124,17 @@ class ReadsTogether(Protocol):
     def reading(self) -> AbstractContextManager[object]:
         """Inside, the world's reads on this thread share one read transaction (cheaper on
         SQLite than a lock per statement); it never writes, and nests inside itself."""
+        ...
+
+
+@runtime_checkable
+class ReadsMeetings(Protocol):
+    """Optional on a world: everything an encounter's open reads, in one consistent read."""
+
+    def meeting(self, npc_id: str, player_id: str) -> Meeting | None:
+        """None when there is no such NPC; else its card, whether `player_id` is a player who
+        may meet it now (false for anyone else, an NPC's id included) and its attitude, read
+        from one state (one statement, say: an open then needs no read transaction)."""
         ...
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starharness.npc.world import AuditRecord, NewsItem, NpcCard
+from starharness.npc.world import AuditRecord, Meeting, NewsItem, NpcCard
 
 _SCHEMA = """
 CREATE TABLE actors (
@@ -142,11 +142,29 @@ class TinyWorld:
         return bool(
             self._value(
                 "SELECT 1 FROM actors n JOIN actors p ON n.place = p.place"
-                " WHERE n.id = ? AND p.id = ? AND n.alive = 1",
+                " WHERE n.id = ? AND p.id = ? AND n.alive = 1 AND p.kind = 'player'",
                 npc_id,
                 player_id,
             )
         )
+
+    def meeting(self, npc_id: str, player_id: str) -> Meeting | None:
+        """`npc.ReadsMeetings`: the card, the check and the attitude in one statement."""
+        rows = self._rows(
+            "SELECT n.id, n.name, n.persona, n.archetype, n.alive, n.place,"
+            " n.alive = 1 AND EXISTS (SELECT 1 FROM actors p"
+            "  WHERE p.id = ? AND p.kind = 'player' AND p.place = n.place),"
+            " (SELECT score FROM attitudes WHERE npc = n.id AND player = ?)"
+            " FROM actors n WHERE n.id = ? AND n.kind = 'npc'",
+            player_id,
+            player_id,
+            npc_id,
+        )
+        if not rows:
+            return None
+        id_, name, persona, archetype, alive, place, can, score = rows[0]
+        card = NpcCard(id_, name, persona, archetype, bool(alive), place)
+        return Meeting(card, bool(can), int(score) if score is not None else 0)
 
     def player_view(self, player_id: str) -> Mapping[str, Any]:
         rows = self._rows("SELECT name, coins, loaves, place FROM actors WHERE id = ?", player_id)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..frames import ErrorCode, FrameError
-from ..world import NpcCard, World, reading_together
+from ..world import Meeting, NpcCard, World, reading_together
 
 
 def meet(
@@ -11,23 +13,45 @@ def meet(
 ) -> tuple[NpcCard, int, str | None]:
     """The NPC's card, its attitude and (`with_scene`) the scene, or FrameError saying why they
     cannot meet."""
+    # getattr, not isinstance: a runtime protocol check costs more than the read it saves.
+    read: Callable[[str, str], Meeting | None] | None = getattr(world, "meeting", None)
+    if read is not None and not with_scene:
+        # One consistent read already (`ReadsMeetings`): no read transaction around it.
+        return _checked(world, read(npc_id, player_id), encounter_id, npc_id, player_id, None)
     # One consistent state for every check and read (and, on SQLite, one lock, not one each).
     with reading_together(world):
-        return _meet(world, encounter_id, npc_id, player_id, with_scene)
+        found = _read_meeting(world, npc_id, player_id) if read is None else read(npc_id, player_id)
+        scene = world.scene(npc_id, player_id) if with_scene and _can(found) else None
+        return _checked(world, found, encounter_id, npc_id, player_id, scene)
 
 
-def _meet(
-    world: World, encounter_id: str, npc_id: str, player_id: str, with_scene: bool
-) -> tuple[NpcCard, int, str | None]:
+def _can(found: Meeting | None) -> bool:
+    return found is not None and found.can_meet
+
+
+def _read_meeting(world: World, npc_id: str, player_id: str) -> Meeting | None:
+    """The meeting read call by call, from a world without `meeting` (`ReadsMeetings`)."""
     npc = world.npc(npc_id)
     if npc is None:
+        return None
+    if not (npc.alive and world.has_player(player_id) and world.can_meet(npc_id, player_id)):
+        return Meeting(npc, False, 0)
+    return Meeting(npc, True, world.attitude(npc_id, player_id))
+
+
+def _checked(
+    world: World,
+    found: Meeting | None,
+    encounter_id: str,
+    npc_id: str,
+    player_id: str,
+    scene: str | None,
+) -> tuple[NpcCard, int, str | None]:
+    if found is None:
         raise FrameError(ErrorCode.UNKNOWN_NPC, f"there is no NPC {npc_id!r}", encounter_id)
-    # `can_meet` is false for a player who does not exist, so an open that succeeds reads the
-    # player only through it; the player is read on its own only to say why one was refused.
-    if not (npc.alive and world.can_meet(npc_id, player_id)):
-        raise _refusal(world, npc, encounter_id, player_id)
-    scene = world.scene(npc_id, player_id) if with_scene else None
-    return npc, world.attitude(npc_id, player_id), scene
+    if not found.can_meet:
+        raise _refusal(world, found.npc, encounter_id, player_id)
+    return found.npc, found.attitude, scene
 
 
 def _refusal(world: World, npc: NpcCard, encounter_id: str, player_id: str) -> FrameError:

@@ -136,7 +136,7 @@ class StarterWorld:
         return bool(
             self._value(
                 "SELECT 1 FROM actors n JOIN actors p ON n.place = p.place "
-                "WHERE n.id = ? AND p.id = ? AND n.alive = 1",
+                "WHERE n.id = ? AND p.id = ? AND n.alive = 1 AND p.kind = 'player'",
                 npc_id,
                 player_id,
             )

@@ -53,6 +53,21 @@ class WorldReader(MemoryReads):
         )
         return {str(row[0]): _actor(row) for row in rows}
 
+    def meeting(self, npc_id: str, player_id: str) -> tuple[Actor, str | None, int] | None:
+        """The NPC (None: no such NPC), where the player is (None: no such player) and the
+        NPC's attitude to them, in one statement."""
+        row = self._row(
+            "SELECT n.id, n.name, n.kind, n.archetype, n.location_id, n.alive, n.credits, "
+            "n.persona, (SELECT p.location_id FROM actors p WHERE p.id = ? AND p.kind = 'player'), "
+            "(SELECT a.score FROM attitudes a WHERE a.npc_id = n.id AND a.target_id = ?) "
+            "FROM actors n WHERE n.id = ? AND n.kind = 'npc'",
+            (player_id, player_id, npc_id),
+        )
+        if row is None:
+            return None
+        place = None if row[8] is None else str(row[8])
+        return _actor(row), place, 0 if row[9] is None else int(row[9])
+
     def require_actor(self, actor_id: str) -> Actor:
         """The actor, or UnknownEntityError."""
         found = self.actor(actor_id)

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starharness.npc.world import AuditRecord, NewsItem, NpcCard
+from starharness.npc.world import AuditRecord, Meeting, NewsItem, NpcCard
 from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
@@ -230,6 +230,15 @@ class VoyageWorld:
             and player.kind == "player"
             and npc.location_id == player.location_id
         )
+
+    def meeting(self, npc_id: str, player_id: str) -> Meeting | None:
+        """`npc.ReadsMeetings`: `npc`, `can_meet` and `attitude` in one statement."""
+        with self._single_read() as reader:
+            found = reader.meeting(npc_id, player_id)
+        if found is None:
+            return None
+        npc, player_place, attitude = found
+        return Meeting(_card(npc), npc.alive and player_place == npc.location_id, attitude)
 
     def player_view(self, player_id: str) -> dict[str, Any]:
         """The HUD: credits, location, cargo, day and NPCs' attitudes, as JSON-able data."""

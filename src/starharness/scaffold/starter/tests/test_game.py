@@ -37,8 +37,9 @@ def test_the_world_seeds_once_and_ticks(tmp_path: Path) -> None:
     world = StarterWorld(tmp_path / "world.db")
     assert [card.name for card in world.npcs()] == ["Mira"]
     assert world.can_meet(KEEPER, PLAYER_ID)
-    # False, not an error, for a player who does not exist: the framework relies on it.
+    # False, not an error, for a player who does not exist, or for an NPC's id.
     assert not world.can_meet(KEEPER, "nobody")
+    assert not world.can_meet(KEEPER, KEEPER)
     assert world.player_view(PLAYER_ID)["coins"] == 20
     assert world.tick(2)[0].headline
     world.close()
