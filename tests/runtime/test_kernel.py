@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
@@ -309,3 +310,44 @@ async def test_waterfall_rewrites_and_vetoes() -> None:
     assert reached == []
     await outer.dispose()
     assert await root.events.waterfall(chain, 3) == 6
+
+
+async def test_listeners_are_seen_down_every_layer_and_gone_with_their_layer() -> None:
+    root = Context()
+    agent = root.child("agent")
+    nested = agent.child("nested")
+    assert not nested.events.has_listeners(PING)
+    dispose = root.on(PING, lambda p: None)
+    assert nested.events.has_listeners(PING) and agent.events.has_listeners(PING)
+    dispose()
+    nested.on(PING, lambda p: None)
+    assert nested.events.has_listeners(PING)
+    assert not agent.events.has_listeners(PING) and not root.events.has_listeners(PING)
+    await nested.dispose()
+    assert not nested.events.has_listeners(PING)
+
+
+async def test_a_listener_may_unsubscribe_while_an_emit_calls_it() -> None:
+    root = Context()
+    agent = root.child("agent")
+    seen: list[str] = []
+    disposers: list[Any] = []
+
+    def once(p: str) -> None:
+        seen.append(f"once:{p}")
+        disposers[0]()
+
+    disposers.append(agent.on(PING, once))
+    agent.on(PING, lambda p: seen.append(f"agent:{p}"))
+    root.on(PING, lambda p: seen.append(f"root:{p}"))
+    agent.emit(PING, "x")
+    agent.emit(PING, "y")
+    assert seen == ["once:x", "agent:x", "root:x", "agent:y", "root:y"]
+    alone = Context()  # a bus without a parent hands out its own bucket: still copied
+    first: list[Any] = []
+    first.append(alone.on(PING, lambda p: (seen.append(f"first:{p}"), first[0]())))
+    alone.on(PING, lambda p: seen.append(f"second:{p}"))
+    seen.clear()
+    alone.emit(PING, "z")
+    alone.emit(PING, "w")
+    assert seen == ["first:z", "second:z", "second:w"]

@@ -245,3 +245,15 @@ def test_rebuild_requests_returns_header_and_messages_before_each_request() -> N
     assert rebuilt == sent
     assert [h["system"] for h, _ in rebuilt if h is not None] == ["sys A", "sys A", "sys B"]
     assert [len(messages) for _, messages in rebuilt] == [1, 3, 5]
+
+
+def test_loaded_events_out_of_order_are_refused_naming_the_index() -> None:
+    session = Session("s1")
+    for text in ("a", "b", "c"):
+        session.append(ev.USER_MESSAGE, {"content": text, "source": "user"})
+    events = list(session.events)
+    assert len(Session("copy", events).events) == 3
+    with pytest.raises(SessionDataError, match=r"index 1 has seq 2"):
+        Session("gap", [events[0], events[2]])
+    with pytest.raises(SessionDataError, match=r"index 0 has seq 1"):
+        Session("late", events[1:])

@@ -89,14 +89,25 @@ class EventBus:
         return _Removal(bucket, fn)
 
     def _chain(self, name: str) -> list[Any]:
-        own = self._listeners.get(name)
-        if self._parent is None:
-            return list(own) if own else []
-        inherited = self._parent._chain(name)
-        return [*own, *inherited] if own else inherited
+        """A new list of the listeners for `name`: this bus's, then its ancestors'."""
+        found: list[Any] = []
+        bus: EventBus | None = self
+        while bus is not None:
+            own = bus._listeners.get(name)
+            if own:
+                found += own
+            bus = bus._parent
+        return found
 
     def has_listeners(self, event: Event[Any] | Hook[Any, Any] | Waterfall[Any]) -> bool:
-        return bool(self._chain(event.name))
+        # Walked, not chained: every agent asks once, and a chain builds a list per bus.
+        name = event.name
+        bus: EventBus | None = self
+        while bus is not None:
+            if bus._listeners.get(name):
+                return True
+            bus = bus._parent
+        return False
 
     def on(self, event: Event[T], listener: Listener[T]) -> Disposer:
         return self._add(event.name, listener)
@@ -110,10 +121,11 @@ class EventBus:
     def emit(self, event: Event[T], payload: T) -> None:
         """Call every listener; one that raises is logged and does not starve the others."""
         own = self._listeners.get(event.name)
-        listeners = self._chain(event.name) if self._parent is not None or not own else own
+        # A copy either way: a listener may unsubscribe while being called.
+        listeners = self._chain(event.name) if self._parent is not None or not own else [*own]
         if not listeners:
             return
-        for listener in tuple(listeners):
+        for listener in listeners:
             try:
                 listener(payload)
             except Exception:

@@ -94,10 +94,12 @@ def freeze_data(data: Mapping[str, Any], *, where: str = "data") -> Mapping[str,
 
     Data this function already froze is immutable and comes back as it is, without a copy.
     """
-    if type(data) is _Frozen:
+    kind = type(data)
+    if kind is _Frozen:
         return data
-    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise SessionDataError(f"{where} must be a mapping, not {type(data).__name__}")
+    # A dict first: the ABC check costs about as much as freezing a small one.
+    if kind is not dict and not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise SessionDataError(f"{where} must be a mapping, not {kind.__name__}")
     try:
         return _freeze_mapping(data)
     except _NotJson as bad:
