@@ -327,30 +327,29 @@ async def test_listeners_are_seen_down_every_layer_and_gone_with_their_layer() -
     assert not nested.events.has_listeners(PING)
 
 
+def _on_once(ctx: Context, seen: list[str], label: str) -> None:
+    """A listener that records one call, then unsubscribes itself while being called."""
+    disposer: list[Any] = []
+
+    def once(p: str) -> None:
+        seen.append(f"{label}:{p}")
+        disposer[0]()
+
+    disposer.append(ctx.on(PING, once))
+
+
 async def test_a_listener_may_unsubscribe_while_an_emit_calls_it() -> None:
     root = Context()
     agent = root.child("agent")
     seen: list[str] = []
-    disposers: list[Any] = []
-
-    def once(p: str) -> None:
-        seen.append(f"once:{p}")
-        disposers[0]()
-
-    disposers.append(agent.on(PING, once))
+    _on_once(agent, seen, "once")
     agent.on(PING, lambda p: seen.append(f"agent:{p}"))
     root.on(PING, lambda p: seen.append(f"root:{p}"))
     agent.emit(PING, "x")
     agent.emit(PING, "y")
     assert seen == ["once:x", "agent:x", "root:x", "agent:y", "root:y"]
     alone = Context()  # a bus without a parent hands out its own bucket: still copied
-    first: list[Any] = []
-
-    def first_once(p: str) -> None:
-        seen.append(f"first:{p}")
-        first[0]()
-
-    first.append(alone.on(PING, first_once))
+    _on_once(alone, seen, "first")
     alone.on(PING, lambda p: seen.append(f"second:{p}"))
     seen.clear()
     alone.emit(PING, "z")

@@ -104,19 +104,19 @@ class Session:
         self._view = EventView(self._events)
         self._header: Mapping[str, Any] | None = None
         if self._events:  # a new session (every encounter's) has nothing to check
-            self._check_loaded(session_id)
+            self._check_loaded()
         # A tuple replaced on every change, so a listener may unsubscribe while being called.
         self._listeners: tuple[EventListener, ...] = ()
         self._projection = Projection()
         self._sink = sink
         self._closed = False
 
-    def _check_loaded(self, session_id: str) -> None:
+    def _check_loaded(self) -> None:
         """Events in seq order from 0; the newest request header is remembered."""
         for index, event in enumerate(self._events):
             if event.seq != index:
                 raise SessionDataError(
-                    f"session {session_id!r}: event at index {index} has seq {event.seq}"
+                    f"session {self.id!r}: event at index {index} has seq {event.seq}"
                 )
         for event in reversed(self._events):
             if event.type == REQUEST_HEADER:
