@@ -98,13 +98,25 @@ async def test_a_missing_token_variable_is_one_line_on_stderr() -> None:
     ]
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _Terminal:
     """A child process on a pseudo-terminal, read as plain text (colours stripped)."""
 
     def __init__(self, args: list[str]) -> None:
         self._master, slave = pty.openpty()
         self.process = subprocess.Popen(
-            args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, close_fds=True
+            args,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=ROOT,
+            close_fds=True,
+            # As in a terminal: a runner that ignores SIGINT (a background job of a script) would
+            # pass that on, and the child would never see Ctrl-C.
+            preexec_fn=_interruptible,
         )
         os.close(slave)
         self.text = ""
