@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
+import os
 import time
 from functools import partial
 from typing import Any, Final
@@ -87,7 +87,8 @@ class Encounter:
         self.id = encounter_id
         self.npc = npc
         self.player_id = player_id
-        self.session_id = f"enc-{int(time.time() * 1000)}-{secrets.token_hex(4)}"
+        # os.urandom is what secrets.token_hex reads, without its three Python calls.
+        self.session_id = f"enc-{int(time.time() * 1000)}-{os.urandom(4).hex()}"
         self._host = host
         self._calls = host.world_calls
         self._send_frame = send

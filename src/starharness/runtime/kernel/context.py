@@ -132,14 +132,16 @@ class Context:
 
     def maybe(self, key: ServiceKey[T]) -> T | None:
         """The service for `key` as seen from this context, or None."""
-        service: object = self._lookup(key.name)
+        # Any, not cast(): every service lookup of every agent comes through here, and cast is
+        # a Python call.
+        service = self._lookup(key.name)
         if service is None:
             return None
         if not isinstance(service, Bindable):
-            return cast(T, service)
+            return service
         cached = self._views.get(key.name)
         if cached is not None and cached[0] is service:
-            return cast(T, cached[1])
+            return cached[1]
         # A string: `Bindable[T]` evaluated at run time would cost a typing-cache lookup per view.
         view = cast("Bindable[T]", service).bind(self)
         self._views[key.name] = (service, view)
