@@ -8,6 +8,8 @@ conftest.
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from collections.abc import Sequence
 from functools import cache
@@ -26,7 +28,10 @@ PatchSource = str | Path | Patch
 @cache
 def _empty_home() -> Path:
     """A home with no user patch, so a developer's own patch.yml never reaches a test."""
-    return Path(tempfile.mkdtemp(prefix="star-harness-test-home-"))
+    home = Path(tempfile.mkdtemp(prefix="star-harness-test-home-"))
+    # Without this every test run left one empty folder in the temporary directory.
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    return home
 
 
 def resolve_test_profile(

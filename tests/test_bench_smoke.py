@@ -53,10 +53,14 @@ def test_encounters_bench_completes_with_every_figure(tmp_path: Path) -> None:
     assert delta is not None and int(delta.group(2)) > 0, out
 
 
-def _run_bench(script: Path, args: list[str], cwd: Path) -> str:
+def _run_bench(script: Path, args: list[str], cwd: Path, *, timeout: float = 300) -> str:
     """Run a bench script; its stdout. Exit 0 (goals met) or 1 (a goal missed) both pass."""
     done = subprocess.run(
-        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=300, cwd=cwd
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
     )
     # 1 is likely with so few turns; 2 or a crash means the bench is broken.
     assert done.returncode in (0, 1), done.stdout + done.stderr
@@ -109,20 +113,48 @@ def test_setup_before_bench_counts_instructions_under_valgrind(tmp_path: Path) -
         if os.environ.get("CI") == "true":
             pytest.fail(f"{reason}; CI must install it")
         pytest.skip(reason)
-    out = _run_bench(SETUP_BEFORE, ["--instructions", "--encounters", "5"], tmp_path)
-    before = re.search(r"^  before presets \(0f05aac\) +(\d+)$", out, re.M)
-    now = re.search(r"^  now \(presets\) +(\d+)$", out, re.M)
+    # Six runs under valgrind, two at a time: about 150 s on an idle 2-core VM.
+    out = _run_bench(SETUP_BEFORE, ["--instructions", "--encounters", "5"], tmp_path, timeout=900)
+    before = re.search(r"^  before presets \(0f05aac\) +(\d+)   closing +(\d+)$", out, re.M)
+    now = re.search(r"^  now \(presets\) +(\d+)   closing +(\d+)$", out, re.M)
+    closing = re.search(r"^closing now/before: (\d+\.\d\d)x \(not the goal\)$", out, re.M)
     ratio = re.search(
         r"^ratio now/before: (\d+\.\d\d)x in instructions \(goal <= 0\.5x\): (met|missed)$",
         out,
         re.M,
     )
     assert before is not None and now is not None and ratio is not None, out
-    # Thousands of instructions per open at the least: a start-up that did not cancel out, or
-    # rounds that opened nothing, would show here.
-    assert int(before.group(1)) > 10_000 and int(now.group(1)) > 10_000, out
+    assert closing is not None, out
+    # Thousands of instructions per open and per close at the least: a start-up that did not
+    # cancel out, or rounds that opened or closed nothing, would show here.
+    for tree in (before, now):
+        assert int(tree.group(1)) > 10_000 and int(tree.group(2)) > 10_000, out
     expected = int(now.group(1)) / int(before.group(1))
     assert abs(float(ratio.group(1)) - expected) < 0.01, out
+    expected_closing = int(now.group(2)) / int(before.group(2))
+    assert abs(float(closing.group(1)) - expected_closing) < 0.01, out
+
+
+def test_setup_before_counted_worker_closes_on_command_and_leaves_no_files(
+    tmp_path: Path,
+) -> None:
+    # A counted run ends with os._exit (no teardown to count): its world, and the runtime's
+    # empty home, must still be gone, and a `close` between rounds must work.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    worker = ["--worker", str(SETUP_BEFORE.parents[1]), "--encounters", "3"]
+    done = subprocess.run(
+        [sys.executable, str(SETUP_BEFORE), *worker],
+        input="keep\nclose\nkeep\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split() == ["ready"], done.stdout
+    assert list(scratch.iterdir()) == [], done.stderr
 
 
 def test_setup_before_bench_without_valgrind_says_what_to_install(tmp_path: Path) -> None:
