@@ -103,7 +103,10 @@ def test_setup_before_bench_runs_both_trees_and_prints_the_ratio(tmp_path: Path)
     )
     assert spread is not None and ratio is not None, out
     assert float(spread.group(1)) <= float(ratio.group(1)) <= float(spread.group(2)), out
-    assert (ratio.group(2) == "met") == (float(ratio.group(1)) <= 0.5), out
+    printed = float(ratio.group(1))
+    # Two decimals cannot decide a ratio within 0.005 of the goal (0.504 prints 0.50, missed).
+    if abs(printed - 0.5) >= 0.005:
+        assert (ratio.group(2) == "met") == (printed <= 0.5), out
 
 
 @pytest.mark.slow
