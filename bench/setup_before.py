@@ -31,10 +31,7 @@ Needs the repository's history (a clone, not an export).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import gc
-import importlib
 import os
 import re
 import shutil
@@ -43,25 +40,17 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
+
+from setup_worker import NPCS, fail
 
 _HERE = Path(__file__).resolve().parent
 _REPO = _HERE.parent
 BEFORE = "0f05aace8138b35f923a16d551e9561f40362a38"
 """The last commit before archetype presets (b123daf's parent)."""
 GOAL_RATIO = 0.5
-_NPCS = 500
-_ARCHETYPES = 5
-
-
-def _fail(message: str) -> NoReturn:
-    """Exit 2: the bench could not measure (1 means it measured and a goal was missed)."""
-    print(message, file=sys.stderr)
-    sys.exit(2)
 
 
 def _export(rev: str, into: Path) -> Path:
@@ -72,7 +61,7 @@ def _export(rev: str, into: Path) -> Path:
         capture_output=True,
     )
     if known.returncode != 0:
-        _fail(
+        fail(
             f"cannot take commit {rev[:12]} from {_REPO} (this bench needs the repository's "
             f"history, a clone, not an export): {known.stderr.decode(errors='replace').strip()}"
         )
@@ -83,140 +72,24 @@ def _export(rev: str, into: Path) -> Path:
     )
     world = Path("tests/npc/tinygame/world.py")
     if done.returncode != 0:
-        _fail(f"commit {rev[:12]} has no src and tests folders to run: pick a later one")
+        fail(f"commit {rev[:12]} has no src and tests folders to run: pick a later one")
     with tempfile.TemporaryFile() as tar_file:
         tar_file.write(done.stdout)
         tar_file.seek(0)
         with tarfile.open(fileobj=tar_file) as tar:
             tar.extractall(into, filter="data")
     if not (into / world).parent.is_dir():
-        _fail(f"commit {rev[:12]} has no tiny game ({world.parent}) to run: pick a later one")
+        fail(f"commit {rev[:12]} has no tiny game ({world.parent}) to run: pick a later one")
     shutil.copyfile(_REPO / world, into / world)
     return into
-
-
-# --- the worker: one process, one tree -------------------------------------------------------
-
-
-def _worker_paths(tree: Path) -> None:
-    sys.path[:0] = [str(tree / "src"), str(tree / "tests" / "npc"), str(tree / "tests")]
-    import starharness
-
-    where = Path(starharness.__file__).resolve()
-    if not where.is_relative_to(tree.resolve()):
-        _fail(f"starharness came from {where}, not from {tree}")
-    world_module: Any = importlib.import_module("starharness.npc.world")
-    # The copied world names the news type as today's code does; the old code called it so.
-    if not hasattr(world_module, "NewsItem"):
-        world_module.NewsItem = world_module.WorldEvent
-    # It also offers `meeting` (`ReadsMeetings`), which the old code never calls: any type will
-    # do for the name it imports.
-    if not hasattr(world_module, "Meeting"):
-        world_module.Meeting = tuple
-
-
-def _worker_game() -> Any:
-    npc: Any = importlib.import_module("starharness.npc")
-    game = importlib.import_module("tinygame").GAME
-    game = replace(game, world_calls_inline=True, on_encounter_end=None)
-    archetype = getattr(npc, "Archetype", None)
-    if archetype is None:  # before presets: nothing to declare
-        return game
-    actions: tuple[tuple[str, ...] | None, ...] = (("sell_bread",), ("bake",), (), None, None)
-    kinds = tuple(
-        archetype(f"kind-{i}", actions=actions[i], sections=(f"Your kind is kind {i}.",))
-        for i in range(_ARCHETYPES)
-    )
-    return replace(game, archetypes=kinds)
-
-
-async def _worker_main(tree: Path, encounters: int, scratch: Path) -> None:
-    """Warm up, print `ready`, then run one round per `round` line on stdin, printing its CPU
-    per open in microseconds; ends at end of input. Its temporary files go in `scratch`."""
-    from vendors import populate
-
-    _worker_paths(tree)
-    npc: Any = importlib.import_module("starharness.npc")
-    server_module: Any = importlib.import_module("starharness.npc.server")
-    encounter_kind: Any = importlib.import_module("starharness.npc.encounter").Encounter
-    frames: Any = importlib.import_module("starharness.npc.frames")
-    start_runtime = importlib.import_module("stack_support").start_runtime
-    game = _worker_game()
-    ctx = await start_runtime("http://127.0.0.1:9")  # no model is asked
-
-    def sink(frame: object) -> None:
-        del frame
-
-    async def open_all(count: int, tag: str) -> list[Any]:
-        opened: list[Any] = []
-        for i in range(count):
-            frame = frames.EncounterOpen(
-                id=f"{tag}-{i}", npc_id=npc_ids[i % len(npc_ids)], player_id="p1"
-            )
-            opened.append(await encounter_kind.open(server, frame, sink))
-        return opened
-
-    async def close_all(opened: list[Any]) -> None:
-        for encounter in opened:
-            await encounter.close()
-        gc.collect()
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "world.db"
-        world = game.open_world(path)
-        npc_ids = populate(world, _NPCS, _ARCHETYPES)
-        settings = npc.ServerSettings(
-            port=0, world=path, transcripts=npc.TranscriptSettings(keep=0)
-        )
-        server = server_module.NpcServer(ctx, game, world, settings)
-        try:
-            await close_all(await open_all(min(encounters, 50), "warm"))
-            server_module.tune_gc_for_serving()
-            print("ready", flush=True)
-            kept: list[Any] = []
-            # Blocking reads between rounds: nothing else runs on this loop in a bench.
-            counted = False
-            for round_, line in enumerate(sys.stdin):
-                command = line.strip()
-                counted = counted or command in ("keep", "close")
-                if command == "keep":  # opens only, counted by instructions
-                    kept += await open_all(encounters, f"k{round_}")
-                    continue
-                if command == "close":  # closes what was kept, counted apart from the opens
-                    await close_all(kept)
-                    kept = []
-                    continue
-                if command != "round":
-                    break
-                gc.collect()
-                began = time.process_time()
-                opened = await open_all(encounters, f"r{round_}")
-                spent = (time.process_time() - began) / encounters * 1e6
-                await close_all(opened)
-                print(f"{spent:.3f}", flush=True)
-            if counted:
-                _end_counted_run(world, scratch)
-        finally:
-            await server.aclose()
-            await ctx.dispose()
-            world.close()
-
-
-def _end_counted_run(world: Any, scratch: Path) -> NoReturn:
-    """End a counted run at once: closing the encounters it kept, and the interpreter's
-    teardown over them, grow with the rounds, so they would be counted as opens."""
-    world.close()
-    shutil.rmtree(scratch, ignore_errors=True)
-    sys.stdout.flush()
-    os._exit(0)
 
 
 # --- the driver ------------------------------------------------------------------------------
 
 
 def _worker_command(tree: Path, encounters: int) -> list[str]:
-    here = str(Path(__file__).resolve())
-    return [sys.executable, here, "--worker", str(tree), "--encounters", str(encounters)]
+    worker = str(_HERE / "setup_worker.py")
+    return [sys.executable, worker, str(tree), "--encounters", str(encounters)]
 
 
 class _Worker:
@@ -265,7 +138,7 @@ class _Worker:
         self._process.kill()
         _, err = self._process.communicate()
         said = f" (it printed {line!r})" if line else ""
-        _fail(f"the worker for {self.tree} failed{said}:\n{err}")
+        fail(f"the worker for {self.tree} failed{said}:\n{err}")
 
 
 def _label(name: str, before: str) -> str:
@@ -279,6 +152,16 @@ def _middle_half(values: list[float]) -> tuple[float, float]:
         return min(values), max(values)
     quartiles = statistics.quantiles(values, n=4)
     return quartiles[0], quartiles[2]
+
+
+def _shown(ratio: float) -> str:
+    """The ratio with two decimals, or as many more as it takes for the figure to read as its
+    verdict (0.504 is missed, and printed 0.50 it would look met)."""
+    for places in range(2, 7):
+        text = f"{ratio:.{places}f}"
+        if (float(text) <= GOAL_RATIO) == (ratio <= GOAL_RATIO):
+            return text
+    return repr(ratio)
 
 
 def _drive(before: str, pairs: int, encounters: int) -> int:
@@ -299,7 +182,7 @@ def _drive(before: str, pairs: int, encounters: int) -> int:
                 worker.close()
     rounds = f"{pairs} pair{'s' if pairs != 1 else ''} of rounds"
     print(
-        f"setup CPU per open encounter, {encounters} encounters over {_NPCS} NPCs, the same tiny "
+        f"setup CPU per open encounter, {encounters} encounters over {NPCS} NPCs, the same tiny "
         f"world; {rounds}, the two trees' processes taking turns on one core"
     )
     for name, values in spent.items():
@@ -314,7 +197,7 @@ def _drive(before: str, pairs: int, encounters: int) -> int:
     print(f"  now/before per pair: middle half {low:.2f}-{high:.2f}x")
     met = ratio <= GOAL_RATIO
     print(
-        f"ratio now/before: {ratio:.2f}x, median of the pairs (goal <= {GOAL_RATIO}x): "
+        f"ratio now/before: {_shown(ratio)}x, median of the pairs (goal <= {GOAL_RATIO}x): "
         f"{'met' if met else 'missed'}"
     )
     return 0 if met else 1
@@ -337,7 +220,7 @@ def _instructions(valgrind: str, tree: Path, encounters: int, commands: str) -> 
     )
     found = _COLLECTED.search(done.stderr)
     if done.returncode != 0 or found is None:
-        _fail(f"the worker for {tree} failed under valgrind:\n{done.stderr[-4000:]}")
+        fail(f"the worker for {tree} failed under valgrind:\n{done.stderr[-4000:]}")
     return int(found.group(1))
 
 
@@ -350,7 +233,7 @@ def _count(before: str, encounters: int) -> int:
     and per close, (three rounds closed - three rounds kept) / 3, for information."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
-        _fail("--instructions needs valgrind (Debian: apt-get install -y valgrind)")
+        fail("--instructions needs valgrind (Debian: apt-get install -y valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
         old_tree = _export(before, Path(tmp))
         trees = {"before": old_tree, "now": _REPO}
@@ -382,7 +265,7 @@ def _count(before: str, encounters: int) -> int:
     met = ratio <= GOAL_RATIO
     print(f"closing now/before: {per_close['now'] / per_close['before']:.2f}x (not the goal)")
     print(
-        f"ratio now/before: {ratio:.2f}x in instructions (goal <= {GOAL_RATIO}x): "
+        f"ratio now/before: {_shown(ratio)}x in instructions (goal <= {GOAL_RATIO}x): "
         f"{'met' if met else 'missed'}"
     )
     return 0 if met else 1
@@ -402,20 +285,12 @@ def main() -> None:
         action="store_true",
         help="count instructions under valgrind instead of timing (slow; needs valgrind)",
     )
-    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.encounters is None:
         args.encounters = 200 if args.instructions else 1000
     if args.pairs < 1 or args.encounters < 1:
         parser.error("--pairs and --encounters must be at least 1")
     sys.path.insert(0, str(_HERE))
-    if args.worker is not None:
-        with tempfile.TemporaryDirectory(prefix="setup-before-") as scratch:
-            # Every temporary file of the worker (the world, the runtime's empty home) lands
-            # here, so a counted run that ends with os._exit leaves nothing behind either.
-            tempfile.tempdir = scratch
-            asyncio.run(_worker_main(args.worker, args.encounters, Path(scratch)))
-        return
     if args.instructions:  # counted, not timed: the two valgrind runs may use both cores
         sys.exit(_count(args.before, args.encounters))
     from cores import pin
