@@ -48,6 +48,18 @@ OPTIONS = [
     {"id": "not-today", "label": "Nothing today"},
 ]
 FUEL_PRICE = 900
+GEL_TEXT = "medical gel"
+"""Free text the NPC answers with an offer (an option the player accepts to commit a trade)."""
+GEL_PITCH = "Three packs of gel, 1,100 a pack. Say the word."
+GEL_PRICE = 3_300
+GEL_SOLD = "Pleasure. Keep them cold."
+GEL_MOVED = "Prices went up while we talked. Still want them?"
+OFFER = {
+    "id": "offer-1",
+    "label": "Buy 3 medical gel",
+    "offer": {"action": "player_buys", "cost": "3,300 cr"},
+}
+OFFER_OPTIONS = [OFFER, {"id": "too-steep", "label": "Too steep for me."}, OPTIONS[2]]
 FAILING_TEXT = "break the model"
 """Free text that makes the fake report `llm_unavailable`, like a model outage would."""
 ODD_MOOD_TEXT = "tell me a joke"
@@ -63,6 +75,8 @@ class _Turn:
     mood: str
     action: dict[str, Any] | None = None
     error: dict[str, str] | None = None
+    options: list[dict[str, Any]] | None = None
+    """The replies after the line; the usual three when None."""
 
 
 @dataclass
@@ -74,6 +88,9 @@ class FakeHarness:
     credits: int = 12_000
     day: int = 1
     fuel: int = 0
+    gel: int = 0
+    gel_price_moved: bool = False
+    """Refuse the gel offer as a harness does when the world changed under it."""
     attitudes: dict[str, int] = field(default_factory=lambda: dict(ATTITUDES))
     port: int = 0
     _sockets: set[WebSocket] = field(default_factory=set)
@@ -158,7 +175,7 @@ class FakeHarness:
     async def _serve_socket(self, ws: WebSocket) -> None:
         await ws.accept()
         self._sockets.add(ws)
-        options: dict[str, list[dict[str, str]]] = {}
+        options: dict[str, list[dict[str, Any]]] = {}
         try:
             while True:
                 raw = await ws.receive_text()
@@ -178,7 +195,7 @@ class FakeHarness:
             self._sockets.discard(ws)
 
     async def _answer(
-        self, ws: WebSocket, frame: dict[str, Any], options: dict[str, list[dict[str, str]]]
+        self, ws: WebSocket, frame: dict[str, Any], options: dict[str, list[dict[str, Any]]]
     ) -> None:
         match frame["t"]:
             case "hello":
@@ -190,15 +207,14 @@ class FakeHarness:
                     return
                 opened = {"t": "encounter.opened", "id": frame["id"], "npcName": npc["name"]}
                 await _send(ws, {**opened, "attitude": self.attitudes[npc["id"]]})
-                options[frame["id"]] = OPTIONS
-                await self._turn(ws, frame["id"], _Turn(GREETING, "neutral"))
+                await self._turn(ws, frame["id"], _Turn(GREETING, "neutral"), options)
             case "encounter.say":
                 turn = self._reply(frame, options.get(frame["id"], []))
                 if turn is None:
                     message = f"optionId {frame.get('optionId')!r} is not among the last options"
                     await _error(ws, frame["id"], "bad_option", message)
                     return
-                await self._turn(ws, frame["id"], turn)
+                await self._turn(ws, frame["id"], turn, options)
             case "world.tick":
                 self.day += frame["days"]
                 await self.push(
@@ -219,12 +235,14 @@ class FakeHarness:
             case _:
                 pass  # encounter.close: nothing to answer
 
-    def _reply(self, frame: dict[str, Any], offered: list[dict[str, str]]) -> _Turn | None:
+    def _reply(self, frame: dict[str, Any], offered: list[dict[str, Any]]) -> _Turn | None:
         if "text" in frame:
             text: str = frame["text"]
             if text == FAILING_TEXT:
                 message = "the model did not answer after 3 attempts (HTTP 503)"
                 return _Turn("", "neutral", error={"code": "llm_unavailable", "message": message})
+            if text == GEL_TEXT:
+                return _Turn(GEL_PITCH, "pleased", options=OFFER_OPTIONS)
             mood = ODD_MOOD if text == ODD_MOOD_TEXT else "neutral"
             return _Turn(f"You said: {text}", mood)
         choice = frame["optionId"]
@@ -236,6 +254,8 @@ class FakeHarness:
             self.attitudes["npc-karsk"] += GOOD_CUSTOMER
             summary = f"Jonah Karsk sells you 2 fuel cells for {FUEL_PRICE} cr."
             return _Turn(SOLD, "friendly", {"name": "trade", "ok": True, "summary": summary})
+        if choice == OFFER["id"]:
+            return self._accept_gel()
         if choice == "buy-ship":
             summary = (
                 f"Not enough credits: the freighter costs 90,000 cr, you have {self.credits:,}."
@@ -243,7 +263,24 @@ class FakeHarness:
             return _Turn(REFUSED, "annoyed", {"name": "trade", "ok": False, "summary": summary})
         return _Turn("Suit yourself.", "neutral")
 
-    async def _turn(self, ws: WebSocket, encounter_id: str, turn: _Turn) -> None:
+    def _accept_gel(self) -> _Turn:
+        """The player accepted the offer: commit it, or refuse it with the reason."""
+        if self.gel_price_moved:
+            summary = "The price moved: 3 medical gel now cost 3,600 cr. Nothing changed."
+            action = {"name": "player_buys", "ok": False, "summary": summary}
+            return _Turn(GEL_MOVED, "wary", action, options=OFFER_OPTIONS)
+        self.credits -= GEL_PRICE
+        self.gel += 3
+        summary = f"Sold 3 medical gel for {GEL_PRICE:,} credits."
+        return _Turn(GEL_SOLD, "friendly", {"name": "player_buys", "ok": True, "summary": summary})
+
+    async def _turn(
+        self,
+        ws: WebSocket,
+        encounter_id: str,
+        turn: _Turn,
+        options: dict[str, list[dict[str, Any]]],
+    ) -> None:
         if turn.error is not None:
             await _error(ws, encounter_id, turn.error["code"], turn.error["message"])
             await _send(ws, {"t": "encounter.idle", "id": encounter_id})
@@ -260,11 +297,15 @@ class FakeHarness:
             await _send(ws, {"t": "say.delta", "id": encounter_id, "text": piece})
             await asyncio.sleep(0.005)  # a stream, not one burst
         await _send(ws, {"t": "say.end", "id": encounter_id, "mood": turn.mood})
-        await _send(ws, {"t": "options", "id": encounter_id, "items": OPTIONS})
+        items = OPTIONS if turn.options is None else turn.options
+        options[encounter_id] = items
+        await _send(ws, {"t": "options", "id": encounter_id, "items": items})
         await _send(ws, {"t": "encounter.idle", "id": encounter_id})
 
     def _hud(self) -> dict[str, Any]:
         cargo = [{"goodId": "fuel", "name": "fuel cells", "qty": self.fuel}] if self.fuel else []
+        if self.gel:
+            cargo.append({"goodId": "gel", "name": "medical gel", "qty": self.gel})
         return {
             "playerId": PLAYER,
             "name": "Captain Ash",

@@ -128,20 +128,22 @@ export class DialoguePanel {
     this.reveal();
   }
 
-  /** Replace the reply buttons with `items` (`[{id, label}]`). */
+  /**
+   * Replace the reply buttons with `items` (`[{id, label, offer?}]`). An item with `offer`
+   * (`{action, cost}`) is the NPC's proposal: picking it commits a trade, so it is drawn as a
+   * card with what the player gives and an Accept mark, and keeps its number like any reply.
+   */
   setOptions(items) {
     this._options = Array.isArray(items) ? items : [];
     const rows = this._options.map((item, index) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "option";
+      const number = index + 1;
+      const terms = offerTerms(item);
+      const button = terms ? offerButton(item.label, terms, number) : replyButton(item.label, number);
       button.dataset.optionId = item.id;
-      button.dataset.testid = `option-${index + 1}`;
-      const number = document.createElement("kbd");
-      number.textContent = String(index + 1);
-      button.append(number, document.createTextNode(` ${item.label}`));
-      button.addEventListener("click", () => this.pickOption(index + 1));
+      button.dataset.testid = `option-${number}`;
+      button.addEventListener("click", () => this.pickOption(number));
       const row = document.createElement("li");
+      if (terms) row.className = "offer-row";
       row.append(button);
       return row;
     });
@@ -154,7 +156,10 @@ export class DialoguePanel {
   pickOption(n) {
     const item = this._options[n - 1];
     if (!item || this._busy || !this._open) return false;
-    this._handlers.onOption(item.id, item.label);
+    const terms = offerTerms(item);
+    // The player's line says what they agreed to give, since that is what the pick commits.
+    const said = terms ? `I accept: ${item.label}${terms.cost ? ` (${terms.cost})` : ""}` : item.label;
+    this._handlers.onOption(item.id, said);
     return true;
   }
 
@@ -237,6 +242,58 @@ export class DialoguePanel {
     this._el.playerLine.hidden = !text;
     this._el.playerLine.textContent = text ? `You: ${text}` : "";
   }
+}
+
+/** The offer's terms (`{action, cost}`) when `item` is an offer, else null. */
+export function offerTerms(item) {
+  const offer = item?.offer;
+  if (!offer || typeof offer !== "object" || Array.isArray(offer)) return null;
+  return {
+    action: typeof offer.action === "string" ? offer.action : "",
+    cost: typeof offer.cost === "string" ? offer.cost.trim() : "",
+  };
+}
+
+function replyButton(label, number) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "option";
+  button.append(keyHint(number), document.createTextNode(` ${label}`));
+  return button;
+}
+
+function offerButton(label, terms, number) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "option is-offer";
+  button.dataset.offerAction = terms.action;
+  // One name for screen readers instead of the pieces in reading order.
+  const cost = terms.cost ? `, for ${terms.cost}` : "";
+  button.setAttribute("aria-label", `Accept offer ${number}: ${label}${cost}`);
+  const body = document.createElement("span");
+  body.className = "offer-body";
+  body.append(span("offer-tag", "Offer"), span("offer-label", label, "offer-label"));
+  if (terms.cost) {
+    const cost = span("offer-cost", "", "offer-cost");
+    cost.append(span("offer-cost-word", "You give "), span("offer-cost-value", terms.cost));
+    body.append(cost);
+  }
+  button.append(keyHint(number), body, span("offer-accept", "Accept", "offer-accept"));
+  return button;
+}
+
+function keyHint(number) {
+  const key = document.createElement("kbd");
+  key.textContent = String(number);
+  return key;
+}
+
+function span(className, text, testid = "") {
+  const el = document.createElement("span");
+  el.className = className;
+  if (text) el.textContent = text;
+  if (testid) el.dataset.testid = testid;
+  return el;
 }
 
 function paragraph(className, text) {
