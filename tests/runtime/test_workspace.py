@@ -27,6 +27,7 @@ from starharness.runtime.tools import (
 from starharness.runtime.workspace import (
     WORKSPACE,
     WORKSPACE_ERROR,
+    HiddenPathError,
     Workspace,
     WorkspaceConfig,
     WorkspaceError,
@@ -365,3 +366,32 @@ async def test_a_read_only_workspace_has_no_write_tool(project: Path) -> None:
     assert "write_file" not in agent.get(TOOLS).names()
     outcome = await call(agent, "write_file", path="x.txt", content="x")
     assert outcome.error_code == FailureCode.UNKNOWN_TOOL
+
+
+_DOTENV = st.tuples(
+    st.sampled_from([".env", ".env.local", ".env.production", ".env.x"]).flatmap(
+        lambda name: st.tuples(*(st.sampled_from([c, c.upper()]) for c in name)).map("".join)
+    ),
+    st.sampled_from(["", "./", "src/../", "src/./", "a/b/", "./src/", "src//"]),
+    st.sampled_from(["", "/"]),
+)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=_DOTENV)
+def test_every_spelling_of_a_dotenv_path_is_hidden(
+    project: Path, parts: tuple[str, str, str]
+) -> None:
+    name, prefix, absolute = parts
+    workspace = Workspace.open(project)
+    text = f"{project}/{prefix}{name}" if absolute else f"{prefix}{name}"
+    with pytest.raises(HiddenPathError, match="hidden from the file tools"):
+        workspace.resolve(text)
+    with pytest.raises(HiddenPathError):
+        workspace.resolve(f"{text}/below")
+
+
+def test_names_that_only_look_like_dotenv_are_not_hidden(project: Path) -> None:
+    workspace = Workspace.open(project)
+    for name in ("env", ".envrc", "x.env", ".environment", "dotenv.txt", "src/env.py"):
+        assert workspace.resolve(name) == project / name

@@ -95,7 +95,7 @@ class SandboxConfig(BaseModel):
             max_jobs=self.max_jobs,
             shell=self.shell,
             env=tuple(self.pass_env),
-            hidden=(*default_hidden(), Path.cwd() / ".env", *extra),
+            hidden=(*default_hidden(), *extra),
             writable=tuple(Path(path).expanduser() for path in self.writable),
         )
 
@@ -120,6 +120,7 @@ class SandboxPlugin(Plugin[SandboxConfig]):
         workspace = ctx.maybe(WORKSPACE)
         if workspace is not None:
             root = workspace.root
+            await asyncio.to_thread(workspace.hidden.add, *map(Path, config.hide))
         else:
             root = await asyncio.to_thread(_resolve_root, config.root)
         settings = config.settings()

@@ -7,34 +7,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..paths import star_harness_home
+from ..workspace.hidden import default_hidden
 from .tiers import Tier
-
-SECRET_HOME_ENTRIES = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".config/gcloud",
-    ".config/gh",
-    ".netrc",
-    ".git-credentials",
-    ".pypirc",
-    ".npmrc",
-)
-"""Entries of the home folder hidden from confined commands (keys and tokens live there)."""
 
 PASSED_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL")
 """Environment variables a confined command inherits; every other one (API keys!) is dropped."""
-
-
-def default_hidden(home: Path | None = None, harness_home: Path | None = None) -> tuple[Path, ...]:
-    """The secret locations of this user: home entries and the harness's own home."""
-    base = home if home is not None else Path.home()
-    own = harness_home if harness_home is not None else star_harness_home()
-    return (*(base / entry for entry in SECRET_HOME_ENTRIES), own)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel import Context, Event
+from ..workspace.hidden import secret_files
 from .chain import Confined, SandboxChain
 from .jobs import Job, JobTable
 from .keys import JOB_STATE
@@ -154,7 +155,11 @@ class AgentSandbox:
             workspace=self.service.workspace,
             temp_dir=await self.temp_dir(),
             network=network,
-            hidden=self.settings.hidden,
+            # The project's .env files as they are now (one list with the file tools: hidden.py).
+            hidden=(
+                *self.settings.hidden,
+                *await asyncio.to_thread(secret_files, self.service.workspace),
+            ),
             writable=self.settings.writable,
         )
 

@@ -1,5 +1,6 @@
 """runtime/workspace: file tools (read, list, search, write) confined to one project folder."""
 
+from .hidden import SECRET_HOME_ENTRIES, SECRET_NAMES, HiddenList, is_secret_name, secret_files
 from .limits import (
     Limits,
 )
@@ -8,7 +9,7 @@ from .plugin import (
     WorkspaceConfig,
     WorkspacePlugin,
 )
-from .root import Workspace, WorkspaceError
+from .root import HiddenPathError, Workspace, WorkspaceError
 from .tools import (
     WORKSPACE_ERROR,
     ListFilesParams,
@@ -18,8 +19,12 @@ from .tools import (
 )
 
 __all__ = [
+    "SECRET_HOME_ENTRIES",
+    "SECRET_NAMES",
     "WORKSPACE",
     "WORKSPACE_ERROR",
+    "HiddenList",
+    "HiddenPathError",
     "Limits",
     "ListFilesParams",
     "ReadFileParams",
@@ -29,4 +34,6 @@ __all__ = [
     "WorkspaceError",
     "WorkspacePlugin",
     "WriteFileParams",
+    "is_secret_name",
+    "secret_files",
 ]

@@ -79,6 +79,9 @@ def read_text(workspace: Workspace, path: str, offset: int, limit: int, limits: 
 
 def _entry(workspace: Workspace, path: Path) -> dict[str, Any]:
     shown = workspace.display(path)
+    if workspace.hides(path):
+        # Named (a command's `ls` shows it too) so the model knows why it cannot read it.
+        return {"path": shown, "type": "hidden"}
     if path.is_symlink():
         return {"path": shown, "type": "symlink"}
     if path.is_dir():
@@ -98,13 +101,15 @@ def _matches(pattern: str | None, workspace: Workspace, path: Path) -> bool:
     return fnmatch.fnmatch(subject, pattern)
 
 
-def walk(folder: Path, limits: Limits) -> Iterator[tuple[Path, bool]]:
-    """(path, is_folder) below `folder`, sorted, never following folder symlinks."""
+def walk(workspace: Workspace, folder: Path, limits: Limits) -> Iterator[tuple[Path, bool]]:
+    """(path, is_folder) below `folder`, sorted, never following folder symlinks nor entering
+    a hidden folder (which is yielded itself, for a listing to name)."""
     for current, dirs, files in os.walk(folder):
         dirs[:] = sorted(name for name in dirs if name not in limits.ignored_dirs)
         base = Path(current)
         for name in dirs:
             yield base / name, True
+        dirs[:] = [name for name in dirs if not workspace.hides(base / name)]
         for name in sorted(files):
             yield base / name, False
 
@@ -129,7 +134,7 @@ def list_entries(
     truncated = False
     try:
         if recursive:
-            candidates: Iterator[Path] = (found for found, _ in walk(folder, limits))
+            candidates: Iterator[Path] = (found for found, _ in walk(workspace, folder, limits))
         else:
             candidates = iter(sorted(folder.iterdir(), key=lambda p: p.name))
         for candidate in candidates:

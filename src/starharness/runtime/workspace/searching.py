@@ -30,14 +30,18 @@ class _Scan:
     matches: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     searched: int = 0
     skipped: int = 0
+    hidden: int = 0
     stopped: str | None = None
 
 
-def _files(workspace: Workspace, start: Path, limits: Limits) -> Iterator[Path]:
+def _files(workspace: Workspace, start: Path, limits: Limits, scan: _Scan) -> Iterator[Path]:
     if start.is_file():
         yield start
         return
-    for path, is_folder in walk(start, limits):
+    for path, is_folder in walk(workspace, start, limits):
+        if workspace.hides(path):
+            scan.hidden += 1  # counted, never opened: its lines must not reach the answer
+            continue
         if is_folder:
             continue
         if path.is_symlink():
@@ -95,7 +99,7 @@ def search(
         raise WorkspaceError(f"{path!r} does not exist in the project folder")
     cap = min(max_results, limits.max_search_results)
     scan = _Scan()
-    for file in _files(workspace, start, limits):
+    for file in _files(workspace, start, limits, scan):
         shown = workspace.display(file)
         if glob is not None and not fnmatch.fnmatch(shown if "/" in glob else file.name, glob):
             continue
@@ -112,6 +116,8 @@ def search(
         "files_skipped": scan.skipped,
         "truncated": scan.stopped is not None,
     }
+    if scan.hidden:
+        result["files_hidden"] = scan.hidden
     if scan.stopped is not None:
         result["stopped"] = scan.stopped
     return result
