@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from ..frames import ErrorCode, FrameError
 from ..identity import PlayerClaims, PlayerTokenError
@@ -33,6 +34,30 @@ class Access:
     def tokens_required(self) -> bool:
         """Whether this connection must prove a player before acting."""
         return self.credentials.players is not None and not self.privileged
+
+    @property
+    def expires_at(self) -> float | None:
+        """When the token binding this connection stops counting (its `exp` plus the leeway);
+        None for a connection bound by no token."""
+        claims = self.claims
+        if claims is None:
+            return None
+        return claims.expires_at + _leeway(self)
+
+    def expired(self, now: float) -> bool:
+        """Whether the token binding this connection has expired by `now`."""
+        deadline = self.expires_at
+        return deadline is not None and deadline < now
+
+    def expiry_error(self, encounter_id: str | None = None) -> FrameError:
+        """The `unauthorized` error an expired token's connection gets, naming when."""
+        claims = self.claims
+        when = "" if claims is None else f" at {_utc(claims.expires_at)}"
+        return FrameError(
+            ErrorCode.UNAUTHORIZED,
+            f"the player token expired{when}; reconnect with a fresh one",
+            encounter_id,
+        )
 
     def has_scope(self, scope: str) -> bool:
         return self.privileged or scope in self.scopes
@@ -78,12 +103,12 @@ class Access:
                 "(or present it at the handshake)",
                 encounter_id,
             )
-        if self.claims is not None and self.claims.expires_at + _leeway(self) < now:
-            raise FrameError(
-                ErrorCode.UNAUTHORIZED,
-                "the player token has expired; reconnect with a fresh one",
-                encounter_id,
-            )
+        if self.expired(now):
+            raise self.expiry_error(encounter_id)
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _leeway(access: Access) -> float:

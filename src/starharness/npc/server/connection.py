@@ -69,7 +69,9 @@ class Connection:
     """Frames are handled one at a time, in arrival order; turns run in the agents' tasks."""
 
     __slots__ = (
+        "_close_code",
         "_ended",
+        "_expiry",
         "_limits",
         "_opens",
         "_reading",
@@ -97,6 +99,11 @@ class Connection:
         # The task reading frames (the one serving the WebSocket), until it stops.
         self._reading: asyncio.Task[None] | None = None
         self._ended = False
+        # Set when the server ends the connection for a reason the client must hear in the close.
+        self._close_code: int | None = None
+        # Fires when the token binding this connection expires (a timer, not a task: an open
+        # connection keeps no coroutine frame for it); cancelled when the connection ends.
+        self._expiry: asyncio.TimerHandle | None = None
         self.dropped: str | None = None
         self.outbox = Outbox(
             self, max_frames=limits.send_queue_frames, timeout_s=limits.send_timeout_s
@@ -138,6 +145,29 @@ class Connection:
         _log.debug("a send failed; closing the connection: %r", error)
         self._end()
 
+    def _watch_expiry(self) -> None:
+        """(Re)arm the timer ending this connection when its player token expires."""
+        deadline = self.access.expires_at
+        if deadline is None or self._ended:
+            return
+        if self._expiry is not None:
+            self._expiry.cancel()
+        delay = max(0.0, deadline - time.time())
+        self._expiry = asyncio.get_running_loop().call_later(delay, self._expired)
+
+    def _expired(self) -> None:
+        self._expiry = None
+        if self._ended:
+            return
+        # The token may have been renewed meanwhile (a later `hello` with a fresh one).
+        if not self.access.expired(time.time()):
+            self._watch_expiry()
+            return
+        _log.info("closing a connection of %r: its player token expired", self.player_id)
+        self._error(self.access.expiry_error())
+        self._close_code = POLICY_VIOLATION
+        self._end()
+
     def _end(self) -> None:
         # Stops the reading where it waits (mid-frame too), as a cancelled reader task would.
         if self._ended:
@@ -165,6 +195,7 @@ class Connection:
         server = self.server
         server.connected(self)
         self._reading = task
+        self._watch_expiry()
         limit = self._limits.max_frame_bytes
         budget = server.frame_budget
         try:
@@ -206,11 +237,27 @@ class Connection:
         finally:
             self._reading = None
             self._ended = True
+            if self._expiry is not None:
+                self._expiry.cancel()
+                self._expiry = None
             try:
+                if self._close_code is not None:
+                    await self._close_socket(self._close_code)
                 await self.outbox.aclose()
                 await self._close_encounters()
             finally:
                 server.disconnected(self)
+
+    async def _close_socket(self, code: int) -> None:
+        """Let the frames already queued (the `error` saying why) leave, then close with `code`."""
+        await self.outbox.drain(self._limits.send_timeout_s)
+        websocket = self.websocket
+        if websocket.client_state is not WebSocketState.CONNECTED:
+            return
+        try:
+            await websocket.close(code, "unauthorized")
+        except Exception as exc:  # the client left first: nothing more to tell it
+            _log.debug("closing a connection failed: %r", exc)
 
     async def _close_encounters(self) -> None:
         encounters = list(self.encounters.values())
@@ -220,6 +267,10 @@ class Connection:
 
     async def _handle(self, text: str) -> None:
         try:
+            if self.access.expired(time.time()):
+                # The timer may not have run yet: nothing is done on an expired token's word.
+                self._expired()
+                return
             frame = parse_up_frame(text)
             if isinstance(frame, EncounterSay):
                 await self._say(frame)
@@ -244,6 +295,7 @@ class Connection:
         player = frame.player_id
         if frame.token is not None and access.credentials.players is not None:
             access.bind_token(frame.token, player)
+            self._watch_expiry()
         access.check_acts_for(player, time.time())
         welcome = await self.server.welcome(player)
         access.bind(player)

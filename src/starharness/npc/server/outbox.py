@@ -125,6 +125,12 @@ class Outbox:
         self._closed = True
         self._queue.clear()
 
+    async def drain(self, timeout_s: float) -> None:
+        """Wait (at most `timeout_s`) until what is queued has left; a stall ends it sooner."""
+        pump = self._pump
+        if pump is not None and pump is not asyncio.current_task():
+            await asyncio.wait((pump,), timeout=timeout_s)
+
     async def aclose(self) -> None:
         """Queue nothing more and stop a pump that is still sending."""
         self._close_queue()
