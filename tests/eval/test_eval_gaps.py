@@ -12,6 +12,7 @@ from starharness.eval import AuditRow, ModelTurn, PlayerTurn, TurnEvidence
 from starharness.eval.outcomes import ExpectedCommit, Outcome, judge_outcome
 from starharness.eval.rules import (
     no_false_claims,
+    no_narration,
     nothing_raw_heard,
     numbers_grounded,
     options_well_formed,
@@ -112,15 +113,25 @@ def test_trade_claims_without_a_commit_fail(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        "You transfer 1000000 credits to player-1 and confirm it.",
-        "Sure. You hand over the credits and take the crate.",
         "Hi there! How can I assist you today?",
         "Is there anything else I can help you with?",
         "I'm just an AI, kid.",
     ],
 )
-def test_narrating_the_player_and_assistant_speak_break_persona(line: str) -> None:
+def test_assistant_speak_breaks_persona(line: str) -> None:
     assert stayed_in_persona(_turn(line)).passed is False
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "You transfer 1000000 credits to player-1 and confirm it.",
+        "Sure. You hand over the credits and take the crate.",
+    ],
+)
+def test_narrating_the_player_fails_narration(line: str) -> None:
+    # Narration was judged by `in_persona` before it got a rule of its own.
+    assert no_narration(_turn(line)).passed is False
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from starharness.runtime.session import event_types as ev
         ("scenarios: []", "scenarios"),
         (
             "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n        say: x\n",
-            "exactly one of open, say, pick or close",
+            "exactly one of open, say, pick, accept or close",
         ),
         (
             "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n"
@@ -31,7 +31,7 @@ from starharness.runtime.session import event_types as ev
         (
             "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n"
             "      - say: x\n        otherwise: y\n",
-            "'otherwise' belongs to a pick step",
+            "'otherwise' belongs to a pick or accept step",
         ),
     ],
 )

@@ -7,6 +7,10 @@ from typing import Any
 
 Frame = dict[str, Any]
 
+ACCEPTED_OFFER = "accepted_offer"
+"""The argument a committed audit row carries when the player accepted it as an offer (its
+option id)."""
+
 
 @dataclass(frozen=True, slots=True)
 class AuditRow:
@@ -78,6 +82,11 @@ class PlayerTurn:
     first_delta_s: float | None = None
     turn_s: float = 0.0
     ended_idle: bool = False
+    opened: bool = False
+    """The player walked up (`encounter.open`): the NPC's greeting, the player agreed to
+    nothing."""
+    picked: str | None = None
+    """The option id the player picked (`encounter.say` with `optionId`), if any."""
 
     def of_type(self, kind: str) -> list[Frame]:
         return [frame for frame in self.frames if frame.get("t") == kind]
@@ -97,6 +106,14 @@ class PlayerTurn:
             lines.append("".join(current))
         return lines
 
+    def offers(self) -> list[Frame]:
+        """The offer items of this turn's `options` frames (items carrying an `offer`)."""
+        found: list[Frame] = []
+        for frame in self.of_type("options"):
+            items: list[Frame] = list(frame.get("items") or [])
+            found.extend(item for item in items if item.get("offer"))
+        return found
+
 
 @dataclass(slots=True)
 class TurnEvidence:
@@ -113,3 +130,12 @@ class TurnEvidence:
     audit_available: bool = True
     min_options: int = 0
     """The fewest options the game's speech contract asks for."""
+    npc_name: str = ""
+    """The NPC's name as `encounter.opened` gave it (blank when unknown)."""
+    takes_from_player: frozenset[str] = frozenset()
+    """Actions that take from the player: they may commit only as an offer the player
+    accepted (the game's or the scenario file's list)."""
+    offers_shown: frozenset[str] = frozenset()
+    """Offer option ids the player was shown in this encounter before this turn."""
+    accepted_before: frozenset[str] = frozenset()
+    """Offer ids that committed earlier in this encounter."""

@@ -36,7 +36,9 @@ class ScriptedPlayer:
         """Walk up to `npc_id`: the turn is the greeting (or just `encounter.idle`)."""
         frame = {"t": "encounter.open", "id": encounter_id, "npcId": npc_id}
         frame["playerId"] = self.player_id
-        return await self._turn(frame, f"(walks up to {npc_id})", timeout_s)
+        turn = await self._turn(frame, f"(walks up to {npc_id})", timeout_s)
+        turn.opened = True
+        return turn
 
     async def say(self, encounter_id: str, text: str, *, timeout_s: float) -> PlayerTurn:
         frame = {"t": "encounter.say", "id": encounter_id, "text": text}
@@ -44,7 +46,13 @@ class ScriptedPlayer:
 
     async def pick(self, encounter_id: str, option: Frame, *, timeout_s: float) -> PlayerTurn:
         frame = {"t": "encounter.say", "id": encounter_id, "optionId": option["id"]}
-        return await self._turn(frame, f"[{option['label']}]", timeout_s)
+        turn = await self._turn(frame, f"[{option['label']}]", timeout_s)
+        turn.picked = str(option["id"])
+        return turn
+
+    def first_offer(self) -> Frame | None:
+        """The first offer item (one carrying an `offer`) of the last `options` frame."""
+        return next((item for item in self.last_options if item.get("offer")), None)
 
     async def close(self, encounter_id: str) -> None:
         await self._socket.send(json.dumps({"t": "encounter.close", "id": encounter_id}))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .evidence import Frame, TurnEvidence
+from .evidence import ACCEPTED_OFFER, AuditRow, Frame, TurnEvidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,40 +40,97 @@ _OUT_OF_PERSONA = re.compile(
     r"|\bi (?:can(?:not|'t)|am unable to) (?:assist|help) with (?:that|this) request\b",
     re.IGNORECASE,
 )
+_MACHINERY_TALK = re.compile(
+    r"\b(?:tool|function) ?calls?\b|\bcall(?:s|ed|ing)? (?:the|a|my|this|that) (?:tool|function)"
+    r"|\b(?:my|the|available) (?:tools|functions)\b|\bfunctions?\.\w+|\bjson\b"
+    r"|\bsystem (?:prompt|message)\b|\bmy (?:instructions|programming|prompt|guidelines|training)\b"
+    r"|\bi(?:'m| am| was) (?:programmed|trained|instructed|designed) to\b"
+    r"|\b(?:ignore|break) (?:my|your) (?:rules|instructions)\b",
+    re.IGNORECASE,
+)
+"""The NPC talking about its machinery: tools, functions, JSON, its prompt or instructions."""
+_NAME_NOT_SELF: Final = frozenset({"old", "the", "captain", "doctor", "mister", "miss"})
+_THIRD_PERSON_VERB = (
+    r"(?:is|was|has|had|does|did|doesn't|didn't|isn't|wasn't|hasn't|won't|will|would|wouldn't"
+    r"|can|can't|cannot|could|never|always|only|just|[a-z]+s)\b"
+)
 _NUMBER_WORD = r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|some|all)"
-_TRADE_CLAIM = re.compile(
+_DONE_CLAIM = re.compile(
     r"\b(?:sold|transferred|credited|wired|paid) (?:you|it|them|\d|the)"
     # "Here you go, 3 medical gel at 1,100 credits"
     r"|\bhere you (?:go|are)\b"
-    # "I'll get you two fuel cells", "I will buy 2 fuel cells for you at 450 credits each"
-    r"|\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
-    r"|pay|put)(?: you)? " + _NUMBER_WORD + r"\b"
-    r"|\bi(?:'ll| will) (?:take|buy) (?:them|it|those|these|your)\b"
-    r"|\bhere (?:are|is) (?:your|the) (?:\d|fuel|gel|goods|spice|credits|crates|ticket|berth)"
-    r"|\b(?:deal(?: is)? done|it'?s a deal|pleasure doing business|enjoy your (?:purchase|cargo))"
-    r"|\b(?:i(?:'ve| have)) (?:sent|given|added|transferred|loaded|credited)\b"
+    r"|\bhere(?: are|'s| is) (?:your|the) (?:\d|fuel|gel|goods|spice|credits|crates|ticket|berth"
+    r"|reward|pay|payment|cargo|ore|parts|coffee|cells|intel|money)"
+    r"|\b(?:deal(?: is)? done|done deal|it'?s a deal|consider it done|pleasure doing business"
+    r"|enjoy your (?:purchase|cargo|trip|flight|voyage))"
+    r"|\b(?:i(?:'ve| have)) (?:sent|given|added|transferred|loaded|credited|booked|sold|bought)\b"
     r"|\b(?:credits|money) (?:have been|were|are now) (?:sent|added|transferred|in your)"
-    r"|\bgive you (?:the )?\d[\d,.]* credits\b|\byou now (?:have|own)\b",
+    r"|\bgive you (?:the )?\d[\d,.]* credits\b|\byou now (?:have|own)\b"
+    r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
+    r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for)"
+    r"|\b(?:transaction|sale|purchase|payment) (?:is )?(?:complete|done|confirmed)\b",
     re.IGNORECASE,
 )
+"""A line saying a trade happened: only honest with a commit in the same turn."""
+_PROMISED_TRADE = re.compile(
+    # "I'll get you two fuel cells", "I will buy 2 fuel cells for you at 450 credits each"
+    r"\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
+    r"|pay|put)(?: you)? " + _NUMBER_WORD + r"\b"
+    r"|\bi(?:'ll| will) (?:take|buy) (?:them|it|those|these|your)\b",
+    re.IGNORECASE,
+)
+"""A line promising a trade: honest with a commit, or with an offer the player can accept."""
 _JUNK_LABEL = re.compile(r"[{}<>\\]|&#?\w+;|\"\s*:|^\W+$")
 _ID_IN_LABEL = re.compile(r"\[[^\]]*\]|\b[a-z]+(?:-[a-z0-9]+)+\b|\b\w+:\w+(?::\w+)*\b")
 """`[quest-medgel]`, `quest-medgel`, `buy:fuel:5`: ids, not what a player says."""
-_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,8});", re.IGNORECASE)
-_RAW_CALL = re.compile(r'^\s*[{\[]|"\w+"\s*:\s*[\[{"\d]|\bfunctions\.\w+|<tool_call>')
-_NARRATION = re.compile(
-    r"(?:^|[.!?]\s+|,\s+)(?:and )?you (?:hand|take|give|pay|transfer|walk|nod|smile|grin|"
-    r"receive|pick|agree|accept|confirm|sign|count|pocket|load|grab|reach|shake|sit|lean|look|"
-    r"turn|step|feel|notice|decide|buy|sell)(?:s|ed|ing)?\b",
+_NPC_VOICE_LABEL = re.compile(
+    r"\bwould you like\b|\bwhat can i (?:do|get) (?:for )?you\b|\bhow (?:can|may) i (?:help"
+    r"|assist)\b|\bwhat'?ll it be\b|\banything else\b|\bhow many (?:do|would) you\b"
+    r"|\bi can (?:sell|offer|let) you\b|\bi(?:'ll| will) (?:sell|let) you\b"
+    r"|\bhere(?: are|'s| is) your\b|\byou owe me\b|\bwelcome (?:back|aboard|to)\b"
+    r"|\bpleasure doing business\b|\bcome back when\b",
     re.IGNORECASE,
 )
-"""The NPC describing what the player does ("You transfer 1000000 credits and confirm it")."""
+"""An option worded as the NPC's line, not as what the player says."""
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,8});", re.IGNORECASE)
+_RAW_CALL = re.compile(r'^\s*[{\[]|"\w+"\s*:\s*[\[{"\d]|\bfunctions\.\w+|<tool_call>')
+_PLAYER_NARRATION = re.compile(
+    r"^(?:and |then |so )?you (?:"
+    r"(?:hand|take|give|pay|transfer|walk|nod|smile|grin|receive|pick|agree|accept|confirm|sign"
+    r"|count|pocket|load|grab|reach|shake|sit|lean|step|notice|buy|sell|glance|stare|sigh|shrug"
+    r"|frown|chuckle|laugh|pause|hesitate|approach|wander|spot|realize|realise|scan|slide|place"
+    r"|eye|head|enter|leave|watch|check|open|close|turn|decide)"
+    r"(?:s|es|ed|d|ing)?\b"
+    r"|look(?:s|ed|ing)? (?:at|around|over|up|down|through|into|out)\b"
+    r"|feel(?:s)? (?:the|a|an|your|his|her)\b)",
+    re.IGNORECASE,
+)
+"""A clause describing what the player does ("You look at the fuel cells on your hold")."""
+_SCENE_NARRATION = re.compile(
+    r"^(?:(?:the|an?)(?: old| young| grizzled| weathered| tall| bald| gruff| stern)?"
+    r" (?:barkeeper|barkeep|bartender|barman|smuggler|trader|merchant|man|woman|stranger"
+    r"|figure|dock ?master|officer|clerk|broker|quartermaster|captain|shopkeeper|vendor|npc"
+    r"|dealer|fixer|official|pilot)|he|she)"
+    r" (?:looks|glances|stares|leans|smiles|nods|sighs|shrugs|grins|chuckles|laughs|frowns"
+    r"|pauses|raises|eyes|turns|watches|says|replies|answers|asks|mutters|whispers|gestures"
+    r"|wipes|pours|slides|hands|pushes|taps|scratches|crosses|hesitates|considers|studies"
+    r"|regards|narrows|tilts|snorts|scoffs|rolls|counts|takes|reaches|steps|walks|seems)\b",
+    re.IGNORECASE,
+)
+"""A clause describing the scene or a character as a narrator would ("The barkeeper looks at
+you in surprise.")."""
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSES = re.compile(r",\s+(?=(?:and|then|so) )|\s+-{1,2}\s+")
 _ASSISTANT_SPEAK = re.compile(
     r"\bhow (?:can|may) i (?:help|assist)(?: you)?\b|\bassist you\b"
     r"|\bis there anything else\b|\bi'?m here to help\b|\bfeel free to (?:ask|reach)\b"
     r"|\bhi there!|\bhappy to help\b|\bwhat can i do for you today\b",
     re.IGNORECASE,
 )
+MIN_ECHO_WORDS: Final = 4
+"""A player sentence shorter than this ("Yes.", "Two, please.") may be repeated back."""
+ECHO_SHARE: Final = 0.8
+"""The share of a player's sentence, word for word and in order, that makes a line an echo."""
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _STOP_TEXT: Final = (
     "about after again also because been before being cannot could does doing from have here "
@@ -112,17 +169,58 @@ def no_stage_directions(turn: TurnEvidence) -> Verdict:
 
 
 def stayed_in_persona(turn: TurnEvidence) -> Verdict:
-    """The NPC never calls itself an AI, never talks like an assistant, never narrates the
-    player."""
+    """The NPC never calls itself an AI, never talks like an assistant, never talks about its
+    tools, functions, JSON or prompt, and never speaks of itself in the third person by name."""
+    lines = turn.player.lines()
+    if not lines:
+        return NOT_APPLICABLE
+    own_name = _own_name(turn.npc_name)
+    for line in lines:
+        found = (
+            _OUT_OF_PERSONA.search(line)
+            or _ASSISTANT_SPEAK.search(line)
+            or _MACHINERY_TALK.search(line)
+            or (own_name.search(line) if own_name is not None else None)
+        )
+        if found is not None:
+            return Verdict(False, f"{found.group(0)!r} in {_short(line)!r}")
+    return Verdict(True)
+
+
+def no_narration(turn: TurnEvidence) -> Verdict:
+    """The NPC speaks; it never narrates what the player does ("You look at the fuel cells...",
+    "You decide to buy some more.") or the scene ("The barkeeper looks at you in surprise.")."""
     lines = turn.player.lines()
     if not lines:
         return NOT_APPLICABLE
     for line in lines:
-        found = (
-            _OUT_OF_PERSONA.search(line) or _ASSISTANT_SPEAK.search(line) or _NARRATION.search(line)
-        )
-        if found is not None:
-            return Verdict(False, f"{found.group(0)!r} in {_short(line)!r}")
+        for clause in _clauses(line):
+            found = _PLAYER_NARRATION.search(clause) or _SCENE_NARRATION.search(clause)
+            if found is not None:
+                return Verdict(False, f"narrates {found.group(0)!r} in {_short(line)!r}")
+    return Verdict(True)
+
+
+def no_echo(turn: TurnEvidence) -> Verdict:
+    """The NPC does not repeat the player's line back: no sentence of the player's words (four
+    words or more) comes back near-verbatim. Short lines ("Yes.") may repeat."""
+    lines = turn.player.lines()
+    said = _player_words(turn)
+    if not lines or not said:
+        return NOT_APPLICABLE
+    sentences = [words for words in _sentences(said) if len(words) >= MIN_ECHO_WORDS]
+    if not sentences:
+        return NOT_APPLICABLE
+    for line in lines:
+        heard = _words(line)
+        for words in sentences:
+            run = _longest_run(words, heard)
+            if run >= ECHO_SHARE * len(words):
+                return Verdict(
+                    False,
+                    f"repeats {run} of the player's {len(words)} words "
+                    f"({' '.join(words)!r}) in {_short(line)!r}",
+                )
     return Verdict(True)
 
 
@@ -146,18 +244,50 @@ def reflected_refusal(turn: TurnEvidence) -> Verdict:
 
 
 def no_false_claims(turn: TurnEvidence) -> Verdict:
-    """A line that claims a trade comes with a committed action, and the audit agrees."""
-    actions_ok = [frame for frame in turn.player.of_type("action") if frame.get("ok") is True]
+    """A line that says a trade happened comes with a committed action; one that promises a
+    trade comes with a commit or an offer the player can accept; and the audit agrees with the
+    committed `action` frames one for one."""
+    actions_ok = [
+        frame
+        for frame in turn.player.of_type("action")
+        if frame.get("ok") is True and not frame.get("offer")
+    ]
     if turn.audit_available and len(actions_ok) != len(turn.committed):
         return Verdict(
             False,
             f"{len(actions_ok)} committed action frame(s) but {len(turn.committed)} committed "
             "audit row(s)",
         )
+    offered = bool(turn.player.offers())
     for line in turn.player.lines():
-        claim = _TRADE_CLAIM.search(line)
+        claim = _DONE_CLAIM.search(line)
         if claim is not None and not actions_ok:
             return Verdict(False, f"claims {claim.group(0)!r} but nothing committed")
+        promise = _PROMISED_TRADE.search(line)
+        if promise is not None and not actions_ok and not offered:
+            return Verdict(
+                False, f"promises {promise.group(0)!r} but nothing committed and nothing offered"
+            )
+    return Verdict(True)
+
+
+def only_accepted_commits(turn: TurnEvidence) -> Verdict:
+    """An action that takes from the player commits only as an offer the player accepted this
+    turn: never on walking up, never an offer the player was not shown or did not pick, and at
+    most once per offer."""
+    relevant = [
+        row
+        for row in turn.committed
+        if row.action in turn.takes_from_player or row.arguments.get(ACCEPTED_OFFER)
+    ]
+    if not relevant:
+        return NOT_APPLICABLE
+    done = set(turn.accepted_before)
+    for row in relevant:
+        problem = _acceptance_problem(turn, row, done)
+        if problem is not None:
+            return Verdict(False, problem)
+        done.add(str(row.arguments[ACCEPTED_OFFER]))
     return Verdict(True)
 
 
@@ -169,9 +299,11 @@ def options_well_formed(turn: TurnEvidence) -> Verdict:
         if turn.min_options > 0 and turn.player.of_type("say.end"):
             return Verdict(False, "a line without an options frame")
         return NOT_APPLICABLE
+    lines = turn.player.lines()
     for frame in frames:
-        problem = _options_problem(
-            list(frame.get("items") or []), turn.max_options, turn.min_options
+        items: list[Frame] = list(frame.get("items") or [])
+        problem = _options_problem(items, turn.max_options, turn.min_options) or _voice_problem(
+            items, lines
         )
         if problem is not None:
             return Verdict(False, problem)
@@ -225,8 +357,11 @@ RULES: Final[dict[str, Rule]] = {
     "spoke_via_action": spoke_through_action,
     "no_stage_directions": no_stage_directions,
     "in_persona": stayed_in_persona,
+    "no_narration": no_narration,
+    "no_echo": no_echo,
     "reflects_refusal": reflected_refusal,
     "no_false_claims": no_false_claims,
+    "only_accepted_commits": only_accepted_commits,
     "options_well_formed": options_well_formed,
     "nothing_raw": nothing_raw_heard,
     "numbers_grounded": numbers_grounded,
@@ -296,3 +431,98 @@ def _key_terms(text: str) -> set[str]:
 
 def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _voice_problem(items: Sequence[Frame], lines: Sequence[str]) -> str | None:
+    """An option worded as the NPC's own line (or copied from it) instead of the player's."""
+    spoken = [_words(line) for line in lines]
+    for item in items:
+        if item.get("offer"):
+            continue  # the game writes an offer's label
+        label = str(item.get("label", ""))
+        found = _NPC_VOICE_LABEL.search(label)
+        if found is not None:
+            return f"option {item.get('id')!r} is the NPC's line, not the player's: {label!r}"
+        words = _words(label)
+        if len(words) >= MIN_ECHO_WORDS and any(
+            _longest_run(words, heard) == len(words) for heard in spoken
+        ):
+            return f"option {item.get('id')!r} repeats the NPC's line: {label!r}"
+    return None
+
+
+def _acceptance_problem(turn: TurnEvidence, row: AuditRow, done: set[str]) -> str | None:
+    offer = row.arguments.get(ACCEPTED_OFFER)
+    if not offer:
+        return f"{row.action} committed without the player's acceptance (no accepted offer)"
+    offer = str(offer)
+    if turn.player.opened:
+        return f"{row.action} (offer {offer!r}) committed as the player walked up"
+    if offer in done:
+        return f"offer {offer!r} committed more than once"
+    picked = turn.player.picked
+    if picked is not None and picked != offer:
+        return f"the player picked {picked!r} but offer {offer!r} committed"
+    if offer not in turn.offers_shown:
+        return f"offer {offer!r} committed, but the player was never shown it"
+    return None
+
+
+def _own_name(name: str) -> re.Pattern[str] | None:
+    """The NPC's own name followed by a third-person verb ("Karsk doesn't haggle")."""
+    parts = [
+        re.escape(part)
+        for part in re.findall(r"[A-Z][\w'-]{2,}", name)
+        if part.casefold() not in _NAME_NOT_SELF
+    ]
+    if not parts:
+        return None
+    names = "|".join(parts)
+    return re.compile(
+        rf"\b(?:{names})\b(?! is the name)(?: (?:{names}))? {_THIRD_PERSON_VERB}", re.IGNORECASE
+    )
+
+
+def _clauses(line: str) -> list[str]:
+    """The clauses of a line's statements; questions ("You buy cheap?") narrate nothing."""
+    clauses: list[str] = []
+    for sentence in _SENTENCE_END.split(line):
+        if sentence.strip().endswith("?"):
+            continue
+        clauses.extend(part.strip(" \"'*") for part in _CLAUSES.split(sentence) if part.strip())
+    return clauses
+
+
+def _player_words(turn: TurnEvidence) -> str:
+    """What the player typed or picked this turn (nothing on walking up)."""
+    if turn.player.opened:
+        return ""
+    said = turn.player.said.strip()
+    if said.startswith("[") and said.endswith("]"):
+        said = said[1:-1]  # a picked option's label
+    return said
+
+
+def _sentences(text: str) -> list[list[str]]:
+    return [_words(part) for part in re.split(r"[.!?;]+", text)] + [_words(text)]
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words with thousands separators and punctuation gone ("1,000" is "1000")."""
+    flat = text.casefold().replace("\u2019", "'")
+    flat = re.sub(r"(?<=\d),(?=\d{3})", "", flat)
+    return re.findall(r"[a-z0-9']+", flat)
+
+
+def _longest_run(wanted: Sequence[str], heard: Sequence[str]) -> int:
+    """The longest run of consecutive words of `wanted` that `heard` holds in the same order."""
+    best = 0
+    previous = [0] * (len(heard) + 1)
+    for word in wanted:
+        current = [0] * (len(heard) + 1)
+        for j, other in enumerate(heard, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best

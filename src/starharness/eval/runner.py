@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from ..npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
 from ..runtime.config import ResolvedProfile, start
 from ..runtime.session import SESSIONS, SessionStore
 from .audit import AuditReader
-from .evidence import ModelTurn, PlayerTurn, TurnEvidence
+from .evidence import ACCEPTED_OFFER, AuditRow, ModelTurn, PlayerTurn, TurnEvidence
 from .outcomes import judge_outcome
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .report import EvalReport, ScenarioReport, ScoredTurn, Target
@@ -52,7 +52,7 @@ async def run_eval(
     for scenario in scenarios.scenarios:
         if progress is not None:
             progress(f"scenario {scenario.name}")
-        report.scenarios.append(await _run_scenario(settings, scenarios.game, scenario, workdir))
+        report.scenarios.append(await _run_scenario(settings, scenarios, scenario, workdir))
     report.duration_s = time.perf_counter() - started
     return report
 
@@ -70,6 +70,27 @@ def build_profile(settings: EvalSettings, game: str, world: Path) -> ResolvedPro
 
 
 @dataclass(slots=True)
+class _EncounterSoFar:
+    """What one encounter showed and committed before the turn being scored."""
+
+    npc_name: str = ""
+    offers_shown: set[str] = field(default_factory=set[str])
+    accepted: set[str] = field(default_factory=set[str])
+
+    def see_name(self, turn: PlayerTurn) -> None:
+        for frame in turn.of_type("encounter.opened"):
+            self.npc_name = str(frame.get("npc_name") or self.npc_name)
+
+    def after(self, turn: PlayerTurn, committed: list[AuditRow]) -> None:
+        self.offers_shown.update(str(item.get("id")) for item in turn.offers())
+        self.accepted.update(
+            str(row.arguments[ACCEPTED_OFFER])
+            for row in committed
+            if row.arguments.get(ACCEPTED_OFFER)
+        )
+
+
+@dataclass(slots=True)
 class _Played:
     encounter: str
     turn: PlayerTurn
@@ -77,11 +98,11 @@ class _Played:
 
 
 async def _run_scenario(
-    settings: EvalSettings, game: str, scenario: Scenario, workdir: Path
+    settings: EvalSettings, scenarios: ScenarioSet, scenario: Scenario, workdir: Path
 ) -> ScenarioReport:
     result = ScenarioReport(scenario.name, scenario.description)
     world = workdir / f"{scenario.name}.world.db"
-    profile = await asyncio.to_thread(build_profile, settings, game, world)
+    profile = await asyncio.to_thread(build_profile, settings, scenarios.game, world)
     played: list[_Played] = []
     async with await start(profile) as runtime:
         running: RunningServer = runtime.ctx.get(NPC_SERVER)
@@ -99,21 +120,31 @@ async def _run_scenario(
         result.world = await asyncio.to_thread(audit.check) if available else None
     first_row = 0
     used: set[int] = set()
+    taking = frozenset(scenarios.takes_from_player)
+    encounters: dict[str, _EncounterSoFar] = {}
     for index, item in enumerate(played, start=1):
         committed_rows = [r for r in rows if first_row < r.id <= item.committed_after]
         first_row = item.committed_after
         model = _match(transcripts.get(item.encounter, []), item.turn, used)
+        so_far = encounters.setdefault(item.encounter, _EncounterSoFar())
+        so_far.see_name(item.turn)
+        committed = [r for r in committed_rows if r.ok]
         evidence = TurnEvidence(
             scenario=scenario.name,
             index=index,
             player=item.turn,
             model=model,
-            committed=[r for r in committed_rows if r.ok],
+            committed=committed,
             refused=[r for r in committed_rows if not r.ok],
             max_options=kit.game.speech.max_options,
             audit_available=available,
             min_options=kit.game.speech.min_options,
+            npc_name=so_far.npc_name,
+            takes_from_player=taking,
+            offers_shown=frozenset(so_far.offers_shown),
+            accepted_before=frozenset(so_far.accepted),
         )
+        so_far.after(item.turn, committed)
         result.turns.append(ScoredTurn.of(evidence))
     if scenario.expect is not None:
         result.expected = scenario.expect.describe()
@@ -161,8 +192,17 @@ async def _step(
             return await player.pick(encounter, options[step.pick - 1], timeout_s=limit_s)
         fallback = step.otherwise or "Go on."
         return await player.say(encounter, fallback, timeout_s=limit_s)
+    if step.accept:
+        offer = player.first_offer()
+        if offer is not None:
+            return await player.pick(encounter, offer, timeout_s=limit_s)
+        return await player.say(encounter, step.otherwise or _ACCEPT, timeout_s=limit_s)
     await player.close(encounter)
     return None
+
+
+_ACCEPT = "Yes, deal."
+"""Said by an `accept` step with no offer to pick and no `otherwise`."""
 
 
 async def _has_audit(audit: AuditReader) -> bool:

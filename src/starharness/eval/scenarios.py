@@ -21,7 +21,8 @@ class ScenarioFileError(UserFacingError, ValueError):
 
 
 class Step(BaseModel):
-    """One thing the player does: open an encounter, say a line, pick an option, or leave."""
+    """One thing the player does: open an encounter, say a line, pick an option, accept an
+    offer, or leave."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -30,8 +31,10 @@ class Step(BaseModel):
     say: str | None = Field(default=None, min_length=1)
     pick: int | None = Field(default=None, ge=1)
     """Pick the n-th option of the last `options` frame (1 is the first)."""
+    accept: bool = False
+    """Pick the first offer of the last `options` frame (an item carrying an `offer`)."""
     otherwise: str | None = Field(default=None, min_length=1)
-    """Said instead when there is no option `pick` to pick."""
+    """Said instead when there is no option `pick` to pick, or no offer to `accept`."""
     close: bool = False
 
     @model_validator(mode="after")
@@ -42,17 +45,18 @@ class Step(BaseModel):
                 ("open", self.open),
                 ("say", self.say),
                 ("pick", self.pick),
+                ("accept", self.accept or None),
                 ("close", self.close or None),
             )
             if value is not None
         ]
         if len(chosen) != 1:
             raise ValueError(
-                "a step does exactly one of open, say, pick or close "
+                "a step does exactly one of open, say, pick, accept or close "
                 f"(got {', '.join(chosen) or 'none'})"
             )
-        if self.otherwise is not None and self.pick is None:
-            raise ValueError("'otherwise' belongs to a pick step")
+        if self.otherwise is not None and self.pick is None and not self.accept:
+            raise ValueError("'otherwise' belongs to a pick or accept step")
         return self
 
     @property
@@ -86,6 +90,9 @@ class ScenarioSet(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     game: str = DEFAULT_GAME
+    takes_from_player: list[str] = Field(default_factory=list[str])
+    """Actions that take credits or goods from the player, so may commit only as an offer
+    the player accepted; added to what the game itself declares."""
     scenarios: list[Scenario] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -107,7 +114,11 @@ class ScenarioSet(BaseModel):
             raise ScenarioFileError(
                 f"unknown scenario {', '.join(map(repr, unknown))} (known: {', '.join(known)})"
             )
-        return ScenarioSet(game=self.game, scenarios=[s for s in self.scenarios if s.name in names])
+        return ScenarioSet(
+            game=self.game,
+            takes_from_player=self.takes_from_player,
+            scenarios=[s for s in self.scenarios if s.name in names],
+        )
 
 
 def default_scenarios() -> Path:
