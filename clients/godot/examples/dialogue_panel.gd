@@ -14,6 +14,8 @@ const MOOD_COLOURS := {
 	"annoyed": Color.ORANGE,
 	"hostile": Color.INDIAN_RED,
 }
+## Offers (options that commit a trade when picked) stand out from ordinary replies.
+const OFFER_COLOUR := Color.GOLD
 ## Option ids that mean the player leaves: hear the farewell, then walk away.
 const LEAVE_OPTION_IDS := ["bye", "leave"]
 
@@ -91,7 +93,15 @@ func _on_options(id: String, items: Array) -> void:
 		child.queue_free()
 	for item: Dictionary in items:
 		var button := Button.new()
-		button.text = str(item.get("label", ""))
+		var offer := StarHarness.offer_of(item)
+		if offer.is_empty():
+			button.text = str(item.get("label", ""))
+		else:
+			# An offer commits a trade when picked: say what it costs and that this accepts it.
+			var cost := str(offer.get("cost", ""))
+			var terms := " (you give %s)" % cost if cost != "" else ""
+			button.text = "OFFER: %s%s  [Accept]" % [item.get("label", ""), terms]
+			button.add_theme_color_override("font_color", OFFER_COLOUR)
 		button.pressed.connect(_on_option_pressed.bind(str(item.get("id", ""))))
 		_options.add_child(button)
 

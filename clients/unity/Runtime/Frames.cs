@@ -15,11 +15,31 @@ namespace StarHarness.Client
         public string LocationId;
     }
 
-    /// <summary>One reply the player can pick; send Id back with SayOption.</summary>
+    /// <summary>
+    /// What makes an option an offer: accepting it commits Action, a game action that takes
+    /// Cost (the game's words for what the player gives, "3,300 cr"; may be empty).
+    /// </summary>
+    public sealed class OfferTerms
+    {
+        public string Action;
+        public string Cost;
+    }
+
+    /// <summary>
+    /// One reply the player can pick; send Id back with SayOption. Offer is null for an ordinary
+    /// reply; for an offer the NPC proposed, picking it accepts the trade (an `action` frame
+    /// follows before the NPC speaks), so show it apart with its Cost and an Accept button.
+    /// </summary>
     public sealed class OptionItem
     {
         public string Id;
         public string Label;
+        public OfferTerms Offer;
+
+        public bool IsOffer
+        {
+            get { return Offer != null; }
+        }
     }
 
     /// <summary>`welcome`: answers hello with the protocol version, HUD and NPCs.</summary>
@@ -148,7 +168,10 @@ namespace StarHarness.Client
             {
                 var option = item as Dictionary<string, object>;
                 if (option == null) continue;
-                items.Add(new OptionItem { Id = Str(option, "id"), Label = Str(option, "label") });
+                items.Add(new OptionItem
+                {
+                    Id = Str(option, "id"), Label = Str(option, "label"), Offer = Offer(option)
+                });
             }
             return new OptionsFrame { Id = Str(f, "id"), Items = items };
         }
@@ -185,6 +208,14 @@ namespace StarHarness.Client
         public static HudFrame Hud(Dictionary<string, object> f)
         {
             return new HudFrame { PlayerId = Str(f, "playerId"), Data = Obj(f, "data") };
+        }
+
+        static OfferTerms Offer(Dictionary<string, object> option)
+        {
+            object value;
+            var offer = option.TryGetValue("offer", out value) ? value as Dictionary<string, object> : null;
+            if (offer == null) return null;
+            return new OfferTerms { Action = Str(offer, "action"), Cost = Str(offer, "cost") };
         }
 
         static string Str(Dictionary<string, object> f, string key)

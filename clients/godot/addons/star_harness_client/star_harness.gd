@@ -15,7 +15,9 @@ signal encounter_opened(id: String, npc_name: String, attitude: int)
 signal say_delta(id: String, text: String)
 ## `say.end`: the line is complete; switch face or voice by `mood`.
 signal say_end(id: String, mood: String)
-## `options`: replies the player may pick (each `{id, label}`); empty means free text only.
+## `options`: replies the player may pick, each `{id, label}`; empty means free text only.
+## An item that is an offer also has `offer: {action, cost}` (see `offer_of`): picking it
+## accepts a trade the NPC proposed, so show it apart, with its cost and an Accept button.
 signal options(id: String, items: Array)
 ## `action`: presentation only, the change is already committed (`ok == false`: refused).
 signal action(id: String, action_name: String, ok: bool, summary: String)
@@ -227,7 +229,7 @@ func _dispatch(frame: Dictionary) -> void:
 		"say.end":
 			say_end.emit(id, str(frame.get("mood", "")))
 		"options":
-			options.emit(id, _array(frame, "items"))
+			options.emit(id, _option_items(_array(frame, "items")))
 		"action":
 			var summary := str(frame.get("summary", ""))
 			action.emit(id, str(frame.get("name", "")), bool(frame.get("ok", false)), summary)
@@ -241,6 +243,37 @@ func _dispatch(frame: Dictionary) -> void:
 			hud.emit(str(frame.get("playerId", "")), _dict(frame, "data"))
 		var unknown:
 			push_warning("star-harness: no handler for frame type %s" % unknown)
+
+
+## The offer terms `{action, cost}` of an `options` item, or {} when it is an ordinary reply.
+## `action` is the game action accepting commits; `cost` is what the player gives, in the
+## game's words ("3,300 cr"), and may be "".
+static func offer_of(item: Dictionary) -> Dictionary:
+	var offer: Variant = item.get("offer")
+	return offer if offer is Dictionary else {}
+
+
+## True when picking `item` accepts an offer (the harness commits it before the NPC answers).
+static func is_offer(item: Dictionary) -> bool:
+	return not offer_of(item).is_empty()
+
+
+## Each item as `{id, label}` with String values, plus `offer: {action, cost}` for an offer.
+static func _option_items(items: Array) -> Array:
+	var parsed: Array = []
+	for value: Variant in items:
+		if not value is Dictionary:
+			continue
+		var item: Dictionary = value
+		var option := {"id": str(item.get("id", "")), "label": str(item.get("label", ""))}
+		var offer: Variant = item.get("offer")
+		if offer is Dictionary:
+			var terms: Dictionary = offer
+			option["offer"] = {
+				"action": str(terms.get("action", "")), "cost": str(terms.get("cost", ""))
+			}
+		parsed.append(option)
+	return parsed
 
 
 static func _dict(frame: Dictionary, key: String) -> Dictionary:

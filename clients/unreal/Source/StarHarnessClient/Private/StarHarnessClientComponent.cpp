@@ -34,6 +34,23 @@ namespace
 		FJsonSerializer::Serialize(Value->ToSharedRef(), Writer);
 		return Text;
 	}
+
+	// The converter fills each item's Offer from "offer"; whether the item had one at all is
+	// set here, since empty terms cannot tell an ordinary reply from an offer.
+	void MarkOffers(const TSharedRef<FJsonObject>& Object, FStarHarnessOptions& Frame)
+	{
+		const TArray<TSharedPtr<FJsonValue>>* Items = nullptr;
+		if (!Object->TryGetArrayField(TEXT("items"), Items))
+		{
+			return;
+		}
+		for (int32 Index = 0; Index < Items->Num() && Index < Frame.Items.Num(); ++Index)
+		{
+			const TSharedPtr<FJsonObject>* Item = nullptr;
+			Frame.Items[Index].bIsOffer = (*Items)[Index]->TryGetObject(Item)
+				&& (*Item)->HasTypedField<EJson::Object>(TEXT("offer"));
+		}
+	}
 }
 
 void UStarHarnessClientComponent::BeginPlay()
@@ -224,6 +241,7 @@ void UStarHarnessClientComponent::HandleMessage(const FString& Message)
 	{
 		FStarHarnessOptions Frame;
 		ToStruct(Object, Frame);
+		MarkOffers(Object, Frame);
 		OnOptions.Broadcast(Frame);
 	}
 	else if (Type == TEXT("action"))

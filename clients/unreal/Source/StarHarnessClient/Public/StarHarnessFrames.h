@@ -16,6 +16,17 @@ struct FStarHarnessNpc
 	UPROPERTY(BlueprintReadOnly) FString LocationId;
 };
 
+/** What makes an option an offer: accepting it commits Action, which takes Cost from the player. */
+USTRUCT(BlueprintType)
+struct FStarHarnessOfferTerms
+{
+	GENERATED_BODY()
+	/** The game action that accepting the offer commits. */
+	UPROPERTY(BlueprintReadOnly) FString Action;
+	/** What the player gives, in the game's words ("3,300 cr", "2 fuel cells"); may be empty. */
+	UPROPERTY(BlueprintReadOnly) FString Cost;
+};
+
 USTRUCT(BlueprintType)
 struct FStarHarnessOption
 {
@@ -23,6 +34,11 @@ struct FStarHarnessOption
 	/** Send this back with SayOption. */
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) FString Label;
+	/** True when picking this option accepts an offer the NPC made (a trade that takes from
+	 *  the player): show it apart, with Offer.Cost and an Accept button. Filled by hand. */
+	UPROPERTY(BlueprintReadOnly) bool bIsOffer = false;
+	/** "offer" on the wire; empty unless bIsOffer. */
+	UPROPERTY(BlueprintReadOnly) FStarHarnessOfferTerms Offer;
 };
 
 /** welcome: answers hello. */
