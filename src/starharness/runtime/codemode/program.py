@@ -28,6 +28,7 @@ HOST_PACKAGE = Path(__file__).resolve().parents[2]
 _PREFIX = {
     "error": "the program raised ",
     "blocked": "the program was blocked: ",
+    "unconfined": "the program was not run: ",
 }
 
 
@@ -36,7 +37,7 @@ class CodeRun:
     """How a program ended, what it printed and the host calls it made."""
 
     status: str = "killed"
-    """ok, error, memory, cpu, wall, blocked, exit, protocol, calls or killed."""
+    """ok, error, memory, cpu, wall, blocked, exit, unconfined, protocol, calls or killed."""
     message: str = ""
     output: str = ""
     output_bytes: int = 0

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, cast
 
-ENDS = frozenset({"ok", "error", "memory", "blocked", "exit"})
+ENDS = frozenset({"ok", "error", "memory", "blocked", "exit", "unconfined"})
 """How the runner says a program ended (see guest.py)."""
 
 
