@@ -101,6 +101,10 @@ export class DialoguePanel {
   /** Bring their latest line into view, and the replies too when the window is tall enough. */
   reveal() {
     if (!this._open) return;
+    // The sticky header covers the top of the panel: scrolling must stop below it, however
+    // tall it is (a long name wraps), or a line scrolled to "nearest" ends under it.
+    const header = this._el.panel.querySelector(".dialogue-header");
+    if (header) this._el.panel.style.scrollPaddingTop = `${header.offsetHeight}px`;
     const last = this._el.options.lastElementChild ?? this._el.form;
     last.scrollIntoView({ block: "nearest" });
     this._el.npcLine.scrollIntoView({ block: "nearest" });
