@@ -314,13 +314,19 @@ def test_without_a_speaking_tool_it_answers_in_text() -> None:
 def test_every_call_fits_the_game_and_parses_with_the_real_tool(said: str) -> None:
     tools = {tool.name: tool for tool in action_tools()}
     step = _greeted().player(said).ask()
-    name, arguments = only_call(step)
-    assert name in KNOWN_TOOLS
-    tools[name].parse(json.dumps(arguments))
-    if name == SPEECH.tool_name:
+    assert isinstance(step, ToolCalls)
+    for call in step.calls:
+        assert call.name in KNOWN_TOOLS
+        tools[call.name].parse(call.arguments)
+    if step.calls[-1].name == SPEECH.tool_name:
+        arguments = speech(step)
         assert arguments["mood"] in MOODS
-        assert 2 <= len(arguments["options"]) <= SPEECH.max_options
-        assert len({o["id"] for o in arguments["options"]}) == len(arguments["options"])
+        # What the player sees: the offers made with the line, then its options.
+        shown = option_ids(step)
+        assert 2 <= len(shown) <= SPEECH.max_options, shown
+        assert len(set(shown)) == len(shown)
+    else:
+        only_call(step)
 
 
 def test_the_brain_knows_only_the_games_tools() -> None:

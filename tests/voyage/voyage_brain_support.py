@@ -18,9 +18,13 @@ from starharness.mockllm import (
 from starharness.voyage import PROTOCOL_TEXT
 from starharness.voyage.actions import ACTIONS
 from starharness.voyage.brain import respond
+from starharness.voyage.brain.scene import is_scene, parse_scene
 from starharness.voyage.content import SMUGGLER_PERSONA
 
 ARRIVAL = "(The player walks up to you.)"
+_going: dict[str, int] = {}
+"""The going prices of the scene the last `ask()` sent, so an offer's id names its price
+only when it is not the going one (as the brain's own option ids do)."""
 
 
 def offered_tools() -> tuple[OfferedTool, ...]:
@@ -82,6 +86,10 @@ class Conversation:
         self.result(self.called("npc_speak", arguments), "The player heard you.")
 
     def ask(self) -> Step:
+        scenes = [m.text for m in self.messages if m.role == "user" and is_scene(m.text)]
+        _going.clear()
+        if scenes:
+            _going.update({ware.good_id: ware.price for ware in parse_scene(scenes[-1]).sells})
         request = ChatRequest(
             conversation="npc",
             turn=len(self.messages),
@@ -98,10 +106,14 @@ class Conversation:
     def follow(self, step: Step, result: dict[str, Any] | str | None = None) -> None:
         """Append the brain's step to the history, with a tool result for its single call."""
         assert isinstance(step, ToolCalls)
+        speaks = step.calls[-1].name == "npc_speak"
         for call in step.calls:
             call_id = self.called(call.name, json.loads(call.arguments))
             if call.name == "npc_speak":
                 self.result(call_id, "The player heard you.")
+            elif speaks and result is None:
+                # Deals made with a line are offers: the framework holds them for the player.
+                self.result(call_id, {"ok": True, "offered": f"offer-{call_id}", "offer": "?"})
             else:
                 assert result is not None, f"{call.name} needs a result"
                 self.result(call_id, result)
@@ -114,11 +126,43 @@ def only_call(step: Step) -> tuple[str, dict[str, Any]]:
     return call.name, json.loads(call.arguments)
 
 
+OFFER_ACTIONS = frozenset(
+    {"player_buys", "player_sells", "sell_intel", "sell_passage", "complete_quest"}
+)
+"""The sample game's actions that take from the player: called, they become offers."""
+
+
+def offer_calls(step: Step) -> list[tuple[str, dict[str, Any]]]:
+    """The calls a speaking step makes before its line: each an offer for the player."""
+    assert isinstance(step, ToolCalls), step
+    *offers, last = step.calls
+    assert last.name == "npc_speak", step.calls
+    found = [(call.name, json.loads(call.arguments)) for call in offers]
+    for name, _ in found:
+        assert name in OFFER_ACTIONS, f"{name} is no offer: it must not share a step with speech"
+    return found
+
+
 def speech(step: Step) -> dict[str, Any]:
-    name, arguments = only_call(step)
-    assert name == "npc_speak", (name, arguments)
-    return arguments
+    """The line of a speaking step (offers may come first: see `offer_calls`)."""
+    assert isinstance(step, ToolCalls), step
+    offer_calls(step)
+    return json.loads(step.calls[-1].arguments)
+
+
+def _offer_id(name: str, arguments: dict[str, Any]) -> str:
+    if name == "player_buys":
+        base = f"buy:{arguments['good_id']}:{arguments['qty']}"
+        unit = arguments["unit_price"]
+        return base if _going.get(arguments["good_id"]) == unit else f"{base}:{unit}"
+    if name == "player_sells":
+        return f"sell:{arguments['good_id']}:{arguments['qty']}:{arguments['unit_price']}"
+    subject = next(iter(arguments.values()))
+    verb = {"sell_intel": "intel", "sell_passage": "travel", "complete_quest": "deliver"}[name]
+    return f"{verb}:{subject}"
 
 
 def option_ids(step: Step) -> list[str]:
-    return [option["id"] for option in speech(step)["options"]]
+    """Offers first (as the brain's ids, price always named), then the spoken options."""
+    offers = [_offer_id(name, arguments) for name, arguments in offer_calls(step)]
+    return [*offers, *(option["id"] for option in speech(step)["options"])]

@@ -101,6 +101,11 @@ class Game(Generic[Tx]):
     """Override the turn plan chosen from the provider's declared capabilities (None: choose)."""
     fallback_line: str = "Sorry, I lost my thread there. What were you saying?"
     """Said when the model's answer cannot be read even after one retry (never raw JSON)."""
+    accepts: Callable[[str], bool] | None = None
+    """Whether a typed line plainly accepts the one pending offer ("yes, deal"); None: the
+    framework's English rule (only words of assent). Nothing else ever commits an offer."""
+    which_offer_line: str = "Which of my offers do you mean? Pick the one you want."
+    """Said, with no model call, when a plain acceptance could mean more than one offer."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
     residents: Sequence[Resident] = ()

@@ -4,10 +4,23 @@ from .as_tool import action_tool
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
 from .factory import ActionDefinitionError, Apply, GameAction, Narrate, Tx, define_game_action
 from .guards import Guard, in_range, predicate
+from .offers import (
+    ACCEPTED_OFFER,
+    OFFER_CHANGED,
+    OFFERED,
+    Offer,
+    OfferDraft,
+    OfferTerms,
+    Propose,
+    Terms,
+)
 from .refusal import Refusal
 
 __all__ = [
+    "ACCEPTED_OFFER",
     "ENCOUNTER",
+    "OFFERED",
+    "OFFER_CHANGED",
     "ActionAttempt",
     "ActionDefinitionError",
     "Apply",
@@ -15,8 +28,13 @@ __all__ = [
     "GameAction",
     "Guard",
     "Narrate",
+    "Offer",
+    "OfferDraft",
+    "OfferTerms",
+    "Propose",
     "Refusal",
     "Role",
+    "Terms",
     "Tx",
     "action_tool",
     "define_game_action",

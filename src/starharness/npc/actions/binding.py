@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...runtime.kernel import ServiceKey
 from ..world import World
 from ..world_calls import IN_THREADS, WorldCalls
+
+if TYPE_CHECKING:
+    from .offers import Propose
 
 
 class Role(StrEnum):
@@ -43,6 +46,9 @@ class EncounterBinding:
     report: Callable[[ActionAttempt], None]
     calls: WorldCalls = IN_THREADS
     """Where actions run: on the event loop (`Game.world_calls_inline`) or in worker threads."""
+    propose: Propose | None = None
+    """Holds an offer for the player to accept (an encounter); None where no player can accept
+    (a resident), so actions that take from the player are refused there."""
 
     def role(self, role: Role) -> str:
         return self.npc_id if role is Role.NPC else self.player_id

@@ -6,7 +6,8 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from functools import partial
+from typing import Any, Final, Generic
 
 from pydantic import BaseModel, create_model
 from typing_extensions import TypeVar
@@ -16,6 +17,14 @@ from ...runtime.tools import ToolDefinition, ToolRunContext, define_tool
 from ..world import AuditRecord
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
 from .guards import Guard
+from .offers import (
+    ACCEPTED_OFFER,
+    OFFER_CHANGED,
+    OFFERED,
+    OfferDraft,
+    OfferTerms,
+    Terms,
+)
 from .refusal import Refusal
 
 _log = logging.getLogger("starharness.npc.actions")
@@ -29,6 +38,16 @@ Apply = Callable[[Tx, _Args], Mapping[str, Any] | None]
 """`apply(tx, args)`: the writes, inside the transaction; returns the effect (JSON-able)."""
 Narrate = Callable[[A, Mapping[str, Any]], str]
 """`narrate(args, effect)`: one line for the `action` frame and the model."""
+
+OFFER_NOTE: Final = (
+    "Nothing has changed yet: the player sees your offer and accepts or declines it. Tell them "
+    "your terms; do not say the deal is done."
+)
+"""What the model reads after its call became an offer (constant: it never varies per call)."""
+OFFER_SENTENCE: Final = (
+    " It takes from the player, so calling it makes an offer: nothing changes until they accept it."
+)
+"""Appended to the description of an action that takes from the player."""
 
 
 class ActionDefinitionError(StarHarnessError, ValueError):
@@ -47,6 +66,14 @@ class GameAction(Generic[A, Tx]):
     apply: Apply[Tx, A]
     narrate: Narrate[A]
     tool: ToolDefinition[Any]
+    takes_from: Role | None = None
+    """The party the action takes from; `Role.PLAYER` makes a model's call an offer."""
+    terms: Terms[Tx, A] | None = None
+
+    @property
+    def needs_consent(self) -> bool:
+        """Whether it commits only when the player accepts it (it takes from the player)."""
+        return self.takes_from is Role.PLAYER
 
 
 def define_game_action(
@@ -59,13 +86,32 @@ def define_game_action(
     bind: Mapping[str, Role] | None = None,
     actor: str | None = None,
     guards: Sequence[Guard[A]] = (),
+    takes_from: Role | None = None,
+    terms: Terms[Tx, A] | None = None,
 ) -> GameAction[A, Tx]:
     """Declare an action.
 
     `bind` maps parameter fields to encounter roles; the model never sees them and cannot
     override them. `actor` names the field of the acting party (default: the field bound to the
     NPC); a dead actor cannot act.
+
+    `takes_from=Role.PLAYER` declares that the action takes credits, goods or anything else
+    from the player: a model's call then runs the guards and becomes an offer, labelled by
+    `terms(tx, args)`, that commits only when the player accepts it. Actions that take nothing
+    from the player commit on the model's call.
     """
+    if takes_from is Role.PLAYER and terms is None:
+        raise ActionDefinitionError(
+            f"action {name!r} takes from the player: give terms=... (the offer's label, cost "
+            "and quote the player accepts)"
+        )
+    if terms is not None and takes_from is not Role.PLAYER:
+        raise ActionDefinitionError(
+            f"action {name!r}: terms are for actions that take from the player "
+            "(takes_from=Role.PLAYER)"
+        )
+    if takes_from is Role.PLAYER:
+        description = description.rstrip() + OFFER_SENTENCE
     bound = dict(bind or {})
     fields = parameters.model_fields
     for field in bound:
@@ -93,6 +139,8 @@ def define_game_action(
         apply=apply,
         narrate=narrate,
         tool=tool,
+        takes_from=takes_from,
+        terms=terms,
     )
     holder.append(action)
     return action
@@ -117,6 +165,8 @@ def _public_model(name: str, model: type[BaseModel], bound: Mapping[str, Role]) 
 
 async def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) -> dict[str, Any]:
     binding = run.ctx.get(ENCOUNTER)
+    if action.needs_consent:
+        return await _offer(action, binding, public)
     if binding.calls.inline:
         result, outcome = _attempt(action, binding, public)
         binding.report(outcome)
@@ -170,6 +220,120 @@ def _attempt(
             _log.exception("could not audit the failed action %s", action.name)
         raise
     return result, outcome
+
+
+async def _offer(
+    action: GameAction[Any], binding: EncounterBinding, public: BaseModel
+) -> dict[str, Any]:
+    """A call that takes from the player: guards now, the commit only on the player's pick."""
+    propose = binding.propose
+    if propose is None or not binding.player_id:
+        refusal = Refusal(
+            "needs_player",
+            "this takes from the player, and no player is here to accept it",
+            {"action": action.name},
+            "There is no one here to agree to that.",
+        )
+        result = refusal.as_result()
+        arguments = public.model_dump()
+        binding.report(ActionAttempt(action.name, False, refusal.shown, arguments, result))
+        return result
+    if binding.calls.inline:
+        refused, draft = _draft(action, binding, public)
+    else:
+        # Read-only unless refused (the refusal is audited): cancelling waits for the thread.
+        refused, draft = await asyncio.shield(binding.calls.thread(_draft, action, binding, public))
+    if draft is None:
+        assert refused is not None
+        binding.report(refused)
+        return refused.result
+    offer = propose(draft)
+    return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "note": OFFER_NOTE}
+
+
+def _draft(
+    action: GameAction[Any], binding: EncounterBinding, public: BaseModel
+) -> tuple[ActionAttempt | None, OfferDraft | None]:
+    """The guards, in a transaction that writes only a refusal's audit row; then the terms."""
+    values = public.model_dump()
+    for field, role in action.bind.items():
+        values[field] = binding.role(role)
+    args = action.parameters.model_validate(values)
+    world = binding.world
+    actor = getattr(args, action.actor_field) if action.actor_field else None
+    terms_of = action.terms
+    assert terms_of is not None  # define_game_action requires terms with takes_from
+
+    def attempt(tx: Any) -> tuple[ActionAttempt | None, OfferDraft | None]:
+        refusal = _check(action, world, tx, args, actor)
+        if refusal is not None:
+            world.audit(tx, _record(action, binding, actor, values, False, refusal.reason, None))
+            refused = ActionAttempt(action.name, False, refusal.shown, values, refusal.as_result())
+            return refused, None
+        terms = terms_of(tx, args)
+        settle = partial(_settle, action, binding, values, terms)
+        return None, OfferDraft(action.name, values, terms, settle)
+
+    return world.run_action(attempt)
+
+
+def _settle(
+    action: GameAction[Any],
+    binding: EncounterBinding,
+    values: dict[str, Any],
+    offered: OfferTerms,
+    offer_id: str,
+) -> ActionAttempt:
+    """Commit an accepted offer: the guards again and the quote unchanged, then apply, once."""
+    args = action.parameters.model_validate(values)
+    world = binding.world
+    actor = getattr(args, action.actor_field) if action.actor_field else None
+    audited = {**values, ACCEPTED_OFFER: offer_id}
+    terms_of = action.terms
+    assert terms_of is not None
+
+    def attempt(tx: Any) -> ActionAttempt:
+        refusal = _check(action, world, tx, args, actor)
+        if refusal is None:
+            refusal = _moved(action.name, offered, terms_of(tx, args))
+        if refusal is not None:
+            world.audit(tx, _record(action, binding, actor, audited, False, refusal.reason, None))
+            return ActionAttempt(action.name, False, refusal.shown, values, refusal.as_result())
+        effect = dict(action.apply(tx, args) or {})
+        summary = action.narrate(args, effect)
+        world.audit(tx, _record(action, binding, actor, audited, True, None, summary))
+        return ActionAttempt(
+            action.name, True, summary, values, {"ok": True, "summary": summary, **effect}
+        )
+
+    try:
+        return world.run_action(attempt)
+    except Exception as exc:
+        try:
+            failed = _record(action, binding, actor, audited, False, f"error: {exc}", None)
+            world.audit(None, failed)
+        except Exception:
+            _log.exception("could not audit the failed offer %s", action.name)
+        raise
+
+
+def _moved(action: str, offered: OfferTerms, now: OfferTerms) -> Refusal | None:
+    """A refusal naming each quoted value that moved since the offer, or None."""
+    then = offered.quote
+    keys = sorted({*then, *now.quote})
+    changed = {key: [then.get(key), now.quote.get(key)] for key in keys}
+    changed = {key: pair for key, pair in changed.items() if pair[0] != pair[1]}
+    if not changed:
+        return None
+    moved = ", ".join(f"{key} {old} -> {new}" for key, (old, new) in changed.items())
+    label = f"{offered.label} ({offered.cost})" if offered.cost else offered.label
+    return Refusal(
+        OFFER_CHANGED,
+        f"the terms changed since you offered {label} ({moved}); offer again if you still "
+        "want the deal",
+        {"action": action, "changed": changed},
+        "The deal no longer stands: the terms changed.",
+    )
 
 
 def _check(

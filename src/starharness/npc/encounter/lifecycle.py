@@ -26,7 +26,7 @@ from ...runtime.loop import (
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
 from ...runtime.tools import PostExecute
-from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding
+from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, Offer, OfferDraft
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
@@ -35,6 +35,7 @@ from .conclusion import SpeechConclusion
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
+from .offer_desk import OfferDesk, acceptance_note, plain_acceptance
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
 
@@ -68,6 +69,7 @@ class Encounter:
         "_handle",
         "_host",
         "_mapper",
+        "_offers",
         "_options",
         "_plan",
         "_preset",
@@ -101,6 +103,8 @@ class Encounter:
         self._handle: AgentHandle | None = None
         self._closing: asyncio.Task[None] | None = None
         kit = host.kit
+        # Offers leave room for at least one of the model's own options (a way out).
+        self._offers = OfferDesk(max(1, kit.style.contract.max_options - 1))
         self._mapper = FrameMapper(
             encounter_id,
             kit.protocol,
@@ -108,6 +112,7 @@ class Encounter:
             self._send,
             self._remember_options,
             kit.game.fallback_line,
+            self._offers,
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
         self._preset = host.preset(npc.archetype)
@@ -151,7 +156,12 @@ class Encounter:
         host = self._host
         preset = self._preset
         binding = EncounterBinding(
-            host.world, self.npc.id, self.player_id, self._on_attempt, calls=self._calls
+            host.world,
+            self.npc.id,
+            self.player_id,
+            self._on_attempt,
+            calls=self._calls,
+            propose=self._propose,
         )
 
         def setup(layer: Context) -> None:
@@ -267,34 +277,93 @@ class Encounter:
         """Actions that committed during this encounter, in order."""
         return tuple(self._committed)
 
+    @property
+    def offers(self) -> tuple[Offer, ...]:
+        """The offers the player may still accept, oldest first."""
+        return self._offers.pending
+
     async def say(self, frame: EncounterSay) -> None:
-        """Start the next turn with the player's words; raises FrameError (busy, bad_option)."""
+        """Start the next turn with the player's words or pick; raises FrameError (busy,
+        bad_option). Picking an offer, or plainly accepting the only one, commits it first."""
         if self._closed:
             raise FrameError(ErrorCode.UNKNOWN_ENCOUNTER, "the encounter is closed", self.id)
         if self._running:
             raise FrameError(ErrorCode.BUSY, "a turn is running; wait for encounter.idle", self.id)
         content = frame.text
         if frame.option_id is not None:
+            offer = self._offers.take(frame.option_id)
+            if offer is not None:
+                await self._accept(offer)
+                return
             content = self._options.get(frame.option_id)
             if content is None:
-                offered = ", ".join(map(repr, self._options)) or "none"
-                raise FrameError(
-                    ErrorCode.BAD_OPTION,
-                    f"option {frame.option_id!r} is not in the last options frame "
-                    f"(offered: {offered})",
-                    self.id,
-                )
+                raise self._bad_option(frame.option_id)
         assert content is not None  # the frame model guarantees text or optionId
+        pending = self._offers.pending
+        if pending and self._accepts(content):
+            if len(pending) > 1:
+                # Two deals on the table and a bare "deal": ask, never guess.
+                self._mapper.reply(self._host.kit.game.which_offer_line)
+                return
+            offer = self._offers.take(next(iter(pending)).id)
+            assert offer is not None
+            await self._accept(offer)
+            return
         self._running = True
+        if await self._read_scene():
+            self._begin(UserMessage(content))
+
+    def _bad_option(self, option_id: str) -> FrameError:
+        if self._offers.was_settled(option_id):
+            return FrameError(
+                ErrorCode.BAD_OPTION,
+                f"offer {option_id!r} is no longer open: it was accepted already, or it was "
+                "withdrawn for newer ones",
+                self.id,
+            )
+        offered = ", ".join(map(repr, [*(o.id for o in self._offers.pending), *self._options]))
+        return FrameError(
+            ErrorCode.BAD_OPTION,
+            f"option {option_id!r} is not in the last options frame (offered: {offered or 'none'})",
+            self.id,
+        )
+
+    def _accepts(self, content: str) -> bool:
+        accepts = self._host.kit.game.accepts or plain_acceptance
+        return accepts(content)
+
+    async def _read_scene(self) -> bool:
+        """Read the scene for the turn about to start; False (turn ended) when it failed."""
         try:
             self._scene = await self._calls.run(self._host.world.scene, self.npc.id, self.player_id)
         except Exception:
             _log.exception("encounter %s: the world could not render the scene", self.id)
             self._running = False
             self._mapper.turn_failed(ErrorCode.INTERNAL, "the world could not render the scene")
+            return False
+        return not self._closed
+
+    async def _accept(self, offer: Offer) -> None:
+        """Commit an accepted offer (guards again, one transaction), show it, then let the NPC
+        react: the `action` frame goes out before any model call."""
+        self._running = True
+        try:
+            attempt: ActionAttempt = await self._calls.run(offer.draft.settle, offer.id)
+        except Exception:
+            _log.exception("encounter %s: settling offer %s failed", self.id, offer.id)
+            self._running = False
+            self._mapper.turn_failed(
+                ErrorCode.INTERNAL, "the deal could not be settled; nothing changed"
+            )
             return
-        if not self._closed:
-            self._begin(UserMessage(content))
+        # Whatever else was offered was priced on the world before this deal.
+        self._offers.withdraw_all()
+        self._on_attempt(attempt)
+        if await self._read_scene():
+            self._begin(UserMessage(acceptance_note(offer, attempt)))
+
+    def _propose(self, draft: OfferDraft) -> Offer:
+        return self._offers.propose(draft)
 
     def _begin(self, message: UserMessage) -> None:
         handle = self._handle
@@ -321,6 +390,7 @@ class Encounter:
         event = logged.event
         kind = event.type
         if kind == ev.TURN_START:
+            self._offers.new_turn()
             self._decided = False
             self._failures.clear()
             self._give_up = False

@@ -18,6 +18,7 @@ from ..frames import ErrorCode, Frame, FrameProtocol, OptionItem
 from ..game import SpeechContract
 from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
 from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
+from .offer_desk import OfferDesk
 from .speech_stream import LineStream
 
 _log = logging.getLogger("starharness.npc.encounter")
@@ -72,9 +73,11 @@ class FrameMapper:
         "_held",
         "_id",
         "_indices",
+        "_last_spoken",
         "_line_open",
         "_max_options",
         "_names",
+        "_offers",
         "_on_options",
         "_plain",
         "_plain_sent",
@@ -93,6 +96,7 @@ class FrameMapper:
         send: FrameSink,
         on_options: Callable[[tuple[SpokenOption, ...]], None],
         fallback_line: str = "...",
+        offers: OfferDesk | None = None,
     ) -> None:
         self._id = encounter_id
         self._fallback_line = fallback_line
@@ -102,6 +106,9 @@ class FrameMapper:
         self._max_options = style.contract.max_options
         self._send = send
         self._on_options = on_options
+        # Pending offers lead every options frame; the model's own options follow.
+        self._offers = offers
+        self._last_spoken: tuple[SpokenOption, ...] = ()
         self._line_open = False
         # Deltas after a line's first one, held until the end of this loop step.
         self._held: list[str] = []
@@ -272,6 +279,10 @@ class FrameMapper:
     def _turn_end(self, data: ev.TurnEndData) -> None:
         if self._line_open:
             self._end_line(self._style.default_mood)
+        offers = self._offers
+        if offers is not None and offers.dirty:
+            # An offer made after the turn's last line still reaches the player this turn.
+            self._options(self._last_spoken)
         if data.get("reason") == "error":
             code = error_code_for(data)
             message = _error_message(code, data)
@@ -327,9 +338,28 @@ class FrameMapper:
         self._emit(self._protocol.say_end(id=self._id, mood=mood))
 
     def _options(self, options: tuple[SpokenOption, ...]) -> None:
-        items = [OptionItem(id=option.id, label=option.label) for option in options]
+        self._last_spoken = options
+        items = self._offers.items() if self._offers is not None else []
+        if items:
+            # The model's options fill what room the offers leave, without repeating one.
+            taken = {item.label.casefold() for item in items} | {item.id for item in items}
+            room = self._max_options - len(items)
+            options = tuple(
+                option
+                for option in options
+                if option.label.casefold() not in taken and option.id not in taken
+            )[: max(0, room)]
+        items.extend(OptionItem(id=option.id, label=option.label) for option in options)
         self._emit(self._protocol.options(id=self._id, items=items))
         self._on_options(options)
+
+    def reply(self, line: str) -> None:
+        """A line the framework says for the NPC without a model call (which offer?), with
+        the last options again, then idle."""
+        self._delta(line)
+        self._end_line(self._style.default_mood)
+        self._options(self._last_spoken)
+        self._emit(self._protocol.encounter_idle(id=self._id))
 
     def fallback(self, line: str, message: str) -> None:
         """Speak the game's fallback line (closing a line begun) and tell the operator why."""

@@ -31,11 +31,31 @@ class NpcEntry(WireModel):
     location_id: str
 
 
+class OfferTerms(WireModel):
+    """What makes an option an offer: picking it commits a game action that takes from the
+    player, once, after the world checked it again."""
+
+    action: NonEmpty = Field(description="The game action that picking the offer commits.")
+    cost: str = Field(
+        description="What the player gives, in the game's words (a price, goods); may be empty."
+    )
+
+
 class OptionItem(WireModel):
-    """One reply the player can pick instead of typing."""
+    """One reply the player can pick instead of typing, or an offer the player may accept."""
 
     id: NonEmpty = Field(description="What the client sends back as `optionId`.")
     label: NonEmpty = Field(description="What the player sees (and what the NPC hears).")
+    offer: OfferTerms | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description=(
+            "Present when picking this option accepts an offer: the harness commits the "
+            "action at once (an `action` frame follows before the NPC speaks). Clients that "
+            "ignore it still work: the item is an ordinary option to them."
+        ),
+    )
 
 
 class Welcome(Frame):

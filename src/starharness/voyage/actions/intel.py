@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
 from ..content.seed import INTEL
 from ..store import Intel, WorldTx
@@ -81,6 +81,12 @@ def _sell(tx: WorldTx, args: IntelArgs) -> Mapping[str, Any]:
     return {"title": item.title, "kind": item.kind, "text": item.text, "price": item.price}
 
 
+def _terms(tx: WorldTx, args: IntelArgs) -> OfferTerms:
+    item = _intel(tx, args)
+    cost = f"{item.price:,} cr" if item.price else "free"
+    return OfferTerms(f'Buy the {item.kind} "{item.title}"', cost, {"price": item.price})
+
+
 SELL_RUMOUR = define_game_action(
     SELL_INTEL,
     "Sell the player a rumour or route intel of yours at its price; the result holds the words "
@@ -101,4 +107,6 @@ SELL_RUMOUR = define_game_action(
     narrate=lambda args, effect: (
         f'Sold the {effect["kind"]} "{effect["title"]}" for {effect["price"]:,} credits.'
     ),
+    takes_from=Role.PLAYER,
+    terms=_terms,
 )

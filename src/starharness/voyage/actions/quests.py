@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
 from ..content.seed import QUESTS
 from ..store import Quest, WorldTx
@@ -146,6 +146,15 @@ OFFER = define_game_action(
     narrate=lambda args, effect: f'Job taken: "{effect["title"]}", reward {effect["reward"]:,}.',
 )
 
+
+def _hand_over(tx: WorldTx, args: QuestArgs) -> OfferTerms:
+    """Completing a job takes its goods from the player's hold: they hand them over."""
+    quest = _quest(tx, args)
+    goods = f"{quest.qty} {good_name(tx, quest.good_id)}"
+    label = f'Hand over {goods} for "{quest.title}"'
+    return OfferTerms(label, goods, {"reward": quest.reward})
+
+
 COMPLETE = define_game_action(
     COMPLETE_QUEST,
     "Close the player's job with you: take the goods it asks for and pay the reward. Refused "
@@ -160,4 +169,6 @@ COMPLETE = define_game_action(
     ],
     apply=_complete,
     narrate=lambda args, effect: f'Job done: "{effect["title"]}", paid {effect["reward"]:,}.',
+    takes_from=Role.PLAYER,
+    terms=_hand_over,
 )

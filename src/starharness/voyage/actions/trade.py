@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
 from ..content.seed import GOODS
 from ..store import WorldTx
@@ -118,6 +118,27 @@ def _trade(
     }
 
 
+def _quote(tx: WorldTx, args: TradeArgs) -> dict[str, Any]:
+    # What the deal was priced on: a price that moves before the pick voids the offer.
+    return {"going_price": going_price_here(tx, args)}
+
+
+def _buy_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
+    """The player buys: they give credits."""
+    name = good_name(tx, args.good_id)
+    return OfferTerms(
+        f"Buy {args.qty} {name} at {args.unit_price:,}", f"{args.total:,} cr", _quote(tx, args)
+    )
+
+
+def _sell_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
+    """The player sells: they give goods."""
+    name = good_name(tx, args.good_id)
+    return OfferTerms(
+        f"Sell {args.qty} {name} for {args.total:,} cr", f"{args.qty} {name}", _quote(tx, args)
+    )
+
+
 def _sold(args: TradeArgs, effect: Mapping[str, Any]) -> str:
     return f"Sold {args.qty} {effect['good']} for {args.total:,} credits."
 
@@ -144,6 +165,8 @@ SELL = define_game_action(
     ],
     apply=_sell,
     narrate=_sold,
+    takes_from=Role.PLAYER,
+    terms=_buy_terms,
 )
 """The NPC sells to the player: credits move to the NPC, units to the player's hold."""
 
@@ -164,5 +187,7 @@ BUY = define_game_action(
     ],
     apply=_buy,
     narrate=_bought,
+    takes_from=Role.PLAYER,
+    terms=_sell_terms,
 )
 """The NPC buys from the player: credits move to the player, units to the NPC's hold."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import Refusal, Role, define_game_action
+from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
 from ..content.seed import LOCATIONS
 from ..store import Route, WorldTx
@@ -82,6 +82,12 @@ def _travel(tx: WorldTx, args: PassageArgs) -> Mapping[str, Any]:
     }
 
 
+def _terms(tx: WorldTx, args: PassageArgs) -> OfferTerms:
+    fare = _fare(tx, args)
+    label = f"Passage to {place_name(tx, args.destination)}"
+    return OfferTerms(label, f"{fare:,} cr", {"fare": fare})
+
+
 PASSAGE = define_game_action(
     SELL_PASSAGE,
     "Sell the player a berth on a passage you sell; they leave at once. Fares are fixed. "
@@ -98,4 +104,6 @@ PASSAGE = define_game_action(
         f"Passage to {effect['destination']} sold for "
         f"{effect['fare']:,} credits; the player has left."
     ),
+    takes_from=Role.PLAYER,
+    terms=_terms,
 )

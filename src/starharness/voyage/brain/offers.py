@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from .options import Option, trade_id
-from .plans import accepted_floor
+from typing import Any
+
+from .options import Option, decode, trade_id
+from .plans import buy_offer
 from .scene import SceneView, Ware
+from .tools import BUY_GOODS, COMPLETE_QUEST, SELL_GOODS, SELL_INTEL, SELL_PASSAGE
 from .voice import money
 
 MAX_OPTIONS = 4
@@ -64,7 +67,7 @@ def standard_options(
     for ware in scene.buys:
         held = scene.held(ware.good_id)
         if held and len(found) < 3:
-            found.append(sell_option(ware, held, accepted_floor(ware.price)))
+            found.append(sell_option(ware, held, buy_offer(ware.price)))
             break
     extras: list[Option] = []
     if scene.their_jobs:
@@ -82,6 +85,47 @@ def standard_options(
             found.append(option)
     found.append(BYE)
     return tuple(found)
+
+
+def as_offers(
+    options: tuple[Option, ...], scene: SceneView
+) -> tuple[list[tuple[str, dict[str, Any]]], tuple[Option, ...]]:
+    """Split options into the action calls that make them offers, and the rest.
+
+    A deal that takes from the player is not an option the model writes but an offer the
+    game holds: the brain calls the action (the framework checks it and shows it with its
+    price) and keeps the other options as words the player may say.
+    """
+    calls: list[tuple[str, dict[str, Any]]] = []
+    rest: list[Option] = []
+    for option in options:
+        call = _offer_call(option, scene)
+        if call is None:
+            rest.append(option)
+        else:
+            calls.append(call)
+    return calls, tuple(rest)
+
+
+def _offer_call(option: Option, scene: SceneView) -> tuple[str, dict[str, Any]] | None:
+    choice = decode(option.id)
+    if choice is None:
+        return None
+    if choice.verb == "buy":
+        ware = scene.sold(choice.subject)
+        if ware is None:
+            return None
+        unit = ware.price if choice.price is None else choice.price
+        return SELL_GOODS, {"good_id": ware.good_id, "qty": choice.qty, "unit_price": unit}
+    if choice.verb == "sell" and choice.price is not None:
+        return BUY_GOODS, {"good_id": choice.subject, "qty": choice.qty, "unit_price": choice.price}
+    if choice.verb == "intel":
+        return SELL_INTEL, {"intel_id": choice.subject}
+    if choice.verb == "travel":
+        return SELL_PASSAGE, {"destination": choice.subject}
+    if choice.verb == "deliver":
+        return COMPLETE_QUEST, {"quest_id": choice.subject}
+    return None
 
 
 def with_bye(*options: Option) -> tuple[Option, ...]:

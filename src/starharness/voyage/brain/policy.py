@@ -18,6 +18,7 @@ from .options import Option, decode
 from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer, first_discount
 from .scene import Ware
 from .tools import (
+    ACCEPT_PREFIX,
     BUY_GOODS,
     CHANGE_ATTITUDE,
     COMPLETE_QUEST,
@@ -166,6 +167,8 @@ def _unit(intent: Intent, qty: int) -> int | None:
 def _haggle_count(s: Situation) -> int:
     count = 0
     for line in s.transcript.player_lines:
+        if line.startswith(ACCEPT_PREFIX):
+            continue  # an accepted offer, told by the framework, is no haggle
         said = classify(line, s.scene, [])
         if said.kind == "haggle":
             count += 1
@@ -323,10 +326,19 @@ def _passage(s: Situation) -> Plan:
             mood_for(scene.attitude),
             standard_options(scene, skip=frozenset({"passage"})),
         )
+    # Only berths the player can pay for are offered: an offer they cannot take is a dead end.
     options = [
         Option(f"travel:{p.destination_id}", f"Passage to {p.name} ({money(p.fare)})")
         for p in scene.passages
+        if p.fare <= scene.player_credits
     ]
+    if not options:
+        cheapest = min(p.fare for p in scene.passages)
+        return Say(
+            f"{passages_line(scene)} You'd need {money(cheapest)} for the cheapest, {s.addr}.",
+            mood_for(scene.attitude),
+            standard_options(scene, skip=frozenset({"passage"})),
+        )
     return Say(passages_line(scene), mood_for(scene.attitude), with_bye(*options))
 
 

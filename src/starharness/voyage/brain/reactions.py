@@ -21,6 +21,7 @@ from .tools import (
     BUY_GOODS,
     CHANGE_ATTITUDE,
     COMPLETE_QUEST,
+    DONE_MARK,
     OFFER_QUEST,
     SELL_GOODS,
     SELL_INTEL,
@@ -50,6 +51,8 @@ def react(s: Situation, steps: list[list[Call]], *, may_act: bool = True) -> Pla
     ):
         good = s.scene.goods().get(_str(call.arguments, "good_id"), "goods")
         return act(CHANGE_ATTITUDE, delta=WARMER, reason=f"paid my price for {good}, no fuss")
+    if call.offered:
+        return _offered(s, call)
     if call.error is not None or call.result is None:
         return Say(
             f"Something's off with that, {s.addr}. Let's try it another way.",
@@ -62,7 +65,7 @@ def react(s: Situation, steps: list[list[Call]], *, may_act: bool = True) -> Pla
 
 
 def _fair_sale(s: Situation, call: Call) -> bool:
-    if call.name != SELL_GOODS or not call.ok:
+    if call.name != SELL_GOODS or not call.ok or call.offered:
         return False
     ware = s.scene.sold(_str(call.arguments, "good_id"))
     return ware is not None and _int(call.arguments, "unit_price") >= ware.price
@@ -86,6 +89,48 @@ def _facts(result: dict[str, Any]) -> dict[str, Any]:
 def _ware(s: Situation, call: Call, selling: bool) -> Ware | None:
     good_id = _str(call.arguments, "good_id")
     return s.scene.sold(good_id) if selling else s.scene.bought(good_id)
+
+
+def _offered(s: Situation, call: Call) -> Say:
+    """The call became an offer: say the terms; the player's accept commits it."""
+    args = call.arguments
+    name = s.scene.goods().get(_str(args, "good_id"), "goods")
+    qty, unit = _int(args, "qty", 1), _int(args, "unit_price")
+    if call.name == SELL_GOODS:
+        line = f"{qty} {name} at {money(unit)} a unit, {money(qty * unit)} all told."
+    elif call.name == BUY_GOODS:
+        line = f"I'll give you {money(qty * unit)} for {qty} {name}, {money(unit)} a unit."
+    elif call.name == SELL_PASSAGE:
+        line = "A berth's yours at the posted fare."
+    elif call.name == COMPLETE_QUEST:
+        line = "Hand the goods over and the reward's yours."
+    else:
+        line = "That's my offer."
+    return Say(f"{line} Say the word, {s.addr}.", mood_for(s.scene.attitude), with_bye(PRICES))
+
+
+def accepted(s: Situation) -> Say:
+    """The player accepted an offer and the framework settled it: what the NPC says next."""
+    said = s.transcript.said
+    scene = s.scene
+    if DONE_MARK not in said:
+        reason = said.rpartition(": ")[2].rstrip("]").strip()
+        return Say(
+            f"That deal's off, {s.addr}. {to_player(reason) if reason else 'Things changed.'}",
+            "wary",
+            standard_options(scene),
+        )
+    if "Passage to" in said:
+        return Say(
+            f"Berth's yours. Fair winds, {s.addr}.",
+            "friendly",
+            (Option("bye", "Board the ship"), PRICES),
+        )
+    return Say(
+        f"Pleasure doing business, {s.addr}. You've {money(scene.player_credits)} credits now.",
+        "pleased",
+        standard_options(scene),
+    )
 
 
 def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:

@@ -8,11 +8,12 @@ from starharness.mockllm import ChatRequest, Step, Success
 
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
+from .offers import as_offers
 from .plans import Act, Plan, Say, Situation
 from .policy import decide
-from .reactions import react
+from .reactions import accepted, react
 from .scene import SceneView
-from .tools import DECIDE, NO_ACTION, SPEAK, calls_step, tool_call
+from .tools import ACCEPT_PREFIX, DECIDE, NO_ACTION, SPEAK, calls_step, tool_call
 from .transcript import read_transcript
 from .voice import address
 
@@ -47,7 +48,8 @@ def respond_with(request: ChatRequest, hooks: BrainHooks) -> Step:
     plan = _choose(hooks, situation, may_act=may_act)
     if isinstance(plan, Act) and not may_act:
         plan = Say(f"Let me think about that, {situation.addr}.", "neutral", ())
-    return _step(plan)
+    # With the tools its own to choose, the brain makes its deals offers in the same step.
+    return _step(plan, scene if forced is None else None)
 
 
 def _choose(hooks: BrainHooks, situation: Situation, *, may_act: bool = True) -> Plan:
@@ -56,7 +58,11 @@ def _choose(hooks: BrainHooks, situation: Situation, *, may_act: bool = True) ->
     hooked = hooked_plan(hooks, situation, steps)
     if hooked is not None:
         return hooked
-    return react(situation, steps, may_act=may_act) if steps else decide(situation)
+    if steps:
+        return react(situation, steps, may_act=may_act)
+    if situation.transcript.said.startswith(ACCEPT_PREFIX):
+        return accepted(situation)
+    return decide(situation)
 
 
 def _forced(request: ChatRequest) -> str | None:
@@ -70,12 +76,18 @@ def _forced(request: ChatRequest) -> str | None:
     return None
 
 
-def _step(plan: Plan) -> Step:
+def _step(plan: Plan, offers_from: SceneView | None = None) -> Step:
+    """The plan as one model step; with `offers_from`, a line's deals become offers first."""
     if isinstance(plan, Act):
         return calls_step([tool_call(name, arguments) for name, arguments in plan.calls])
+    offers: list[tuple[str, dict[str, Any]]] = []
+    options = plan.options
+    if offers_from is not None:
+        offers, options = as_offers(options, offers_from)
     arguments = {
         "line": plan.line,
         "mood": plan.mood,
-        "options": [option.as_json() for option in plan.options],
+        "options": [option.as_json() for option in options],
     }
-    return calls_step([tool_call(SPEAK, arguments)])
+    calls = [tool_call(name, offer) for name, offer in offers]
+    return calls_step([*calls, tool_call(SPEAK, arguments)])

@@ -25,6 +25,12 @@ DECIDE: Final = "decide"
 NO_ACTION: Final = "none"
 OUTCOME_PREFIX: Final = "Result of your decision: "
 """How the framework repeats a decision's result where the server shows no tool results."""
+OFFERED: Final = "offered"
+"""The key of a tool result whose call became an offer the player must accept."""
+ACCEPT_PREFIX: Final = "I accept: "
+"""How the framework tells the NPC that the player accepted one of its offers."""
+DONE_MARK: Final = "[Done: "
+"""Follows the accepted offer when it committed (else the reason it did not)."""
 
 KNOWN_TOOLS: Final = frozenset(
     {

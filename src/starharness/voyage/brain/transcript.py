@@ -11,7 +11,7 @@ from starharness.mockllm import ChatMessage, ChatRequest
 
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
-from .tools import DECIDE, NO_ACTION, OUTCOME_PREFIX, SELL_GOODS, SPEAK
+from .tools import DECIDE, NO_ACTION, OFFERED, OUTCOME_PREFIX, SELL_GOODS, SPEAK
 
 _BAND = re.compile(r"(\d+)% (?:off|of|over) the going price")
 DEFAULT_BAND = 0.25
@@ -29,6 +29,11 @@ class Call:
     @property
     def ok(self) -> bool:
         return self.result is not None and self.result.get("ok") is not False
+
+    @property
+    def offered(self) -> bool:
+        """Whether the call became an offer: nothing happened until the player accepts."""
+        return self.result is not None and OFFERED in self.result
 
 
 @dataclass(slots=True)

@@ -1,0 +1,89 @@
+"""Offers: what an action that takes from the player becomes when a model calls it.
+
+A model may propose anything; the player's property moves only when that player accepts the
+exact proposal (invariant 9). The model's call runs the guards and, when they pass, freezes
+its arguments into an `OfferDraft` the encounter holds and shows as an option. The player's
+pick commits it (`commit_offer` in the factory), with the guards run again, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from pydantic import BaseModel
+from typing_extensions import TypeVar
+
+if TYPE_CHECKING:
+    from .binding import ActionAttempt
+
+OFFERED: Final = "offered"
+"""Key of a model's tool result when its call became an offer (its value is the option id)."""
+ACCEPTED_OFFER: Final = "accepted_offer"
+"""Key added to a committed offer's audited arguments: the option id the player picked."""
+OFFER_CHANGED: Final = "offer_changed"
+"""Refusal reason of an offer whose terms moved between the offer and the pick."""
+
+_A = TypeVar("_A", bound=BaseModel, default=BaseModel)
+_Tx = TypeVar("_Tx", default=Any)
+
+
+@dataclass(frozen=True, slots=True)
+class OfferTerms:
+    """How a game presents an offer and what must not change before it is accepted.
+
+    `label` is what the player sees on the offer ("Buy 3 medical gel"), `cost` what they give
+    in the game's words ("3,300 cr"). `quote` holds the world's values the deal was priced on
+    (a going price, a fare): if any differs when the player picks the offer, the pick is
+    refused and the NPC may offer again.
+    """
+
+    label: str
+    cost: str = ""
+    quote: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+
+Terms = Callable[[_Tx, _A], OfferTerms]
+"""`terms(tx, args)`: the offer's label, cost and quote, read inside the offer's transaction."""
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDraft:
+    """A guarded proposal, arguments frozen (bound roles included), waiting for the player."""
+
+    action: str
+    arguments: Mapping[str, Any]
+    terms: OfferTerms
+    settle: Callable[[str], ActionAttempt] = field(compare=False, repr=False)
+    """`settle(offer_id)`: commit it in one transaction with the guards run again (blocking:
+    run it where the world's calls run); the attempt, committed or refused."""
+
+    def same_deal(self, other: OfferDraft) -> bool:
+        """Whether both propose the same action with the same arguments."""
+        return self.action == other.action and dict(self.arguments) == dict(other.arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """An offer the encounter holds, under the option id the player picks it by."""
+
+    id: str
+    draft: OfferDraft
+
+    @property
+    def label(self) -> str:
+        return self.draft.terms.label
+
+    @property
+    def cost(self) -> str:
+        return self.draft.terms.cost
+
+    def describe(self) -> str:
+        """The offer in one line, for the model and the log: label, then cost."""
+        cost = self.draft.terms.cost
+        return f"{self.label} ({cost})" if cost else self.label
+
+
+Propose = Callable[[OfferDraft], Offer]
+"""Registers a draft with the encounter; returns the offer (an equal pending one is reused)."""
