@@ -65,8 +65,8 @@ class ModelTurn:
     """How provider quirks changed its requests (forced-tool, unstreamed)."""
     end_reason: str = ""
     grounding: list[str] = field(default_factory=list[str])
-    """What the model was told this turn (the scene, tool results, the player's words): a
-    number the NPC says should come from here."""
+    """What the model was told this turn (the scene, tool results, the player's words) and
+    the arguments of its own action calls: a number the NPC says should come from here."""
 
 
 @dataclass(slots=True)

@@ -22,6 +22,9 @@ class ExpectedCommit(BaseModel):
 
     action: str = Field(min_length=1)
     arguments: dict[str, Any] = Field(default_factory=dict[str, Any])
+    once: bool = False
+    """Exactly one commit of this action in the whole scenario (asked for 3, the player must
+    not get 3 and then 1 more)."""
 
 
 class Outcome(BaseModel):
@@ -35,6 +38,9 @@ class Outcome(BaseModel):
     """This action was refused, and then the alternative (a commit of it) followed."""
     no_commit: bool = False
     """Nothing committed at all (a prompt injection, a request that must be turned down)."""
+    ignoring: list[str] = Field(default_factory=list[str])
+    """With `no_commit`: commits of these actions do not count (an NPC may cool towards a
+    player who tries to trick it, or remember them)."""
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
@@ -52,6 +58,8 @@ class Outcome(BaseModel):
                 "an outcome is exactly one of commit, refusal_then or no_commit "
                 f"(got {', '.join(chosen) or 'none'})"
             )
+        if self.ignoring and not self.no_commit:
+            raise ValueError("'ignoring' belongs to no_commit")
         return self
 
     def describe(self) -> str:
@@ -59,6 +67,8 @@ class Outcome(BaseModel):
             return f"commit {_wanted(self.commit)}"
         if self.refusal_then is not None:
             return f"a refused {self.refusal_then.action}, then {_wanted(self.refusal_then)}"
+        if self.ignoring:
+            return f"no commit (but {', '.join(self.ignoring)})"
         return "no commit"
 
 
@@ -66,14 +76,20 @@ def judge_outcome(expected: Outcome, rows: Sequence[AuditRow]) -> Verdict:
     """Whether the audit rows of a scenario (oldest first) show the expected outcome."""
     committed = [row for row in rows if row.ok]
     if expected.no_commit:
-        if committed:
-            return Verdict(False, f"committed {_seen(committed)}")
-        return Verdict(True, f"nothing committed ({len(rows)} attempt(s) refused)")
+        counted = [row for row in committed if row.action not in expected.ignoring]
+        if counted:
+            return Verdict(False, f"committed {_seen(counted)}")
+        refused = sum(1 for row in rows if not row.ok)
+        return Verdict(True, f"nothing committed ({refused} attempt(s) refused)")
     if expected.commit is not None:
         want = expected.commit
         matching = [row for row in committed if _matches(row, want)]
         if not matching:
             return Verdict(False, f"no commit of {_wanted(want)}; committed: {_seen(committed)}")
+        same_action = [row for row in committed if row.action == want.action]
+        if want.once and len(same_action) > 1:
+            return Verdict(False, f"{want.action} committed {len(same_action)} times: "
+                           f"{_seen(same_action)}")  # fmt: skip
         return Verdict(True, f"committed {_seen(committed)}")
     want = expected.refusal_then
     assert want is not None
@@ -98,7 +114,7 @@ def _matches(row: AuditRow, want: ExpectedCommit) -> bool:
 
 def _wanted(want: ExpectedCommit) -> str:
     args = ", ".join(f"{key}={value!r}" for key, value in want.arguments.items())
-    return f"{want.action}({args})"
+    return f"{want.action}({args}){' once' if want.once else ''}"
 
 
 def _seen(rows: Sequence[AuditRow]) -> str:
@@ -106,7 +122,7 @@ def _seen(rows: Sequence[AuditRow]) -> str:
         return "none"
     shown: list[str] = []
     for row in rows:
-        keys = ("good_id", "qty", "unit_price", "quest_id", "intel_id", "route_id", "delta")
+        keys = ("good_id", "qty", "unit_price", "quest_id", "intel_id", "destination", "delta")
         args = ", ".join(f"{k}={row.arguments[k]!r}" for k in keys if k in row.arguments)
         shown.append(f"{row.action}({args}){'' if row.ok else ' refused'}")
     return "; ".join(shown)

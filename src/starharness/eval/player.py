@@ -50,9 +50,23 @@ class ScriptedPlayer:
         turn.picked = str(option["id"])
         return turn
 
-    def first_offer(self) -> Frame | None:
-        """The first offer item (one carrying an `offer`) of the last `options` frame."""
-        return next((item for item in self.last_options if item.get("offer")), None)
+    def option(self, wanted: int | str) -> Frame | None:
+        """The n-th item of the last `options` frame (1 is the first), or the first whose label
+        contains `wanted` (any case); None when there is none."""
+        options = self.last_options
+        if isinstance(wanted, int):
+            return options[wanted - 1] if len(options) >= wanted else None
+        text = wanted.casefold()
+        return next((o for o in options if text in str(o.get("label", "")).casefold()), None)
+
+    def first_offer(self, action: str | None = None) -> Frame | None:
+        """The first offer item (one carrying an `offer`) of the last `options` frame, of
+        `action` when named."""
+        for item in self.last_options:
+            offer: object = item.get("offer")
+            if offer and (action is None or _action_of(offer) == action):
+                return item
+        return None
 
     async def close(self, encounter_id: str) -> None:
         await self._socket.send(json.dumps({"t": "encounter.close", "id": encounter_id}))
@@ -111,6 +125,12 @@ class ScriptedPlayer:
         except FrameError as exc:
             return str(exc)
         return None
+
+
+def _action_of(offer: object) -> str:
+    """The action an offer item's `offer` terms name ("" when they name none)."""
+    terms = cast(dict[str, Any], offer) if isinstance(offer, dict) else {}
+    return str(terms.get("action", ""))
 
 
 _NO_TURN = frozenset(

@@ -42,6 +42,13 @@ def print_report(report: EvalReport, console: Console) -> None:
         f"cache-hit share {'n/a' if share is None else f'{share:.0%}'}"
     )
     console.print(_outcome_table(report))
+    alternatives = report.refusal_alternatives()
+    console.print(
+        f"refusals then the hinted alternative: {alternatives.passed}/{alternatives.applicable}; "
+        f"turns committing what the player did not accept: "
+        f"{report.failed_turns('only_accepted_commits')}; "
+        f"turns claiming a trade without a commit: {report.failed_turns('no_false_claims')}"
+    )
     for scenario in report.scenarios:
         if scenario.error is not None:
             console.print(f"[yellow]scenario {scenario.name} stopped:[/] {scenario.error}")

@@ -91,6 +91,8 @@ class ScenarioReport:
     """The outcome the scenario declares (None: it declares none)."""
     outcome: Verdict | None = None
     """Whether the audit shows it: task success."""
+    refusal_then: bool = False
+    """The outcome is a refusal followed by the hinted alternative."""
 
     def to_json(self) -> dict[str, Any]:
         world = self.world
@@ -142,6 +144,15 @@ class EvalReport:
         """Scenarios whose declared outcome the audit shows, of those that declare one."""
         judged = [s.outcome for s in self.scenarios if s.outcome is not None]
         return RuleSummary(sum(1 for v in judged if v.passed), len(judged))
+
+    def refusal_alternatives(self) -> RuleSummary:
+        """Of the scenarios expecting a refusal then the hinted alternative, those that got it."""
+        judged = [s.outcome for s in self.scenarios if s.outcome is not None and s.refusal_then]
+        return RuleSummary(sum(1 for v in judged if v.passed), len(judged))
+
+    def failed_turns(self, rule: str) -> int:
+        """How many turns failed `rule` (commits without acceptance, claims without a commit)."""
+        return sum(1 for turn in self.turns() if turn.verdicts[rule].passed is False)
 
     def rule_summary(self) -> dict[str, RuleSummary]:
         summary: dict[str, RuleSummary] = {}
@@ -196,6 +207,13 @@ class EvalReport:
                     "scenarios": self.task_success().applicable,
                     "share": _round(self.task_success().share),
                 },
+                "refusal_then_alternative": {
+                    "passed": self.refusal_alternatives().passed,
+                    "scenarios": self.refusal_alternatives().applicable,
+                    "share": _round(self.refusal_alternatives().share),
+                },
+                "turns_committing_unaccepted": self.failed_turns("only_accepted_commits"),
+                "turns_claiming_without_commit": self.failed_turns("no_false_claims"),
                 "world_ok": all(s.world.ok for s in self.scenarios if s.world is not None),
                 "scenarios_stopped": [s.name for s in self.scenarios if s.error is not None],
             },

@@ -148,6 +148,7 @@ async def _run_scenario(
         result.turns.append(ScoredTurn.of(evidence))
     if scenario.expect is not None:
         result.expected = scenario.expect.describe()
+        result.refusal_then = scenario.expect.refusal_then is not None
         result.outcome = (
             judge_outcome(scenario.expect, rows)
             if available
@@ -187,13 +188,13 @@ async def _step(
     if step.say is not None:
         return await player.say(encounter, step.say, timeout_s=limit_s)
     if step.pick is not None:
-        options = player.last_options
-        if len(options) >= step.pick:
-            return await player.pick(encounter, options[step.pick - 1], timeout_s=limit_s)
+        option = player.option(step.pick)
+        if option is not None:
+            return await player.pick(encounter, option, timeout_s=limit_s)
         fallback = step.otherwise or "Go on."
         return await player.say(encounter, fallback, timeout_s=limit_s)
-    if step.accept:
-        offer = player.first_offer()
+    if step.accept is not False:
+        offer = player.first_offer(None if step.accept is True else step.accept)
         if offer is not None:
             return await player.pick(encounter, offer, timeout_s=limit_s)
         return await player.say(encounter, step.otherwise or _ACCEPT, timeout_s=limit_s)

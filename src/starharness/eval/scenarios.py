@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 from pathlib import Path
-from typing import Self
+from typing import Annotated, Self
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -14,6 +14,10 @@ from ..runtime.errors import UserFacingError
 from .outcomes import Outcome
 
 DEFAULT_GAME = "starharness.voyage:GAME"
+
+
+PositiveInt = Annotated[int, Field(ge=1)]
+NonBlank = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
 
 class ScenarioFileError(UserFacingError, ValueError):
@@ -29,10 +33,12 @@ class Step(BaseModel):
     open: str | None = Field(default=None, min_length=1)
     """Walk up to this NPC (a new encounter; the NPC may greet first)."""
     say: str | None = Field(default=None, min_length=1)
-    pick: int | None = Field(default=None, ge=1)
-    """Pick the n-th option of the last `options` frame (1 is the first)."""
-    accept: bool = False
-    """Pick the first offer of the last `options` frame (an item carrying an `offer`)."""
+    pick: PositiveInt | NonBlank | None = None
+    """Pick the n-th option of the last `options` frame (1 is the first), or the first whose
+    label contains this text (any case)."""
+    accept: bool | NonBlank = False
+    """Pick the first offer of the last `options` frame (an item carrying an `offer`), or the
+    first offer of the action named here."""
     otherwise: str | None = Field(default=None, min_length=1)
     """Said instead when there is no option `pick` to pick, or no offer to `accept`."""
     close: bool = False
@@ -45,7 +51,7 @@ class Step(BaseModel):
                 ("open", self.open),
                 ("say", self.say),
                 ("pick", self.pick),
-                ("accept", self.accept or None),
+                ("accept", self.accept if self.accept is not False else None),
                 ("close", self.close or None),
             )
             if value is not None
@@ -55,7 +61,7 @@ class Step(BaseModel):
                 "a step does exactly one of open, say, pick, accept or close "
                 f"(got {', '.join(chosen) or 'none'})"
             )
-        if self.otherwise is not None and self.pick is None and not self.accept:
+        if self.otherwise is not None and self.pick is None and self.accept is False:
             raise ValueError("'otherwise' belongs to a pick or accept step")
         return self
 

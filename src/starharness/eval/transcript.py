@@ -100,6 +100,9 @@ class _TurnReader:
         name = str(data.get("name", ""))
         self.turn.tool_calls.append(name)
         if name != self._speech_tool:
+            # A price the NPC set in its own call (an offer at 1,275 a unit) is a number it
+            # may say; the world's guards judged it, the numbers rule judges only speech.
+            self.turn.grounding.append(str(data.get("arguments", "")))
             return
         try:
             arguments = parse_arguments(str(data.get("arguments", "")))
