@@ -273,7 +273,7 @@ def seccomp_program(machine: str) -> bytes:
     architectures (32-bit calls) kill the process."""
     table = _SYSCALLS.get(machine)
     if table is None:
-        raise Unconfined(f"code mode has no system call filter for the machine {machine!r}")
+        raise Unconfined(f"no system call table for the machine {machine!r}")
     # (opcode, jump if true, jump if false, operand); jumps name a label or 0 (the next one).
     code: list[tuple[int, int | str, int | str, int]] = [
         (_LD, 0, 0, _ARCH),
@@ -324,9 +324,9 @@ def _confine() -> _Native:
     so the program's `import ctypes` is a fresh import the hook refuses.
     """
     if not sys.platform.startswith("linux") or struct.calcsize("P") != 8:
+        bits = struct.calcsize("P") * 8
         raise Unconfined(
-            f"code mode needs Linux's seccomp on a 64-bit interpreter ({sys.platform}, "
-            f"{struct.calcsize('P') * 8}-bit)"
+            f"it needs Linux's seccomp and a 64-bit interpreter: {sys.platform}, {bits}-bit"
         )
     program = seccomp_program(os.uname().machine)
     import ctypes
@@ -447,7 +447,7 @@ def main() -> None:
     try:
         native = _confine()
     except Unconfined as error:
-        _end(channel, "unconfined", f"code mode's system call filter could not be set: {error}")
+        _end(channel, "unconfined", f"code mode's system call filter could not be set ({error})")
         return
     sys.addaudithook(_audit_hook(native))
     try:
