@@ -43,10 +43,11 @@ def test_bwrap_drops_capabilities_and_network_and_binds_by_tier(tmp_path: Path) 
     secret.mkdir()
     bwrap = BubblewrapProvider("/usr/bin/true")
     read_only = bwrap.confine(["ls"], _policy(tmp_path, Tier.READ_ONLY, hidden=(secret,)))
-    assert read_only[:6] == [
+    assert read_only[:7] == [
         "/usr/bin/true",
         "--unshare-all",
         "--new-session",
+        "--die-with-parent",
         "--cap-drop",
         "ALL",
         "--ro-bind",

@@ -17,9 +17,10 @@ _PROBE_TIMEOUT_S = 10.0
 class BubblewrapProvider:
     """Confines with `bwrap`: a read-only / with secrets hidden, no capabilities, no network.
 
-    Every command gets its own PID namespace (killing its PID 1 ends all it started), a fresh /proc
-    and /dev, a private /tmp, a new session (no terminal injection) and no capabilities, even
-    when the harness runs as root.
+    Every command gets its own PID namespace, whose PID 1 dies with the command's first process
+    (so does everything it started, `setsid` children included), a fresh /proc and /dev, a
+    private /tmp, a new session (no terminal injection) and no capabilities, even when the
+    harness runs as root.
     """
 
     name = "bubblewrap"
@@ -81,12 +82,15 @@ class BubblewrapProvider:
 
 # Every namespace bwrap can make (user and cgroup where possible); the network is added back by
 # --share-net only when approved. Capabilities go even for root: with CAP_SYS_ADMIN a command
-# could remount / read-write. No --die-with-parent: with it the outer bwrap dies with the
-# harness at once and, in a race inside bwrap, the sandbox's PID 1 sometimes survives it,
-# reparented where nothing can find it; the reaper (reaper.py) kills the whole tree instead.
+# could remount / read-write. --die-with-parent chains the lifetimes: the namespace's init (its
+# PID 1, whose death makes the kernel kill every process inside) dies with the outer bwrap, which
+# exits as soon as the command's first process does, so background and setsid children end with
+# the call; the outer bwrap dies with its parent, the holder (processes.py), not the harness, so
+# a harness killed while bwrap still sets up leaves a chain the reaper can find and kill.
 _BASE = (
     "--unshare-all",
     "--new-session",
+    "--die-with-parent",
     "--cap-drop",
     "ALL",
 )

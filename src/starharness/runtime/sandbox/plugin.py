@@ -21,6 +21,7 @@ from .errors import SandboxUnavailableError
 from .keys import SANDBOX
 from .landlock import LandlockProvider
 from .policy import default_hidden
+from .processes import DEFAULT_MAX_PROCESSES
 from .provider import SandboxProvider
 from .seatbelt import SeatbeltProvider
 from .service import SANDBOX_RECORD, SandboxRecord, SandboxService, SandboxSettings
@@ -56,6 +57,10 @@ class SandboxConfig(BaseModel):
     output_budget_bytes: int = Field(default=30_000, ge=256)
     job_buffer_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_jobs: int = Field(default=8, ge=1)
+    max_processes: int | None = Field(default=DEFAULT_MAX_PROCESSES, ge=8)
+    """Processes (threads too, under a cgroup) one command, job or code-mode program may run at
+    once: a pids cgroup refuses more where one is writable, else the command is killed past it.
+    null: no cap."""
     shell: str = "/bin/sh"
     pass_env: list[str] = []
     """More environment variables commands may see (all others are dropped)."""
@@ -93,6 +98,7 @@ class SandboxConfig(BaseModel):
             output_budget=self.output_budget_bytes,
             job_buffer=self.job_buffer_bytes,
             max_jobs=self.max_jobs,
+            max_processes=self.max_processes,
             shell=self.shell,
             env=tuple(self.pass_env),
             hidden=(*default_hidden(), *extra),

@@ -16,7 +16,14 @@ from .chain import Confined, SandboxChain
 from .jobs import Job, JobTable
 from .keys import JOB_STATE
 from .policy import SandboxPolicy, confined_env, default_hidden
-from .processes import CommandResult, ProcessOwner, forget_folder, remove_with_harness, run_once
+from .processes import (
+    DEFAULT_MAX_PROCESSES,
+    CommandResult,
+    ProcessOwner,
+    forget_folder,
+    remove_with_harness,
+    run_once,
+)
 from .tiers import Tier, check_escalation
 
 
@@ -31,6 +38,8 @@ class SandboxSettings:
     output_budget: int = 30_000
     job_buffer: int = 1024 * 1024
     max_jobs: int = 8
+    max_processes: int | None = DEFAULT_MAX_PROCESSES
+    """Processes one command (shell, job, code-mode program) may run at once; None: no cap."""
     shell: str = "/bin/sh"
     env: tuple[str, ...] = ()
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
@@ -103,7 +112,7 @@ class AgentSandbox:
         self.layer = layer
         settings = service.settings
         self.tier = settings.tier
-        self.owner = ProcessOwner()
+        self.owner = ProcessOwner(settings.max_processes)
         self.jobs = JobTable(
             self.owner,
             max_jobs=settings.max_jobs,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +22,7 @@ from .tiers import EscalationRefusedError, Tier
 
 COMMAND_FAILED = "command_failed"
 COMMAND_TIMEOUT = "command_timeout"
+PROCESS_LIMIT = "process_limit"
 ESCALATION_REFUSED = "escalation_refused"
 JOB_ERROR = "job_error"
 COMMAND_TOOLS = frozenset({"shell", "job_start"})
@@ -133,6 +135,18 @@ def _hint(sandbox: AgentSandbox, confined: Confined, output: str) -> str:
 
 
 def _shell_result(
+    sandbox: AgentSandbox, confined: Confined, result: CommandResult, timeout_s: float
+) -> str | ToolFailure:
+    limit = result.limit
+    if limit is not None and limit.killed:
+        return ToolFailure(f"{limit.note()}; output so far:\n{result.output}", PROCESS_LIMIT)
+    shown = (
+        result if limit is None else replace(result, output=f"({limit.note()})\n{result.output}")
+    )
+    return _ended(sandbox, confined, shown, timeout_s)
+
+
+def _ended(
     sandbox: AgentSandbox, confined: Confined, result: CommandResult, timeout_s: float
 ) -> str | ToolFailure:
     if result.timed_out:

@@ -1,0 +1,252 @@
+"""A command's processes never outlive their owner, and a command runs a bounded number of them.
+
+Each test gives its processes a unique marker in their command lines and scans /proc for it
+with a generous polling deadline: "gone" means no process carries the marker any more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_support import PROVIDERS, Machine, make_rig, processes_with, zombie_children
+
+from starharness.runtime.sandbox import SANDBOX, processes
+from starharness.runtime.sandbox.tools import COMMAND_FAILED, COMMAND_TIMEOUT, PROCESS_LIMIT
+
+
+def _marker() -> str:
+    """A number `sleep` accepts and no other process on the machine carries."""
+    return f"{uuid.uuid4().int % 10**9}.{uuid.uuid4().int % 10**6:06d}7"
+
+
+async def _gone(marker: str, *, within_s: float = 15.0) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while processes_with(marker):
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def _at_least(marker: str, count: int, *, within_s: float = 30.0) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while len(processes_with(marker)) < count:
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def no_cgroup(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As on a machine where no pids cgroup is writable: the watcher is the limit."""
+
+    class _NoCgroups(processes._PidsCgroups):  # pyright: ignore[reportPrivateUsage]
+        def root(self) -> None:
+            return None
+
+    monkeypatch.setattr(processes, "_PIDS", _NoCgroups())
+    yield
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_timed_out_command_leaves_no_busy_loop_behind(
+    machine: Machine, provider: str
+) -> None:
+    marker = _marker()
+    rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
+    try:
+        # The probe of issue 38: a background loop of a command that ends (or times out).
+        outcome = await rig.shell(
+            f"timeout 40 sh -c 'while :; do :; done; : {marker}' & echo started; sleep 100",
+            timeout_s=3,
+        )
+        assert outcome.error_code == COMMAND_TIMEOUT, outcome.content
+        assert "started" in outcome.content
+        assert await _gone(marker)
+        quick = await rig.shell(f"timeout 40 sh -c 'while :; do :; done; : {marker}' & echo ok")
+        assert not quick.is_error, quick.content
+        assert await _gone(marker)  # the end of the call ends its background processes too
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_300_background_sleepers_of_a_timed_out_command_are_all_gone(
+    machine: Machine, provider: str
+) -> None:
+    marker = _marker()
+    rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
+    try:
+        outcome = await rig.shell(
+            f"i=0; while [ $i -lt 300 ]; do sleep {marker} & i=$((i+1)); done; "
+            f"echo spawned; sleep {marker}",
+            timeout_s=8,
+        )
+        assert outcome.error_code == COMMAND_TIMEOUT, outcome.content
+        assert "spawned" in outcome.content
+        assert await _gone(marker)
+        assert zombie_children() == []
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_setsid_child_ends_with_its_command(machine: Machine, provider: str) -> None:
+    marker = _marker()
+    rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
+    try:
+        ended = await rig.shell(f"setsid sleep {marker} & setsid -f sleep {marker}; echo ok")
+        assert not ended.is_error, ended.content
+        assert await _gone(marker)
+        timed_out = await rig.shell(f"setsid -f sleep {marker}; sleep {marker}", timeout_s=1)
+        assert timed_out.error_code == COMMAND_TIMEOUT, timed_out.content
+        assert await _gone(marker)
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_job_stop_kills_the_jobs_whole_tree(machine: Machine, provider: str) -> None:
+    marker = _marker()
+    rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
+    try:
+        started = await rig.call(
+            "job_start",
+            command=f"setsid -f sleep {marker}; (sleep {marker} &); sleep {marker} & "
+            f"echo up; sleep {marker}",
+        )
+        assert started.content.startswith("started job-1"), started.content
+        assert await _at_least(marker, 4)
+        stopped = await rig.call("job_stop", job_id="job-1")
+        assert stopped.content.startswith("job-1: stopped"), stopped.content
+        assert await _gone(marker)
+        assert zombie_children() == []
+    finally:
+        await rig.root.dispose()
+
+
+_HARNESS = textwrap.dedent(
+    """
+    import asyncio, sys
+    sys.path.insert(0, {support!r})
+    from sandbox_support import make_rig
+    from pathlib import Path
+
+    async def main():
+        rig = await make_rig(Path({project!r}), providers=[{provider!r}], approve_commands=False)
+        print("ready", flush=True)
+        await rig.shell({command!r}, timeout_s=500)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_harness_killed_with_sigkill_leaves_no_process_of_a_running_command(
+    machine: Machine, provider: str
+) -> None:
+    marker = _marker()
+    command = (
+        f"setsid -f sleep {marker}; (sleep {marker} &); "
+        f"i=0; while [ $i -lt 20 ]; do sleep {marker} & i=$((i+1)); done; sleep {marker}"
+    )
+    script = _HARNESS.format(
+        support=str(Path(__file__).parent),
+        project=str(machine.project),
+        provider=provider,
+        command=command,
+    )
+    harness = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert harness.stdout is not None
+        assert (await harness.stdout.readline()).strip() == b"ready"
+        assert await _at_least(marker, 23)
+        harness.send_signal(signal.SIGKILL)  # no cleanup code of the harness runs
+        await harness.wait()
+        assert await _gone(marker)
+    finally:
+        if harness.returncode is None:
+            harness.kill()
+            await harness.wait()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_the_process_limit_refuses_a_burst_and_the_harness_lives_on(
+    machine: Machine, provider: str
+) -> None:
+    if processes.pids_cgroup_root() is None:
+        pytest.skip("no writable pids cgroup here (the watcher's test covers this machine)")
+    marker = _marker()
+    rig = await make_rig(
+        machine.project, providers=[provider], approve_commands=False, max_processes=32
+    )
+    try:
+        burst = await rig.shell(
+            f"i=0; while [ $i -lt 200 ]; do sleep {marker} & i=$((i+1)); done; echo all started"
+        )
+        assert burst.error_code == COMMAND_FAILED, burst.content  # sh: Cannot fork
+        assert "all started" not in burst.content
+        assert "the sandbox refused " in burst.content
+        assert "a command may run at most 32 processes at once" in burst.content
+        assert await _gone(marker)
+        # A real fork bomb churns at the limit until its timeout, then all of it ends.
+        bomb = await rig.shell(f"b() {{ b | b & }}; b; sleep {marker}", timeout_s=3)
+        assert bomb.error_code == COMMAND_TIMEOUT, bomb.content
+        assert "a command may run at most 32 processes at once" in bomb.content
+        assert await _gone(marker)
+        alive = await rig.shell("echo still here")
+        assert not alive.is_error and "still here" in alive.content
+        sandbox = rig.root.get(SANDBOX).for_context(rig.agent)
+        assert sandbox.owner.running == 0
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_without_a_cgroup_a_command_past_the_limit_is_killed(
+    machine: Machine, provider: str, no_cgroup: None
+) -> None:
+    marker = _marker()
+    rig = await make_rig(
+        machine.project, providers=[provider], approve_commands=False, max_processes=32
+    )
+    try:
+        burst = await rig.shell(
+            f"i=0; while [ $i -lt 100 ]; do sleep {marker} & i=$((i+1)); done; sleep {marker}",
+            timeout_s=60,
+        )
+        assert burst.error_code == PROCESS_LIMIT, burst.content
+        assert burst.content.startswith(
+            "Error: the command was killed: it ran more than 32 processes at once"
+        )
+        assert await _gone(marker)
+        alive = await rig.shell("echo still here")
+        assert not alive.is_error and "still here" in alive.content
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_command_within_the_limit_is_not_bothered(machine: Machine, provider: str) -> None:
+    rig = await make_rig(
+        machine.project, providers=[provider], approve_commands=False, max_processes=32
+    )
+    try:
+        outcome = await rig.shell("for i in 1 2 3 4 5 6 7 8; do sleep 0.2 & done; wait; echo ok")
+        assert not outcome.is_error, outcome.content
+        assert "refused" not in outcome.content
+    finally:
+        await rig.root.dispose()
