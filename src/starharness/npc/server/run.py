@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from ...runtime.kernel import Context
 from ...runtime.llm.transport import stock_transports
@@ -24,11 +25,13 @@ from ..world import World
 from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
 from .fanout import Fanout, PostgresFanout
+from .gate import GateSettings, GateState, gated_http, networks, trusted_proxies
 from .hub import NpcServer
+from .log_limit import AcceptErrors, LogLimiter
 from .own_files import hide_own_files
 from .proxied import ProxyHeaders
 from .security import resolve_credentials
-from .settings import ServerSettings
+from .settings import LimitsSettings, ServerSettings
 
 _log = logging.getLogger("starharness.npc.server")
 
@@ -56,8 +59,13 @@ class RunningServer:
         host: str,
         port: int,
         owned_world: World | None,
+        gate: GateState,
     ) -> None:
         self.server = server
+        self.gate = gate
+        """The sockets' gate: open sockets per address, and how many were shed and why."""
+        self._accept_errors = AcceptErrors(LogLimiter(_log))
+        self._accept_errors.install()
         self.host = host
         self.port = port
         self._engine = engine
@@ -92,6 +100,8 @@ class RunningServer:
             await self._task
         except Exception:
             _log.exception("the web server failed while stopping")
+        self._accept_errors.uninstall()
+        self.gate.limiter.flush()
         await self.server.aclose()
         if self.ready_file is not None:
             # A ready file that outlives the server sends scripts to a dead address.
@@ -149,10 +159,14 @@ async def start_server(
             proxy_headers=False,
         )
         config.app = ProxyHeaders(app, config.forwarded_allow_ips)
+        gate = GateState(gate_settings(settings.limits, config.forwarded_allow_ips))
+        config.http = gated_http(AutoHTTPProtocol, gate.settings, gate)
         engine = _Uvicorn(config)
         task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
         port: int = sock.getsockname()[1]
-        running = RunningServer(server, engine, task, settings.host, port, world if owned else None)
+        running = RunningServer(
+            server, engine, task, settings.host, port, world if owned else None, gate
+        )
         try:
             await _until_started(engine, task)
             server.start()
@@ -182,6 +196,18 @@ async def serve_game(
         await running.wait()
     finally:
         await running.stop()
+
+
+def gate_settings(
+    limits: LimitsSettings, forwarded_allow_ips: list[str] | str | None
+) -> GateSettings:
+    """The gate's settings from the server's limits; the proxies uvicorn trusts go uncapped."""
+    return GateSettings(
+        header_timeout_s=limits.header_timeout_s,
+        max_header_bytes=limits.max_header_bytes,
+        connections_per_address=limits.connections_per_address,
+        uncapped=networks(limits.uncapped_addresses) + trusted_proxies(forwarded_allow_ips),
+    )
 
 
 async def _bind(host: str, port: int) -> socket.socket:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import socket
@@ -11,6 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ...runtime.session.postgres import PostgresTarget, is_postgres_url
 from ..world_calls import DEFAULT_WORLD_CONNECTIONS
+from .gate import (
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_MAX_HEADER_BYTES,
+    UNCAPPED_BY_DEFAULT,
+)
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_PORT = 3099
@@ -43,6 +50,30 @@ class LimitsSettings(BaseModel):
     """Frames waiting for a slow reader before it is dropped."""
     send_timeout_s: float = Field(default=10.0, gt=0)
     """A reader that takes longer than this to accept one frame is dropped."""
+    header_timeout_s: float = Field(default=DEFAULT_HEADER_TIMEOUT_S, gt=0, le=3600)
+    """A request (a WebSocket handshake too) whose head and body have not arrived this long
+    after its first byte (after the connection opened, for the first) is answered 408 and
+    closed; a socket that sent nothing is just closed."""
+    max_header_bytes: int = Field(default=DEFAULT_MAX_HEADER_BYTES, ge=1024, le=1 << 20)
+    """Largest request head (request line and headers); beyond it, or with a line over 8 KiB
+    or more than 128 headers, the request is answered 431 and the socket closed."""
+    connections_per_address: int | None = Field(default=DEFAULT_CONNECTIONS_PER_ADDRESS, ge=1)
+    """Sockets one client address (an IPv6 /64) may hold open at once; one more is answered
+    429 and closed. None: no cap. Addresses in `uncapped_addresses` and the proxies uvicorn
+    trusts (`FORWARDED_ALLOW_IPS`) are never capped."""
+    uncapped_addresses: list[str] = Field(default_factory=lambda: list(UNCAPPED_BY_DEFAULT))
+    """Addresses or CIDR blocks never capped: loopback by default (this machine's programs,
+    and a reverse proxy on it); add a proxy's address here."""
+
+    @field_validator("uncapped_addresses")
+    @classmethod
+    def _networks(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                ipaddress.ip_network(value.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an address or CIDR block") from None
+        return values
 
 
 class TurnSettings(BaseModel):

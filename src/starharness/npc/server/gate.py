@@ -1,0 +1,431 @@
+"""A socket's way in: a request's head must arrive soon and small, and one address may hold
+only so many sockets.
+
+uvicorn starts no timer until a first response went out, accepts a request head of any size
+when httptools parses it, and hands a WebSocket upgrade to the websockets parser, which refuses
+a header line over 8 KiB or more than 128 headers without ever answering. A socket that sent
+nothing or half a head stayed open for good (2,000 of them cost 2,000 descriptors), and an
+oversized upgrade hung. `gated_http` wraps uvicorn's HTTP protocol (uvicorn's documented
+`http=` option takes a protocol class): the wrapper is the socket's protocol for the socket's
+whole life and the transport uvicorn's protocols write to, so it counts each socket until it
+closes, also after uvicorn switched it to a WebSocket protocol. It reads the bytes as they pass,
+and only the heads: the request line and headers are measured line by line, the body skipped by
+its Content-Length, and once a WebSocket upgrade is through it just passes bytes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .log_limit import LogLimiter
+
+_log = logging.getLogger("starharness.npc.server")
+
+DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_MAX_HEADER_BYTES = 32 * 1024
+DEFAULT_CONNECTIONS_PER_ADDRESS = 256
+MAX_LINE_BYTES = 8192
+"""A head line's most bytes with its line end: what the websockets parser takes (it refuses a
+longer one without answering)."""
+MAX_HEADERS = 128
+"""The websockets parser's most header lines."""
+UNCAPPED_BY_DEFAULT = ("127.0.0.0/8", "::1")
+_LINGER_S = 1.0
+"""How long a refused socket is read (and its bytes dropped) before it is closed: closing a
+socket with unread bytes resets it, and the client may never see the answer."""
+
+# A socket's states: waiting for (the rest of) a head, in a body, between requests, passing
+# bytes on (a WebSocket, or a body whose end is not read here), refused (answered, lingering).
+_HEAD, _BODY, _IDLE, _PASS, _REFUSED = range(5)
+
+_NO_EXTRA: dict[str, Any] = {}
+"""The wrapper's own extra info, never read or written (asyncio makes an empty dict each)."""
+
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """How long a request's head and body may take, how large a head may be, how many
+    sockets one address may hold (None: any number), and the addresses never capped."""
+
+    header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    connections_per_address: int | None = DEFAULT_CONNECTIONS_PER_ADDRESS
+    uncapped: tuple[_Network, ...] = field(default_factory=lambda: networks(UNCAPPED_BY_DEFAULT))
+
+
+def networks(addresses: Iterable[str]) -> tuple[_Network, ...]:
+    """Addresses and CIDR blocks as networks; anything else (`*`, a socket path) is skipped."""
+    found: list[_Network] = []
+    for address in addresses:
+        try:
+            found.append(ipaddress.ip_network(address.strip(), strict=False))
+        except ValueError:
+            continue
+    return tuple(found)
+
+
+def trusted_proxies(forwarded_allow_ips: list[str] | str | None) -> tuple[_Network, ...]:
+    """The proxies uvicorn trusts (`FORWARDED_ALLOW_IPS`): each carries many clients' sockets,
+    so none is capped (`*` trusts everyone and names no proxy)."""
+    if forwarded_allow_ips is None:
+        return ()
+    if isinstance(forwarded_allow_ips, str):
+        forwarded_allow_ips = forwarded_allow_ips.split(",")
+    return networks(forwarded_allow_ips)
+
+
+class GateState:
+    """What the sockets of one server share: open sockets per address, and the shed counts."""
+
+    __slots__ = ("by_address", "limiter", "settings", "shed")
+
+    def __init__(self, settings: GateSettings, logger: logging.Logger = _log) -> None:
+        self.settings = settings
+        self.by_address: dict[str, int] = {}
+        self.limiter = LogLimiter(logger)
+        self.shed: dict[str, int] = {"header_timeout": 0, "header_too_large": 0, "over_cap": 0}
+
+    def address_key(self, peer: object) -> str | None:
+        """What a peer is counted under: its IPv4 address, or its IPv6 /64 (one host's block);
+        None for an uncapped one."""
+        if self.settings.connections_per_address is None:
+            return None
+        if not isinstance(peer, tuple) or not peer or not isinstance(peer[0], str):
+            return None  # a Unix socket: a local client
+        try:
+            address = ipaddress.ip_address(peer[0].split("%", 1)[0])
+        except ValueError:
+            return None
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if any(address in network for network in self.settings.uncapped):
+            return None
+        if isinstance(address, ipaddress.IPv6Address):
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
+        return str(address)
+
+    def shed_one(self, kind: str, message: str, *args: object) -> None:
+        self.shed[kind] += 1
+        self.limiter.log(logging.WARNING, kind, message, *args)
+
+
+def _answer(status: str, text: str) -> bytes:
+    body = text.encode()
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body
+
+
+class GatedConnection(asyncio.Protocol, asyncio.Transport):
+    """The protocol of one socket and the transport of uvicorn's protocol for it."""
+
+    __slots__ = (
+        "_framing",
+        "_inner",
+        "_key",
+        "_line",
+        "_lines",
+        "_opened",
+        "_remaining",
+        "_seen",
+        "_state",
+        "_timer",
+        "_transport",
+    )
+    inner_class: ClassVar[type[asyncio.Protocol]]
+    gate: ClassVar[GateState]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(_NO_EXTRA)  # its extra info is the socket's
+        self._inner: asyncio.Protocol = self.inner_class(*args, **kwargs)
+        self._opened = False
+        """Whether uvicorn's protocol was told of the socket (a socket over its cap is not)."""
+        self._transport: asyncio.Transport | None = None
+        self._state = _HEAD
+        self._timer: asyncio.TimerHandle | None = None
+        self._key: str | None = None
+        self._line = bytearray()
+        """The head line read so far (at most MAX_LINE_BYTES)."""
+        self._lines = 0
+        self._seen = 0
+        """Bytes of the current head read so far."""
+        self._remaining = 0
+        """Body bytes still to come."""
+        self._framing: tuple[int | None, bool, bool] = (None, False, False)
+        """The current head's Content-Length, chunked, and WebSocket upgrade."""
+
+    # -- the socket's side (a protocol) -------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        gate = self.gate
+        key = gate.address_key(transport.get_extra_info("peername"))
+        cap = gate.settings.connections_per_address
+        if key is not None and cap is not None:
+            held = gate.by_address.get(key, 0)
+            if held >= cap:
+                gate.shed_one(
+                    "over_cap", "refused a connection from %s: it holds %d already", key, held
+                )
+                self._refuse(
+                    "429 Too Many Requests",
+                    f"too many connections from your address: at most {cap} at once; "
+                    "close some and retry\n",
+                )
+                return
+            gate.by_address[key] = held + 1
+            self._key = key
+        self._arm()
+        self._opened = True
+        self._inner.connection_made(self)
+
+    def data_received(self, data: bytes) -> None:
+        state = self._state
+        if state == _PASS:
+            self._inner.data_received(data)
+            return
+        if state == _REFUSED:
+            return
+        passed = self._read(data)
+        if passed:
+            self._inner.data_received(data if passed == len(data) else data[:passed])
+
+    def eof_received(self) -> bool | None:
+        if self._state == _REFUSED:
+            return False
+        return self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        key, self._key = self._key, None
+        if key is not None:
+            counts = self.gate.by_address
+            left = counts.get(key, 1) - 1
+            if left > 0:
+                counts[key] = left
+            else:
+                counts.pop(key, None)
+        if self._opened:
+            self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+    # -- reading heads ------------------------------------------------------------------------
+
+    def _read(self, data: bytes) -> int:
+        """Follow `data` through heads and bodies; the bytes that may pass on (all, unless a
+        head broke a limit: then the socket is answered and nothing more passes)."""
+        at = 0
+        size = len(data)
+        while at < size:
+            state = self._state
+            if state == _PASS:
+                return size
+            if state == _IDLE:
+                self._state = _HEAD
+                self._seen = 0
+                self._lines = 0
+                self._framing = (None, False, False)
+                self._arm()
+                continue
+            if state == _BODY:
+                taken = min(self._remaining, size - at)
+                self._remaining -= taken
+                at += taken
+                if self._remaining == 0:
+                    self._state = _IDLE
+                    self._disarm()
+                continue
+            # A head: line by line.
+            end = data.find(b"\n", at)
+            stop = size if end < 0 else end + 1
+            chunk = len(self._line) + stop - at
+            self._seen += stop - at
+            if chunk > MAX_LINE_BYTES:
+                return self._too_large(at, f"a header line is longer than {MAX_LINE_BYTES} bytes")
+            if self._seen > self.gate.settings.max_header_bytes:
+                limit = self.gate.settings.max_header_bytes
+                return self._too_large(at, f"the request's headers are over {limit} bytes")
+            self._line += data[at:stop]
+            at = stop
+            if end < 0:
+                break
+            line = bytes(self._line).rstrip(b"\r\n")
+            self._line.clear()
+            if not self._head_line(line):
+                return self._too_large(at, f"the request has more than {MAX_HEADERS} headers")
+        return size
+
+    def _head_line(self, line: bytes) -> bool:
+        """Take one complete head line; False when the head has too many."""
+        if not line:
+            if self._lines == 0:
+                return True  # blank lines before a request line are ignored (RFC 9112 2.2)
+            self._head_done()
+            return True
+        self._lines += 1
+        if self._lines > MAX_HEADERS + 1:
+            return False
+        if self._lines == 1:
+            return True  # the request line
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        length, chunked, websocket = self._framing
+        if name == b"content-length":
+            digits = value.strip()
+            length = int(digits) if digits.isdigit() and len(digits) < 19 else -1
+        elif name == b"transfer-encoding":
+            chunked = True
+        elif name == b"upgrade":
+            websocket = b"websocket" in value.lower()
+        self._framing = (length, chunked, websocket)
+        return True
+
+    def _head_done(self) -> None:
+        length, chunked, websocket = self._framing
+        if websocket:
+            # A WebSocket from here on (its pings find a dead peer): bytes just pass.
+            self._become_pass(disarm=True)
+        elif chunked or (length is not None and length < 0):
+            # A body whose end is not read here (or a framing uvicorn will refuse): the
+            # request's timer keeps running and ends the socket if it is not done by then.
+            self._become_pass(disarm=False)
+        elif length:
+            self._state = _BODY
+            self._remaining = length
+        else:
+            self._state = _IDLE
+            self._disarm()
+
+    def _become_pass(self, *, disarm: bool) -> None:
+        self._state = _PASS
+        self._line = bytearray()
+        if disarm:
+            self._disarm()
+
+    def _too_large(self, passed: int, why: str) -> int:
+        self.gate.shed_one("header_too_large", "refused a request: %s", why)
+        self._refuse("431 Request Header Fields Too Large", f"refused: {why}\n")
+        return passed
+
+    # -- timers and refusals ------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        if self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.gate.settings.header_timeout_s, self._timed_out)
+
+    def _disarm(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def _timed_out(self) -> None:
+        self._timer = None
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            return
+        timeout = self.gate.settings.header_timeout_s
+        self.gate.shed_one(
+            "header_timeout", "closed a socket whose request did not arrive within %g s", timeout
+        )
+        if self._state == _HEAD and self._seen == 0:
+            transport.close()  # nothing asked, nothing to answer (an idle pre-connect)
+            return
+        self._refuse("408 Request Timeout", f"refused: the request took over {timeout:g} s\n")
+
+    def _refuse(self, status: str, text: str) -> None:
+        """Answer, drop whatever else comes, and close soon (a refusal's linger)."""
+        transport = self._transport
+        assert transport is not None
+        self._state = _REFUSED
+        self._disarm()
+        transport.write(_answer(status, text))
+        self._timer = asyncio.get_running_loop().call_later(_LINGER_S, transport.close)
+
+    # -- uvicorn's side (a transport) ---------------------------------------------------------
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self._state != _REFUSED:
+            self._socket.write(data)
+
+    def writelines(self, list_of_data: Iterable[bytes | bytearray | memoryview]) -> None:
+        if self._state != _REFUSED:
+            self._socket.writelines(list_of_data)
+
+    @property
+    def _socket(self) -> asyncio.Transport:
+        transport = self._transport
+        assert transport is not None
+        return transport
+
+    def close(self) -> None:
+        self._socket.close()
+
+    def abort(self) -> None:
+        self._socket.abort()
+
+    def is_closing(self) -> bool:
+        return self._socket.is_closing()
+
+    def write_eof(self) -> None:
+        self._socket.write_eof()
+
+    def can_write_eof(self) -> bool:
+        return self._socket.can_write_eof()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self._socket.get_extra_info(name, default)
+
+    def get_write_buffer_size(self) -> int:
+        return self._socket.get_write_buffer_size()
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return self._socket.get_write_buffer_limits()
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        self._socket.set_write_buffer_limits(high, low)
+
+    def pause_reading(self) -> None:
+        self._socket.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._socket.resume_reading()
+
+    def is_reading(self) -> bool:
+        return self._socket.is_reading()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        # uvicorn's HTTP protocol hands the socket to its WebSocket protocol: this stays the
+        # socket's protocol (and keeps counting it) and passes the bytes to the new one.
+        assert isinstance(protocol, asyncio.Protocol)
+        self._inner = protocol
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self._inner
+
+
+def gated_http(
+    inner: type[asyncio.Protocol], settings: GateSettings, state: GateState | None = None
+) -> type[GatedConnection]:
+    """The protocol class for uvicorn's `http=`: `inner` (uvicorn's HTTP protocol) behind the
+    gate, sharing one GateState (per-address counts, shed counts) across the server's sockets."""
+    gate = state or GateState(settings)
+    return type(
+        "GatedConnection",
+        (GatedConnection,),
+        {"__slots__": (), "inner_class": inner, "gate": gate},
+    )

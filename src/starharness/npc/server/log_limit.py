@@ -1,0 +1,123 @@
+"""Log lines that cannot flood: one line per kind per interval, with a count of the rest.
+
+At the descriptor limit asyncio reports each failed `accept()` to the loop's exception handler
+with a traceback, up to the listener's backlog (2,048 under uvicorn) each time the listening
+socket is ready: about 3 MB of log a second that served nobody. Shed sockets (a header timeout,
+an oversized header, a client over its connection cap) come in floods just the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_INTERVAL_S = 10.0
+ACCEPT_FAILED = "socket.accept() out of system resource"
+"""The message asyncio's selector loop reports a failed accept with (3.11-3.13)."""
+_RESOURCE_ERRORS = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM))
+
+
+@dataclass(slots=True)
+class _Kind:
+    logged_at: float
+    suppressed: int = 0
+
+
+class LogLimiter:
+    """Logs the first line of a kind, then counts that kind's lines until `interval_s` passed."""
+
+    __slots__ = ("_clock", "_interval_s", "_kinds", "_logger")
+
+    def __init__(
+        self,
+        logger: logging.Logger,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._logger = logger
+        self._interval_s = interval_s
+        self._clock = clock
+        self._kinds: dict[str, _Kind] = {}
+
+    def log(self, level: int, kind: str, message: str, *args: object) -> bool:
+        """Log `message % args` unless a line of `kind` went out within the interval (then
+        count it); a logged line says how many were counted since the last one. True if logged."""
+        now = self._clock()
+        seen = self._kinds.get(kind)
+        if seen is not None and now - seen.logged_at < self._interval_s:
+            seen.suppressed += 1
+            return False
+        suppressed = 0 if seen is None else seen.suppressed
+        self._kinds[kind] = _Kind(now)
+        if suppressed:
+            self._logger.log(
+                level,
+                message + " (and %d more like it in the last %g s)",
+                *args,
+                suppressed,
+                self._interval_s,
+            )
+        else:
+            self._logger.log(level, message, *args)
+        return True
+
+    def flush(self) -> None:
+        """Report the lines still only counted (at the end of a server's life)."""
+        for kind, seen in self._kinds.items():
+            if seen.suppressed:
+                self._logger.warning("%d more %s lines were not logged", seen.suppressed, kind)
+                seen.suppressed = 0
+
+
+_Handler = Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object]
+
+
+class AcceptErrors:
+    """The running loop's exception handler, while installed: a failed accept (out of
+    descriptors or memory) is one warning line per interval, with a count; everything else
+    goes to the handler that was there before (or the loop's default)."""
+
+    __slots__ = ("_limiter", "_loop", "_previous")
+
+    def __init__(self, limiter: LogLimiter) -> None:
+        self._limiter = limiter
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._previous: _Handler | None = None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._previous = loop.get_exception_handler()
+        loop.set_exception_handler(self)
+
+    def uninstall(self) -> None:
+        """Put the previous handler back (unless another was installed over this one)."""
+        loop, self._loop = self._loop, None
+        if loop is not None and loop.get_exception_handler() is self:
+            loop.set_exception_handler(self._previous)
+        self._limiter.flush()
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if (
+            context.get("message") == ACCEPT_FAILED
+            and isinstance(exc, OSError)
+            and exc.errno in _RESOURCE_ERRORS
+        ):
+            self._limiter.log(
+                logging.WARNING,
+                f"accept-{errno.errorcode.get(exc.errno or 0, exc.errno)}",
+                "cannot accept a connection: %s (the process's descriptor limit?); "
+                "retrying every second",
+                exc.strerror or exc,
+            )
+            return
+        if self._previous is not None:
+            self._previous(loop, context)
+        else:
+            loop.default_exception_handler(context)

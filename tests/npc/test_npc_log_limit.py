@@ -1,0 +1,149 @@
+"""One log line per kind per interval, with a count (a fake clock); the gate's head reading
+under any split of the bytes (hypothesis, a fake socket)."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from starharness.npc.server.gate import GateSettings, GateState, gated_http
+from starharness.npc.server.log_limit import ACCEPT_FAILED, AcceptErrors, LogLimiter
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_one_line_per_kind_per_interval_with_a_count(caplog: pytest.LogCaptureFixture) -> None:
+    clock = _Clock()
+    limiter = LogLimiter(logging.getLogger("test.limit"), interval_s=10, clock=clock)
+    with caplog.at_level(logging.WARNING, "test.limit"):
+        assert limiter.log(logging.WARNING, "a", "first %s", "a")
+        for _ in range(500):
+            assert not limiter.log(logging.WARNING, "a", "again %s", "a")
+        assert limiter.log(logging.WARNING, "b", "another kind")
+        clock.now += 9.9
+        assert not limiter.log(logging.WARNING, "a", "still %s", "a")
+        clock.now += 0.2
+        assert limiter.log(logging.WARNING, "a", "later %s", "a")
+        clock.now += 60
+        assert limiter.log(logging.WARNING, "a", "quiet %s", "a")
+        assert not limiter.log(logging.WARNING, "a", "counted")
+        limiter.flush()
+    assert [r.getMessage() for r in caplog.records] == [
+        "first a",
+        "another kind",
+        "later a (and 501 more like it in the last 10 s)",
+        "quiet a",
+        "1 more a lines were not logged",
+    ]
+
+
+async def test_failed_accepts_are_limited_and_the_rest_passes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = asyncio.get_running_loop()
+    seen: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: seen.append(context))
+    handler = AcceptErrors(LogLimiter(logging.getLogger("test.accept")))
+    handler.install()
+    try:
+        with caplog.at_level(logging.WARNING, "test.accept"):
+            for _ in range(2048):
+                error = OSError(errno.EMFILE, "Too many open files")
+                loop.call_exception_handler({"message": ACCEPT_FAILED, "exception": error})
+            loop.call_exception_handler({"message": "something else"})
+        assert len(caplog.records) == 1
+        assert "Too many open files" in caplog.records[0].getMessage()
+        assert [c["message"] for c in seen] == ["something else"]
+    finally:
+        handler.uninstall()
+    assert loop.get_exception_handler() is not handler
+    loop.set_exception_handler(None)
+
+
+# -- the gate, byte by byte -------------------------------------------------------------------
+
+
+class _Inner(asyncio.Protocol):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.received = bytearray()
+        self.lost = False
+
+    def data_received(self, data: bytes) -> None:
+        self.received += data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+
+
+class _Socket(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__({"peername": ("192.0.2.7", 5000)})
+        self.written = bytearray()
+        self.closed = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+def _feed(data: bytes, cuts: list[int]) -> tuple[_Inner, _Socket, Any]:
+    async def run() -> tuple[_Inner, _Socket, Any]:
+        gate = GateState(GateSettings(header_timeout_s=600, max_header_bytes=4096))
+        connection = gated_http(_Inner, gate.settings, gate)()
+        socket = _Socket()
+        connection.connection_made(socket)
+        inner = connection.get_protocol()
+        assert isinstance(inner, _Inner)
+        start = 0
+        for cut in [*sorted(set(cuts)), len(data)]:
+            if start < cut <= len(data):
+                connection.data_received(data[start:cut])
+                start = cut
+        state = connection._state  # pyright: ignore[reportPrivateUsage]
+        connection.connection_lost(None)
+        return inner, socket, state
+
+    return asyncio.run(run())
+
+
+_REQUESTS = (
+    b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+    b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world"
+    b"\r\nGET /y HTTP/1.1\nHost: a\n\n"
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, len(_REQUESTS)), max_size=12))
+def test_whole_requests_pass_under_any_split(cuts: list[int]) -> None:
+    inner, socket, state = _feed(_REQUESTS, cuts)
+    assert bytes(inner.received) == _REQUESTS
+    assert socket.written == b"" and state == 2  # between requests
+
+
+_TOO_LONG = b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + b"z" * 9000 + b"\r\n\r\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, len(_TOO_LONG)), max_size=12))
+def test_a_long_line_is_refused_under_any_split(cuts: list[int]) -> None:
+    inner, socket, _ = _feed(_TOO_LONG, cuts)
+    assert socket.written.startswith(b"HTTP/1.1 431 ")
+    assert len(inner.received) <= 8192 + 64  # the line never reached uvicorn's parser whole
