@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starharness.npc.actions import ENCOUNTER, ActionAttempt, EncounterBinding
+from starharness.npc.actions import (
+    ENCOUNTER,
+    OFFERED,
+    ActionAttempt,
+    EncounterBinding,
+    Offer,
+    OfferDraft,
+)
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import ToolOutcome, ToolRegistry, ToolSuccess
@@ -30,10 +38,15 @@ class Bench:
     player_id: str = PLAYER_ID
     reports: list[ActionAttempt] = field(default_factory=list[ActionAttempt])
     calls: int = 0
+    accept: bool = True
+    """Whether `call` accepts an offer at once, as the player would (the settled result)."""
+    offers: dict[str, Offer] = field(default_factory=dict[str, Offer])
 
     def __post_init__(self) -> None:
         self.ctx = Context().child("agent")
-        binding = EncounterBinding(self.world, self.npc_id, self.player_id, self.reports.append)
+        binding = EncounterBinding(
+            self.world, self.npc_id, self.player_id, self.reports.append, propose=self._propose
+        )
         self.ctx.provide(ENCOUNTER, binding)
         self.registry = ToolRegistry().bind(self.ctx)
         for tool in action_tools():
@@ -49,7 +62,21 @@ class Bench:
         assert isinstance(outcome.result, ToolSuccess), outcome.content
         value = outcome.result.value
         assert isinstance(value, dict), value
+        if self.accept and OFFERED in value:
+            return (await self.settle(value[OFFERED])).result
         return value
+
+    async def settle(self, offer_id: str) -> ActionAttempt:
+        """Accept a held offer: commit it as the encounter does when the player picks it."""
+        offer = self.offers.pop(offer_id)
+        attempt = await asyncio.to_thread(offer.draft.settle, offer.id)
+        self.reports.append(attempt)
+        return attempt
+
+    def _propose(self, draft: OfferDraft) -> Offer:
+        offer = Offer(f"offer-{len(self.offers) + 1}", draft)
+        self.offers[offer.id] = offer
+        return offer
 
 
 @dataclass(frozen=True)
