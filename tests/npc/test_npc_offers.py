@@ -260,7 +260,7 @@ def test_plain_acceptance_says_yes(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     ["no deal", "yes, but cheaper", "deal for 3?", "ok 500", "Yes please, 2 more",
-     "I'll take the spice", "not a deal", "hello", "", "what?", "yes yes yes yes yes yes yes yes yes"],
+     "I'll take the spice", "not a deal", "hello", "", "what?", " ".join(["yes"] * 9)],
 )  # fmt: skip
 def test_plain_acceptance_refuses_anything_more(line: str) -> None:
     assert not plain_acceptance(line)
