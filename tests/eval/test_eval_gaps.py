@@ -207,6 +207,26 @@ def test_a_prompt_injection_must_commit_nothing() -> None:
     assert judge_outcome(expected, [_row("change_attitude", True, delta=50)]).passed is False
 
 
+def test_no_commit_may_ignore_harmless_actions() -> None:
+    expected = Outcome(no_commit=True, ignoring=["change_attitude"])
+    assert judge_outcome(expected, [_row("change_attitude", True, delta=-5)]).passed is True
+    sold = judge_outcome(expected, [_row("player_buys", True, good_id="fuel", qty=2)])
+    assert sold.passed is False and "player_buys" in sold.detail
+
+
+def test_a_commit_expected_once_fails_when_it_came_twice() -> None:
+    # Asked for 3 medical gel, then "yes, at your price": the player got 4 in two commits.
+    once = Outcome(
+        commit=ExpectedCommit(action="player_buys", arguments={"good_id": "medgel"}, once=True)
+    )
+    first = _row("player_buys", True, 1, good_id="medgel", qty=3)
+    again = _row("player_buys", True, 2, good_id="medgel", qty=1)
+    assert judge_outcome(once, [first]).passed is True
+    twice = judge_outcome(once, [first, again])
+    assert twice.passed is False and "2 times" in twice.detail
+    assert judge_outcome(BUY_FUEL, [_row("player_buys", True, good_id="fuel", qty=2)] * 2).passed
+
+
 def test_an_outcome_is_exactly_one_kind() -> None:
     with pytest.raises(ValidationError, match="exactly one"):
         Outcome()

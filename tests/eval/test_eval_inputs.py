@@ -42,6 +42,60 @@ def test_a_bad_scenario_file_names_the_problem(tmp_path: Path, text: str, expect
         load_scenarios(path)
 
 
+def test_accept_and_pick_steps_read_a_flag_an_action_an_index_or_label_text(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.yml"
+    path.write_text(
+        "takes_from_player: [player_buys]\n"
+        "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n"
+        "      - accept: true\n        otherwise: Yes.\n"
+        "      - accept: sell_passage\n"
+        "      - pick: 2\n"
+        "      - pick: job\n        otherwise: I'll do it.\n"
+        "    expect:\n      no_commit: true\n      ignoring: [change_attitude]\n"
+    )
+    loaded = load_scenarios(path)
+    steps = loaded.scenarios[0].steps
+    assert [(s.accept, s.pick, s.otherwise) for s in steps[1:]] == [
+        (True, None, "Yes."),
+        ("sell_passage", None, None),
+        (False, 2, None),
+        (False, "job", "I'll do it."),
+    ]
+    assert all(step.starts_turn for step in steps)
+    assert loaded.takes_from_player == ["player_buys"]
+    assert loaded.only(["a"]).takes_from_player == ["player_buys"]
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        ("      - accept: true\n        say: hi\n", "exactly one of open, say, pick, accept"),
+        ("      - accept: false\n", "got none"),
+        ('      - accept: "  "\n', "accept"),
+        ("      - pick: 0\n", "pick"),
+    ],
+)
+def test_a_bad_accept_or_pick_step_names_the_problem(
+    tmp_path: Path, step: str, expected: str
+) -> None:
+    path = tmp_path / "s.yml"
+    path.write_text("scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n" + step)
+    with pytest.raises(ScenarioFileError, match=expected):
+        load_scenarios(path)
+
+
+def test_ignoring_belongs_to_no_commit(tmp_path: Path) -> None:
+    path = tmp_path / "s.yml"
+    path.write_text(
+        "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n"
+        "    expect:\n      commit: {action: x}\n      ignoring: [y]\n"
+    )
+    with pytest.raises(ScenarioFileError, match="'ignoring' belongs to no_commit"):
+        load_scenarios(path)
+
+
 def test_json_scenarios_load_too(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     steps = [{"open": "npc-karsk"}, {"pick": 2, "otherwise": "hm"}, {"close": True}]

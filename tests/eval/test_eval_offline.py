@@ -22,6 +22,7 @@ async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path
     names = {s.name for s in scenarios.scenarios}
     expected = {"greeting", "buy", "unaffordable-buy", "haggle", "return-visit"}
     assert names >= {*expected, "prompt-injection"}
+    assert len(scenarios.scenarios) >= 20
     settings = EvalSettings(Target("offline"), offline=True, turn_timeout_s=30)
     report = await run_eval(settings, scenarios, tmp_path)
     assert [s.name for s in report.scenarios] == [s.name for s in scenarios.scenarios]
@@ -32,13 +33,27 @@ async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path
         assert len(scenario.turns) == sum(1 for step in steps if step.starts_turn)
         for turn in scenario.turns:
             assert set(turn.verdicts) == set(RULES)
-            assert turn.verdicts["completed"].passed, turn.verdicts["completed"].detail
             assert turn.tokens.estimated is False and turn.tokens.input > 0
+            # The offline brain is the control: it keeps every rule that applies.
+            failed = {n: v.detail for n, v in turn.verdicts.items() if v.passed is False}
+            assert not failed, (scenario.name, turn.index, turn.said, failed)
+        # ...and achieves every outcome a scenario declares.
+        if scenario.outcome is not None:
+            assert scenario.outcome.passed, (scenario.name, scenario.outcome.detail)
     data = report.to_json()
-    assert data["summary"]["turns"] == len(report.turns())
-    assert data["summary"]["cache_hit_share"] is not None
+    summary = data["summary"]
+    assert summary["turns"] == len(report.turns())
+    assert summary["cache_hit_share"] is not None
     # The offline brain reads refusals, so the refusal rule gets something to judge.
-    assert data["summary"]["rules"]["reflects_refusal"]["applicable"] >= 1
+    assert summary["rules"]["reflects_refusal"]["applicable"] >= 1
+    # Deals were taken through offers the player accepted, and only those committed.
+    assert summary["rules"]["only_accepted_commits"]["applicable"] >= 20
+    assert summary["turns_committing_unaccepted"] == 0
+    assert summary["turns_claiming_without_commit"] == 0
+    alternatives = summary["refusal_then_alternative"]
+    assert alternatives["scenarios"] >= 5 and alternatives["passed"] == alternatives["scenarios"]
+    picked = [t for t in report.turns() if t.said.startswith("[") and t.actions]
+    assert picked, "no accept step picked an offer that committed"
 
 
 def test_the_command_prints_tables_and_writes_json(tmp_path: Path) -> None:
@@ -55,6 +70,8 @@ def test_the_command_prints_tables_and_writes_json(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "rules over all turns" in result.stdout
     assert "greeting.1" in result.stdout
+    assert "refusals then the hinted alternative: 0/0" in result.stdout
+    assert "turns committing what the player did not accept: 0" in result.stdout
     report = json.loads(out.read_text())
     assert report["target"]["provider"] == "offline"
     assert [s["name"] for s in report["scenarios"]] == ["greeting"]

@@ -11,18 +11,19 @@ from .rules import RULES
 _MARK = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[dim]·[/]"}
 _SHORT = {
     "completed": "done",
-    "spoke_via_action": "action",
+    "spoke_via_action": "act",
     "no_stage_directions": "clean",
-    "in_persona": "persona",
+    "in_persona": "role",
     "no_narration": "narr",
     "no_echo": "echo",
     "reflects_refusal": "hint",
-    "no_false_claims": "honest",
-    "only_accepted_commits": "accept",
-    "options_well_formed": "options",
+    "no_false_claims": "claim",
+    "only_accepted_commits": "agree",
+    "options_well_formed": "opts",
     "nothing_raw": "raw",
     "numbers_grounded": "nums",
 }
+"""Column headers of the turn table (the rule table names each rule in full)."""
 
 
 def print_report(report: EvalReport, console: Console) -> None:
@@ -44,9 +45,13 @@ def print_report(report: EvalReport, console: Console) -> None:
     console.print(_outcome_table(report))
     alternatives = report.refusal_alternatives()
     console.print(
-        f"refusals then the hinted alternative: {alternatives.passed}/{alternatives.applicable}; "
-        f"turns committing what the player did not accept: "
-        f"{report.failed_turns('only_accepted_commits')}; "
+        f"refusals then the hinted alternative: {alternatives.passed}/{alternatives.applicable}"
+    )
+    console.print(
+        "turns committing what the player did not accept: "
+        f"{report.failed_turns('only_accepted_commits')}"
+    )
+    console.print(
         f"turns claiming a trade without a commit: {report.failed_turns('no_false_claims')}"
     )
     for scenario in report.scenarios:
@@ -58,7 +63,7 @@ def print_report(report: EvalReport, console: Console) -> None:
 
 def _turn_table(report: EvalReport) -> Table:
     table = Table(title=f"star-harness eval: {report.target.label()}")
-    table.add_column("turn")
+    table.add_column("turn", no_wrap=True)
     for name in RULES:
         table.add_column(_SHORT.get(name, name), justify="center")
     table.add_column("1st", justify="right")
