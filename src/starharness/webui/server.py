@@ -19,7 +19,13 @@ from ..npc import find_transcript
 from ..runtime.approvals import APPROVALS
 from ..runtime.kernel import Context
 from ..runtime.protocol import ApprovalRouter, Connection, HostInfo, SessionHost
-from ..runtime.protocol.jsonrpc import update_line
+from ..runtime.protocol.jsonrpc import (
+    INVALID_REQUEST,
+    MAX_LINE,
+    RpcError,
+    error_line,
+    update_line,
+)
 from ..runtime.session import SESSIONS
 from .access import TOKEN_COOKIE, Access
 from .godot_panel import godot_check, godot_status
@@ -120,10 +126,24 @@ class WebUi:
         writer = asyncio.create_task(_write(websocket, outgoing))
 
         async def read_line() -> str | None:
-            try:
-                return await websocket.receive_text()
-            except (WebSocketDisconnect, RuntimeError):
-                return None
+            while True:
+                try:
+                    message = await websocket.receive()
+                except (WebSocketDisconnect, RuntimeError):
+                    return None
+                if message["type"] != "websocket.receive":
+                    return None  # websocket.disconnect
+                text: str | None = message.get("text")
+                if text is None:  # a binary frame: read as the UTF-8 text it should have been
+                    text = bytes(message.get("bytes") or b"").decode("utf-8", errors="replace")
+                # The same limit as on stdio (uvicorn closes with 1009 past its ws_max_size).
+                if len(text) > MAX_LINE // 4 and len(text.encode("utf-8")) > MAX_LINE:
+                    too_long = RpcError(
+                        INVALID_REQUEST, f"a message is longer than {MAX_LINE} bytes"
+                    )
+                    outgoing.put_nowait(error_line(None, too_long))
+                    continue
+                return text
 
         try:
             await connection.run(read_line)

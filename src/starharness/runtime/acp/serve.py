@@ -8,8 +8,10 @@ from ..approvals import APPROVALS
 from ..kernel import Context
 from ..protocol import ApprovalRouter, HostInfo, SessionHost
 from ..protocol.host import SendUpdate
+from ..protocol.jsonrpc import MAX_LINE
 from ..protocol.stdio import PipeOut, protected_stdio
 from .agent import AcpAgent
+from .transport import CheckedTransport
 
 
 async def serve_acp(ctx: Context, info: HostInfo) -> None:
@@ -24,7 +26,8 @@ async def serve_acp(ctx: Context, info: HostInfo) -> None:
         async with protected_stdio() as (reader, out):
             if not isinstance(out, PipeOut):
                 raise RuntimeError("acp speaks over pipes: start it from an ACP client (an editor)")
-            await run_agent(agent, out.writer, reader)
+            # Our reader, not the library's: a bad line is answered and the next one read.
+            await run_agent(agent, CheckedTransport(reader, out.writer, MAX_LINE))
     finally:
         await agent.aclose()
         router.close()

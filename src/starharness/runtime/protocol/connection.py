@@ -13,7 +13,6 @@ from .jsonrpc import (
     RpcError,
     error_line,
     parse_message,
-    request_id_of,
     result_line,
 )
 
@@ -64,7 +63,7 @@ class Connection:
         try:
             request = parse_message(line)
         except RpcError as error:
-            self._send(error_line(request_id_of(line), error))
+            self._send(error_line(error.request_id, error))
             return
         try:
             result = await self.host.call(request.method, request.params)

@@ -12,6 +12,10 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    MAX_DEPTH,
+    MAX_ID,
+    MAX_ID_CHARS,
+    MAX_LINE,
     METHOD_NOT_FOUND,
     NO_SUCH_APPROVAL,
     NOT_INITIALIZED,
@@ -26,7 +30,11 @@ from .schema import build_schema
 
 _ERRORS = [
     (PARSE_ERROR, "the line is not JSON"),
-    (INVALID_REQUEST, 'not a JSON-RPC 2.0 request (no `"jsonrpc": "2.0"`, no method, a batch)'),
+    (
+        INVALID_REQUEST,
+        'not a JSON-RPC 2.0 request (no `"jsonrpc": "2.0"`, no method, a batch, not an object), '
+        "or past a limit above (too long, too deep, a bad id, a number too long)",
+    ),
     (METHOD_NOT_FOUND, "a method other than the four"),
     (INVALID_PARAMS, "params that do not match the method's model (the message names the field)"),
     (INTERNAL_ERROR, "a bug: the request failed inside the server (logged on stderr)"),
@@ -79,10 +87,25 @@ A typical exchange (`>` client, `<` server):
 
 Bad input gets a JSON-RPC error and the connection lives on. A request without an `id` is a
 notification: it runs, and nothing is answered. Batches are refused. Unknown fields are ignored.
+Every line gets exactly one answer, except a valid notification (none) and an empty line
+(skipped). An error for a message whose id cannot be read (not JSON, not an object, a bad id)
+has `"id": null`.
+
 `rpc` asks the client about every call that needs approval; when the client goes away or closes
 the session while a question waits, the session is disposed: the turn ends `aborted` and the
 call does not run. `rpc` writes only protocol lines to stdout
 (logs and stray prints go to stderr) and exits 0 after `shutdown` or at the end of its input.
+
+## Limits
+
+| what | limit | past it |
+|---|---|---|
+| one line (`rpc`, `acp`) or WebSocket message (web UI) | {MAX_LINE:,} bytes of UTF-8 (16 MiB) | -32600 once, `id` null; the whole line is skipped and the next one read. On the web UI a frame over uvicorn's own limit (`ws_max_size`, also 16 MiB by default) is refused by the WebSocket layer instead: the socket closes once with 1009 (message too big) |
+| nesting of arrays and objects | {MAX_DEPTH} levels (the protocol's own messages need fewer than ten) | -32600 (with the message's id when it can be read), however deep: a 100,000-level line is refused, not a crash |
+| an `id` | `null`, an integer within ±{MAX_ID:,} (2^53 - 1, what JavaScript holds exactly) or a string of at most {MAX_ID_CHARS} characters | -32600, `id` null |
+| a number anywhere | 4,300 digits (Python's conversion limit) | -32600 |
+
+`acp` applies the same limits before the ACP library sees a line (docs/acp.md).
 
 ## Errors
 

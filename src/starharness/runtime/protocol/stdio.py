@@ -15,10 +15,8 @@ from ..kernel import Context
 from .approval_router import ApprovalRouter
 from .connection import Connection
 from .host import HostInfo, SessionHost
-from .jsonrpc import INVALID_REQUEST, RpcError, error_line, update_line
-
-MAX_LINE = 16 * 1024 * 1024
-"""The longest request line read (a prompt with a large paste fits)."""
+from .jsonrpc import INVALID_REQUEST, MAX_LINE, RpcError, error_line, update_line
+from .lines import LineReader, LineTooLongError
 
 
 class StdioOut(Protocol):
@@ -148,17 +146,16 @@ async def serve_stdio(ctx: Context, info: HostInfo) -> None:
         async with protected_stdio() as (reader, writer):
             lines = LineBatcher(writer.write)
 
+            incoming = LineReader(reader, MAX_LINE)
+
             async def read_line() -> str | None:
                 while True:
                     try:
-                        raw = await reader.readline()
-                    except ValueError:  # longer than MAX_LINE; the reader skipped past it
-                        too_long = RpcError(
-                            INVALID_REQUEST, f"a line is longer than {MAX_LINE} bytes"
-                        )
-                        lines.answer(error_line(None, too_long))
+                        raw = await incoming.read()
+                    except LineTooLongError as error:  # skipped whole: one answer
+                        lines.answer(error_line(None, RpcError(INVALID_REQUEST, str(error))))
                         continue
-                    if not raw:
+                    if raw is None:
                         return None
                     return raw.decode("utf-8", errors="replace")
 
