@@ -44,6 +44,20 @@ def web(
     allow_origin: Annotated[
         list[str] | None, typer.Option("--allow-origin", help="Also accept this Origin.")
     ] = None,
+    header_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a request may take to arrive whole; later it gets 408 and is closed.",
+            min=0.1,
+        ),
+    ] = 10.0,
+    connections_per_address: Annotated[
+        int,
+        typer.Option(
+            help="Sockets one client address may hold open (loopback is never capped); 0: no cap.",
+            min=0,
+        ),
+    ] = 256,
     project: ProjectDir = None,
     provider: Provider = None,
     model: Model = None,
@@ -62,6 +76,8 @@ def web(
         auth_token_env=auth_token_env,
         allow_hosts=tuple(allow_host or ()),
         allow_origins=tuple(allow_origin or ()),
+        header_timeout_s=header_timeout,
+        connections_per_address=connections_per_address or None,
     )
     from ..npc.server import ExposureError
     from ._errors import CliError

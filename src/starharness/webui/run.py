@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from ..npc.server.gate import (
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_MAX_HEADER_BYTES,
+    UNCAPPED_BY_DEFAULT,
+    GateSettings,
+    GateState,
+    gated_http,
+    networks,
+    trusted_proxies,
+)
+from ..npc.server.log_limit import AcceptErrors, LogLimiter
 from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
 from ..runtime.credentials import Secret, aget_secret
 from ..runtime.kernel import Context
@@ -18,6 +32,7 @@ from .access import Access
 from .server import WebUi
 
 DEFAULT_PORT = 3080
+_log = logging.getLogger("starharness.webui")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +44,14 @@ class WebSettings:
     allow_hosts: Sequence[str] = field(default_factory=tuple[str, ...])
     """More Host names to accept (behind a proxy); loopback names are always accepted."""
     allow_origins: Sequence[str] = field(default_factory=tuple[str, ...])
+    header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S
+    """A request not whole this long after its first byte (or the socket's opening) gets 408."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """A larger request head gets 431 (so do a line over 8 KiB and over 128 headers)."""
+    connections_per_address: int | None = DEFAULT_CONNECTIONS_PER_ADDRESS
+    """Sockets one client address may hold; one more gets 429. None: no cap."""
+    uncapped_addresses: Sequence[str] = UNCAPPED_BY_DEFAULT
+    """Addresses or CIDR blocks never capped (besides the proxies uvicorn trusts)."""
 
 
 class _Uvicorn(uvicorn.Server):
@@ -40,12 +63,24 @@ class _Uvicorn(uvicorn.Server):
 
 
 class RunningWeb:
-    def __init__(self, ui: WebUi, engine: _Uvicorn, task: asyncio.Task[None], host: str, port: int):
+    def __init__(
+        self,
+        ui: WebUi,
+        engine: _Uvicorn,
+        task: asyncio.Task[None],
+        host: str,
+        port: int,
+        gate: GateState,
+    ):
         self.ui = ui
         self.host = host
         self.port = port
+        self.gate = gate
+        """The sockets' gate: open sockets per address, and how many were shed and why."""
         self._engine = engine
         self._task = task
+        self._accept_errors = AcceptErrors(LogLimiter(_log))
+        self._accept_errors.install()
 
     @property
     def url(self) -> str:
@@ -59,6 +94,8 @@ class RunningWeb:
         self._engine.should_exit = True
         with contextlib.suppress(Exception):
             await self._task
+        self._accept_errors.uninstall()
+        self.gate.limiter.flush()
         self.ui.close()
 
 
@@ -82,9 +119,21 @@ async def start_web(ctx: Context, info: HostInfo, settings: WebSettings) -> Runn
         lifespan="off",
         timeout_graceful_shutdown=3,
     )
+    gate = GateState(
+        GateSettings(
+            header_timeout_s=settings.header_timeout_s,
+            max_header_bytes=settings.max_header_bytes,
+            connections_per_address=settings.connections_per_address,
+            uncapped=networks(settings.uncapped_addresses)
+            + trusted_proxies(config.forwarded_allow_ips),
+        ),
+        _log,
+    )
+    # uvicorn's documented `http=` takes a protocol class: its own, behind the gate.
+    config.http = gated_http(AutoHTTPProtocol, gate.settings, gate)
     engine = _Uvicorn(config)
     task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
-    running = RunningWeb(ui, engine, task, settings.host, port)
+    running = RunningWeb(ui, engine, task, settings.host, port, gate)
     while not engine.started:
         if task.done():
             task.result()
