@@ -12,6 +12,7 @@ import pytest
 from sandbox_support import Machine, needs_bwrap
 
 from starharness.runtime.approvals import ApprovalsConfig, ApprovalsPlugin
+from starharness.runtime.codemode import CodeModeConfig, CodeModePlugin
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.sandbox import SandboxConfig, SandboxPlugin
@@ -70,6 +71,7 @@ async def agent(project: Path) -> AsyncIterator[Agent]:
         }
     )
     await SandboxPlugin().setup(root.fork("sandbox"), sandbox)
+    await CodeModePlugin().setup(root.fork("codemode"), CodeModeConfig())
     try:
         yield Agent(root, root.child("agent"))
     finally:
@@ -150,3 +152,28 @@ async def test_shell_hides_the_same_files_read_file_refuses(agent: Agent) -> Non
     await agent.call("shell", command="mkdir -p late && echo sk-late-secret > late/.env")
     late = await agent.call("shell", command="cat late/.env")
     assert "sk-late-secret" not in late.content, late.content
+
+
+PROGRAM = """
+for name in (".env", "sub/dir/.env", "notes.txt"):
+    try:
+        print(name, "READ", tools.read_file(path=name))
+    except ToolError as error:
+        print(name, "REFUSED", error)
+    try:
+        print(name, "OPENED", open(name).read())
+    except OSError as error:
+        print(name, "UNREADABLE", type(error).__name__)
+print("SEARCH", tools.search_files(query="OPENAI_API_KEY"))
+"""
+
+
+@needs_bwrap
+async def test_code_mode_reaches_no_secret_through_tools_or_files(agent: Agent) -> None:
+    outcome = await agent.call("run_code", program=PROGRAM)
+    assert not outcome.is_error, outcome.content
+    assert outcome.content.count("REFUSED") == 3, outcome.content
+    assert "hidden from the file tools" in outcome.content
+    assert outcome.content.count("UNREADABLE") == 3, outcome.content
+    assert "readme.txt" in outcome.content  # the search ran, and found only the public file
+    assert not _leaks(outcome.content), outcome.content

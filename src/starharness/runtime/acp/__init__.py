@@ -2,5 +2,6 @@
 
 from .agent import AcpAgent
 from .serve import serve_acp
+from .transport import CheckedTransport
 
-__all__ = ["AcpAgent", "serve_acp"]
+__all__ = ["AcpAgent", "CheckedTransport", "serve_acp"]

@@ -5,7 +5,8 @@ from .approval_answers import decision_for
 from .approval_router import ApprovalRouter
 from .connection import Connection
 from .host import CHAT_KIND, HostInfo, SessionHost
-from .jsonrpc import RpcError
+from .jsonrpc import MAX_DEPTH, MAX_LINE, RpcError
+from .lines import LineReader, LineTooLongError
 from .models import (
     METHODS,
     PROTOCOL_VERSION,
@@ -52,6 +53,8 @@ from .stdio import serve_stdio
 
 __all__ = [
     "CHAT_KIND",
+    "MAX_DEPTH",
+    "MAX_LINE",
     "METHODS",
     "PROTOCOL_VERSION",
     "SESSION_PARAMS",
@@ -72,6 +75,8 @@ __all__ = [
     "InitializeResult",
     "JobState",
     "JobUpdated",
+    "LineReader",
+    "LineTooLongError",
     "ListSessions",
     "PeerInfo",
     "PlanStep",
