@@ -128,18 +128,10 @@ async def test_a_greeting_commits_nothing_the_player_owns(tmp_path: Path) -> Non
         assert cake_rows(stack) == []
         # The NPC's own baking commits (it takes nothing from the player)...
         assert [f["name"] for f in frames if f["t"] == "action"] == ["bake"]
-        # ...the sales wait as offers, newest first, with what the player would give.
-        assert offers(frames) == [
-            {
-                "id": "offer-2",
-                "label": "Buy 2 cakes",
-                "offer": {"action": "sell_cake", "cost": "8 coins"},
-            },
-            {
-                "id": "offer-1",
-                "label": "Buy 1 cakes",
-                "offer": {"action": "sell_cake", "cost": "4 coins"},
-            },
+        # ...the sales wait as offers, in the order made, with what the player would give.
+        assert [(o["id"], o["label"], o["offer"]) for o in offers(frames)] == [
+            ("offer-1", "Buy 1 cakes", {"action": "sell_cake", "cost": "4 coins"}),
+            ("offer-2", "Buy 2 cakes", {"action": "sell_cake", "cost": "8 coins"}),
         ]
 
 
@@ -174,7 +166,7 @@ async def test_a_forged_id_and_a_closed_encounter_change_nothing(tmp_path: Path)
         await _opened(stack, client)
         forged = await _pick(client, "offer-99")
         assert forged[-1]["code"] == "bad_option"
-        assert "'offer-2'" in forged[-1]["message"]  # it names what was offered
+        assert "'offer-1', 'offer-2'" in forged[-1]["message"]  # it names what was offered
         await client.send({"t": "encounter.close", "id": "e1"})
         closed = await _pick(client, "offer-1")
         assert closed[-1]["code"] == "unknown_encounter"
@@ -212,7 +204,7 @@ async def test_a_plain_yes_accepts_one_offer_and_asks_which_of_two(tmp_path: Pat
         assert "".join(f["text"] for f in frames if f["t"] == "say.delta") == (
             OFFER_GAME.which_offer_line
         )
-        assert [item["id"] for item in offers(frames)] == ["offer-2", "offer-1"]
+        assert [item["id"] for item in offers(frames)] == ["offer-1", "offer-2"]
         assert len(stack.mock.requests) == asked  # asked without a model call
         assert stack.world.holdings("p1") == (20, 0)
         # A line that only sounds like yes is words for the NPC, never a commit.

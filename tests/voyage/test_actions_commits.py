@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -64,18 +65,17 @@ async def test_a_fault_in_mid_trade_rolls_back_every_write(world_path: Path) -> 
     jam_player_hold(world_path)
     with open_world(world_path) as world:
         before = ledger(world)
-        bench = Bench(world)
-        outcome = await bench.call_raw(
-            "player_buys", json.dumps({"good_id": "fuel", "qty": 5, "unit_price": 450})
-        )
-        assert isinstance(outcome.result, ToolFailure)
-        assert "hold jammed" in outcome.content
+        bench = Bench(world, accept=False)
+        offered = await bench.call("player_buys", good_id="fuel", qty=5, unit_price=450)
+        # The fault strikes when the player's pick commits the offer: the settle raises.
+        with pytest.raises(sqlite3.IntegrityError, match="hold jammed"):
+            await bench.settle(offered["offered"])
         assert ledger(world) == before
         with world.snapshot() as reader:
             row = reader.audit_log(1)[0]
         assert (row.action, row.ok) == ("player_buys", False)
         assert row.reason is not None and "hold jammed" in row.reason
-        assert bench.reports == []
+        assert [r for r in bench.reports if r.ok] == []
 
 
 async def test_accepted_and_refused_attempts_are_audited(world: VoyageWorld) -> None:
@@ -92,6 +92,7 @@ async def test_accepted_and_refused_attempts_are_audited(world: VoyageWorld) -> 
         "unit_price": 450,
         "npc_id": SMUGGLER,
         "player_id": PLAYER_ID,
+        "accepted_offer": "offer-1",  # committed on the player's pick of that offer
     }
     assert (refused.ok, refused.reason, refused.summary) == (False, "price_out_of_band", None)
     assert refused.arguments["unit_price"] == 10

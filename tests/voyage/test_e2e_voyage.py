@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from voyage_e2e_support import Player, actions, line, mood, options, serving_voyage
+from voyage_e2e_support import Player, actions, line, mood, offers, serving_voyage
 
 from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, PLAYER_ID, SMUGGLER
@@ -39,11 +39,14 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(
             "attitude": 0,
         }
         assert "fuel cells at 450 (40 left)" in line(greeting)
-        assert options(greeting)[0] == "buy:fuel:5"
+        first = offers(greeting)[0]
+        assert (first["label"], first["offer"]["cost"]) == ("Buy 5 fuel cells at 450", "2,250 cr")
+        assert actions(greeting) == []
 
-        bought = await me.pick("e1", "buy:fuel:5")
-        assert actions(bought) == [("player_buys", True), ("change_attitude", True)]
-        assert "5 fuel cells for 2,250" in line(bought)
+        bought = await me.pick("e1", first["id"])
+        assert actions(bought) == [("player_buys", True)]
+        assert bought[0]["summary"] == "Sold 5 fuel cells for 2,250 credits."
+        assert "Pleasure doing business" in line(bought)
         huds = [f["data"] for f in bought if f["t"] == "hud"]
         assert huds and huds[-1]["credits"] == 9_750
         assert huds[-1]["cargo"] == [{"goodId": "fuel", "name": "fuel cells", "qty": 5}]
@@ -51,7 +54,7 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(
         refused = await me.say("e1", "I'll buy 5 nebula spice")
         assert actions(refused) == [("player_buys", False)]
         assert "You have 9,750, kid, the deal is 14,500." in line(refused)
-        assert options(refused)[0] == "buy:spice:3"
+        assert offers(refused)[0]["label"] == "Buy 3 nebula spice at 2,900"
         assert stack.world.player_view(PLAYER_ID)["credits"] == 9_750
 
         warm = stack.world.attitude(SMUGGLER, PLAYER_ID)
@@ -78,7 +81,8 @@ async def test_a_return_visit_recalls_the_last_deal(
         await me.hello()
         first = await me.open("e1", SMUGGLER)
         assert "Back again" not in line(first)
-        await me.say("e1", "buy 2 medical gel")
+        asked = await me.say("e1", "buy 2 medical gel")
+        await me.pick("e1", offers(asked)[0]["id"])
         await me.close("e1")
         assert len(_visits(stack.world)) == 1
 

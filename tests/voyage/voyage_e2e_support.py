@@ -157,5 +157,11 @@ def options(frames: list[Frame]) -> list[str]:
     return [item["id"] for item in next(f["items"] for f in frames if f["t"] == "options")]
 
 
+def offers(frames: list[Frame]) -> list[Frame]:
+    """The offer items of the last `options` frame: what the player may accept."""
+    last = [f for f in frames if f["t"] == "options"][-1]
+    return [item for item in last["items"] if "offer" in item]
+
+
 def actions(frames: list[Frame]) -> list[tuple[str, bool]]:
     return [(f["name"], f["ok"]) for f in frames if f["t"] == "action"]

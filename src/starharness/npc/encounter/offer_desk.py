@@ -96,7 +96,8 @@ class OfferDesk:
         return option_id in self._settled
 
     def items(self) -> list[OptionItem]:
-        """The pending offers as option items, newest first; showing them clears `dirty`."""
+        """The pending offers as option items, in the order the NPC made them; showing them
+        clears `dirty`."""
         self.dirty = False
         return [
             OptionItem(
@@ -104,7 +105,7 @@ class OfferDesk:
                 label=offer.label,
                 offer=WireOfferTerms(action=offer.draft.action, cost=offer.cost),
             )
-            for offer in reversed(self._pending)
+            for offer in self._pending
         ]
 
 
