@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voyage_e2e_support import Player, actions, line, serving_voyage
+from voyage_e2e_support import Player, actions, line, offers, serving_voyage
 
 from starharness.mockllm import ScriptedCall, Success, ToolCalls
 from starharness.mockllm.capabilities import FULL, LLAMA_CPP, NO_TOOL_RESULTS, STRICT
@@ -64,18 +64,21 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     ):
         await me.hello()
         await me.open("e1", SMUGGLER)
-        bought = await me.say("e1", BUY)
+        offered = await me.say("e1", BUY)
+        bodies = _chat_bodies(stack)
+        # The decision became an offer; the player's pick commits it, shown before any word.
+        bought = await me.pick("e1", offers(offered)[0]["id"])
         with stack.world.snapshot() as reader:
             audit = reader.audit_log()
     assert "turn plan decide-act-speak" in caplog.text
+    assert actions(offered) == []
+    assert offers(offered)[0]["offer"]["action"] == "player_buys"
     assert actions(bought) == [("player_buys", True)]
     kinds = [f["t"] for f in bought]
-    # The NPC speaks only after the world answered.
     assert kinds.index("action") < kinds.index("say.delta")
     assert "options" in kinds
-    assert not [f for f in bought if f["t"] == "error"]
-    assert line(bought)
-    bodies = _chat_bodies(stack)
+    assert not [f for f in bought + offered if f["t"] == "error"]
+    assert line(offered) and line(bought)
     # Every request forced a call (the mock refuses an open choice with HTTP 500) and offered
     # the same two tools, so the prompt prefix stays cached.
     assert all(_forced(b) in (DECISION_TOOL, "npc_speak") for b in bodies)
@@ -116,7 +119,8 @@ async def test_native_plan_offers_every_action_with_an_open_choice(tmp_path: Pat
     ):
         await me.hello()
         await me.open("e1", SMUGGLER)
-        bought = await me.say("e1", BUY)
+        offered = await me.say("e1", BUY)
+        bought = await me.pick("e1", offers(offered)[0]["id"])
     assert ("player_buys", True) in actions(bought)
     bodies = _chat_bodies(stack)
     assert all(b.get("tool_choice") == "auto" for b in bodies)
@@ -132,7 +136,8 @@ async def test_the_game_can_override_the_plan(tmp_path: Path) -> None:
     ):
         await me.hello()
         await me.open("e1", SMUGGLER)
-        bought = await me.say("e1", BUY)
+        offered = await me.say("e1", BUY)
+        bought = await me.pick("e1", offers(offered)[0]["id"])
     assert actions(bought) == [("player_buys", True)]
     assert _forced(_chat_bodies(stack)[-1]) == "npc_speak"
 
@@ -240,7 +245,10 @@ async def test_html_entities_are_decoded_before_the_player_hears_them(tmp_path: 
         stack.mock.script(_conversation(stack), [ToolCalls(calls=[call], fragment_size=3)])
         frames = await me.say("e1", BUY)
     assert line(frames) == "I'm out of spice, kid & that's that."
-    labels = [i["label"] for f in frames if f["t"] == "options" for i in f["items"]]
+    # The greeting's offers still stand beside the line's own options.
+    labels = [
+        i["label"] for f in frames if f["t"] == "options" for i in f["items"] if "offer" not in i
+    ]
     assert labels == ["I'll take fuel", "Bye"]
 
 
