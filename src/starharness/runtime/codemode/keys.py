@@ -49,7 +49,7 @@ class CodeResultData(TypedDict):
 
 
 class CodeDoneData(TypedDict):
-    """`status`: ok, error, memory, cpu, wall, blocked, exit, unconfined, protocol, calls, killed."""
+    """Status: ok, error, memory, cpu, wall, blocked, exit, unconfined, protocol, calls, killed."""
 
     call_id: str
     status: str
