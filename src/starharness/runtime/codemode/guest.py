@@ -364,10 +364,13 @@ def _load_native(load: Callable[[str], object]) -> _Native:
         for name in names:
             module = name.partition(".")[0]
             if module in _NATIVE_MODULES and name.endswith(suffixes):
-                path = f"{folder.rstrip('/')}/{name}"
-                load(path)
-                files.add((path, module))
                 folders.add(folder.rstrip("/"))
+                path = f"{folder.rstrip('/')}/{name}"
+                try:
+                    load(path)
+                except OSError:
+                    continue  # a library it needs is missing: importing it fails as it would
+                files.add((path, module))
     return _Native(frozenset(files), frozenset(folders))
 
 
