@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from voyage_e2e_support import Frame, Player, serving_voyage
+from voyage_e2e_support import Frame, Player, offers, serving_voyage
 
 from starharness.voyage.content import BROKER, PLAYER_ID, SMUGGLER
 
@@ -56,8 +56,8 @@ async def test_every_frame_of_a_session_matches_the_games_schema(tmp_path: Path)
         me.sent, me.received = [], []
         async with me:
             await me.hello()
-            await me.open("e1", SMUGGLER)
-            await me.pick("e1", "buy:fuel:5")
+            greeting = await me.open("e1", SMUGGLER)
+            await me.pick("e1", offers(greeting)[0]["id"])
             await me.say("e1", "I'll buy 5 nebula spice")
             await me.say("e1", "cheaper fuel, please")
             await me.say("e1", "any rumours?")
@@ -71,6 +71,7 @@ async def test_every_frame_of_a_session_matches_the_games_schema(tmp_path: Path)
             await me.close("e2")
     kinds = {frame["t"] for frame in me.received}
     assert {"welcome", "encounter.opened", "say.delta", "say.end", "options", "action"} <= kinds
+    assert any("offer" in item for f in me.received if f["t"] == "options" for item in f["items"])
     assert {"encounter.idle", "error", "hud", "world.event"} <= kinds
     moods = {frame["mood"] for frame in me.received if frame["t"] == "say.end"}
     assert moods - FRAMEWORK_MOODS, f"the session used only the framework's moods: {moods}"

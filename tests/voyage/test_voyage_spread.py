@@ -38,22 +38,25 @@ async def test_a_round_trip_at_the_band_edges_loses_money(tmp_path: Path) -> Non
             [
                 _talk("Evening."),
                 _call("player_buys", good_id="medgel", qty=5, unit_price=cheapest),
-                _talk("Done."),
+                _talk("Yours for that."),
+                _talk("Done."),  # the player accepted
                 _call("player_sells", good_id="medgel", qty=5, unit_price=int(going * 1.25)),
                 _call("player_sells", good_id="medgel", qty=5, unit_price=going),
                 _call("player_sells", good_id="medgel", qty=5, unit_price=dearest),
-                _talk("Done."),
+                _talk("That much, then."),
+                _talk("Done."),  # accepted
             ]
         )
         await me.hello()
         await me.open("e1", SMUGGLER)
-        bought = await me.say("e1", "Five gel at your lowest price.")
+        offered = await me.say("e1", "Five gel at your lowest price.")
+        # Both deals take from the player: each is an offer they accept with a plain yes.
+        assert actions(offered) == []
+        bought = await me.say("e1", "Deal.")
         assert actions(bought) == [("player_buys", True)]
-        sold = await me.say("e1", "Buy them back at the top of your band.")
-        assert actions(sold) == [
-            ("player_sells", False),
-            ("player_sells", False),
-            ("player_sells", True),
-        ]
+        asked = await me.say("e1", "Buy them back at the top of your band.")
+        assert actions(asked) == [("player_sells", False), ("player_sells", False)]
+        sold = await me.say("e1", "Yes, deal.")
+        assert actions(sold) == [("player_sells", True)]
         credits = stack.world.player_view(PLAYER_ID)["credits"]
         assert credits == 12_000 - 5 * cheapest + 5 * dearest < 12_000
