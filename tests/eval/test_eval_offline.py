@@ -13,8 +13,10 @@ from starharness.eval import (
     Target,
     default_scenarios,
     load_scenarios,
+    needing_consent,
     run_eval,
 )
+from starharness.voyage import GAME
 
 
 async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path) -> None:
@@ -54,6 +56,19 @@ async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path
     assert alternatives["scenarios"] >= 5 and alternatives["passed"] == alternatives["scenarios"]
     picked = [t for t in report.turns() if t.said.startswith("[") and t.actions]
     assert picked, "no accept step picked an offer that committed"
+
+
+def test_the_games_own_declaration_says_what_needs_acceptance() -> None:
+    # What only_accepted_commits judges comes from the game (takes_from=Role.PLAYER), so a
+    # scenario file needs no list of its own.
+    assert needing_consent(GAME) == {
+        "player_buys",
+        "player_sells",
+        "sell_passage",
+        "sell_intel",
+        "complete_quest",
+    }
+    assert load_scenarios(default_scenarios()).takes_from_player == []
 
 
 def test_the_command_prints_tables_and_writes_json(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from .rules import (
 )
 from .runner import (
     EvalSettings,
+    needing_consent,
     run_eval,
 )
 from .scenarios import (
@@ -58,6 +59,7 @@ __all__ = [
     "default_scenarios",
     "load_scenarios",
     "model_turns",
+    "needing_consent",
     "print_report",
     "run_eval",
     "score",

@@ -7,10 +7,6 @@ from typing import Any
 
 Frame = dict[str, Any]
 
-ACCEPTED_OFFER = "accepted_offer"
-"""The argument a committed audit row carries when the player accepted it as an offer (its
-option id)."""
-
 
 @dataclass(frozen=True, slots=True)
 class AuditRow:

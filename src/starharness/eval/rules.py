@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .evidence import ACCEPTED_OFFER, AuditRow, Frame, TurnEvidence
+from ..npc.actions import ACCEPTED_OFFER
+from .evidence import AuditRow, Frame, TurnEvidence
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import app as composition
-from ..npc import NPC_SERVER, GameKit, RunningServer, list_transcripts
+from ..npc import NPC_SERVER, Game, GameAction, GameKit, RunningServer, list_transcripts
+from ..npc.actions import ACCEPTED_OFFER
 from ..runtime.config import ResolvedProfile, start
 from ..runtime.session import SESSIONS, SessionStore
 from .audit import AuditReader
-from .evidence import ACCEPTED_OFFER, AuditRow, ModelTurn, PlayerTurn, TurnEvidence
+from .evidence import AuditRow, ModelTurn, PlayerTurn, TurnEvidence
 from .outcomes import judge_outcome
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .report import EvalReport, ScenarioReport, ScoredTurn, Target
@@ -120,7 +121,7 @@ async def _run_scenario(
         result.world = await asyncio.to_thread(audit.check) if available else None
     first_row = 0
     used: set[int] = set()
-    taking = frozenset(scenarios.takes_from_player)
+    taking = frozenset(scenarios.takes_from_player) | needing_consent(kit.game)
     encounters: dict[str, _EncounterSoFar] = {}
     for index, item in enumerate(played, start=1):
         committed_rows = [r for r in rows if first_row < r.id <= item.committed_after]
@@ -220,6 +221,15 @@ async def _transcripts(store: SessionStore, kit: GameKit) -> dict[str, list[Mode
                 stored.events, contract.tool_name, contract.line_field
             )
     return found
+
+
+def needing_consent(game: Game) -> frozenset[str]:
+    """The game's actions that take from the player (they commit only as accepted offers)."""
+    return frozenset(
+        action.name
+        for action in game.actions
+        if isinstance(action, GameAction) and action.needs_consent
+    )
 
 
 def _match(turns: list[ModelTurn], player: PlayerTurn, used: set[int]) -> ModelTurn | None:

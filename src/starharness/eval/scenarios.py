@@ -97,8 +97,8 @@ class ScenarioSet(BaseModel):
 
     game: str = DEFAULT_GAME
     takes_from_player: list[str] = Field(default_factory=list[str])
-    """Actions that take credits or goods from the player, so may commit only as an offer
-    the player accepted; added to what the game itself declares."""
+    """Actions judged as taking from the player (they may commit only as an offer the player
+    accepted), besides those the game declares `takes_from=Role.PLAYER`."""
     scenarios: list[Scenario] = Field(min_length=1)
 
     @model_validator(mode="after")
