@@ -137,6 +137,17 @@ def test_play_serves_the_new_game_over_a_real_websocket(
         three = next(item for item in options if item["id"] == "tea:3")
 
         send({"t": "encounter.say", "id": "e1", "optionId": three["id"]})
+        offered = _turn(ws, seen)
+        # Selling takes the customer's coins: Mira offers, nothing moves until they accept.
+        assert [f for f in offered if f["t"] == "action"] == []
+        offer = next(
+            item for f in offered if f["t"] == "options" for item in f["items"] if "offer" in item
+        )
+        assert (offer["label"], offer["offer"]) == (
+            "3 cups of tea",
+            {"action": "sell_tea", "cost": "9 coins"},
+        )
+        send({"t": "encounter.say", "id": "e1", "optionId": offer["id"]})
         bought = _turn(ws, seen)
         assert [(f["name"], f["ok"]) for f in bought if f["t"] == "action"] == [("sell_tea", True)]
         assert [f["data"]["coins"] for f in bought if f["t"] == "hud"] == [11]

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc import Role, SpeechContract, define_game_action, define_speech_tool
+from starharness.npc import OfferTerms, Role, SpeechContract, define_game_action, define_speech_tool
 from starharness.npc.actions import predicate
 
 from .world import PRICE, Tx
@@ -80,6 +80,11 @@ SELL_TEA = define_game_action(
     ],
     apply=_sell,
     narrate=lambda args, effect: f"Sold {args.cups} cup(s) of tea for {args.cups * PRICE} coins.",
+    # It takes the customer's coins: the model's call is an offer, the customer's pick commits.
+    takes_from=Role.PLAYER,
+    terms=lambda tx, a: OfferTerms(
+        f"{a.cups} cup{'s' if a.cups > 1 else ''} of tea", f"{a.cups * PRICE} coins"
+    ),
 )
 
 ACTIONS = (SELL_TEA, SAY)

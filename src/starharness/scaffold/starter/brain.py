@@ -19,6 +19,8 @@ _CUPS = re.compile(r"\b(\d+) cups?\b|\btea:(\d+)\b")
 _ONE = re.compile(r"\b(a|one) cup\b|\btea\b")
 _BYE = re.compile(r"\b(bye|goodbye|leave|later)\b")
 LEAVE = {"id": "bye", "label": "Leave"}
+ACCEPTED = "i accept: "
+"""How the framework tells the NPC the customer accepted one of its offers (casefolded)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,10 @@ def respond(request: ChatRequest) -> Step:
     if last.role == "tool":
         return _after_action(json.loads(last.text or "{}"), stall)
     said = _customer_words(request).casefold()
+    if said.startswith(ACCEPTED):
+        # The framework settled the offer the customer accepted and says how it went.
+        line = "Here you are. Enjoy it." if "[done:" in said else "Ah, that won't work now."
+        return _say(line, "glad", stall)
     if _BYE.search(said):
         return _say("Mind how you go. The kettle's always on.", "glad", stall)
     wanted = _CUPS.search(said)
@@ -50,6 +56,9 @@ def respond(request: ChatRequest) -> Step:
 
 
 def _after_action(result: dict[str, Any], stall: Stall) -> Step:
+    if result.get("offered"):
+        # Nothing changed yet: the customer sees the offer with its price and accepts it.
+        return _say(f"{result.get('offer', 'That')}, love. Say the word.", "glad", stall)
     if result.get("ok"):
         # The scene is from before the sale: offer from what the sale left.
         after = Stall(int(result.get("cups_left", 0)), int(result.get("customer_coins", 0)))
