@@ -94,6 +94,23 @@ _TRICKS = {
         "    libc.execv(b'/bin/sh', argv)",
         "importing kt._ctypes is not allowed",
     ),
+    # The audit hook itself: the runner's module is the program's __main__, reachable.
+    "the runner's globals emptied": (
+        "runner = vars(sys.modules['__main__'])\n"
+        "for name in [n for n in runner if n.startswith('_BLOCKED')]:\n"
+        "    runner[name] = type(runner[name])()\n"
+        "if os.fork() == 0:\n"
+        "    os.execv('/bin/sh', SHELL)",
+        "os.fork is not allowed",
+    ),
+    "the hook's checks replaced": (
+        "import gc\n"
+        "hook = [f for f in gc.get_objects() if getattr(f, '__name__', '') == 'audit'][0]\n"
+        "hook.__defaults__ = (frozenset(),) * len(hook.__defaults__)\n"
+        "if os.fork() == 0:\n"
+        "    os.execv('/bin/sh', SHELL)",
+        "changing the audit hook's __defaults__ is not allowed",
+    ),
     "os.posix_spawn": ("os.posix_spawn('/bin/sh', SHELL, os.environ)", "os.posix_spawn"),
     "os.fork": ("if os.fork() == 0:\n    os.execv('/bin/sh', SHELL)", "os.fork"),
     "os.execv": ("os.execv('/bin/sh', SHELL)", "os.exec"),
