@@ -68,7 +68,7 @@ _DONE_CLAIM = re.compile(
     r"|\b(?:credits|money) (?:have been|were|are now) (?:sent|added|transferred|in your)"
     r"|\bgive you (?:the )?\d[\d,.]* credits\b|\byou now (?:have|own)\b"
     r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
-    r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for)"
+    r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for| if| once| when| as soon)"
     r"|\b(?:transaction|sale|purchase|payment) (?:is )?(?:complete|done|confirmed)\b",
     re.IGNORECASE,
 )
@@ -100,13 +100,16 @@ _PLAYER_NARRATION = re.compile(
     r"(?:hand|take|give|pay|transfer|walk|nod|smile|grin|receive|pick|agree|accept|confirm|sign"
     r"|count|pocket|load|grab|reach|shake|sit|lean|step|notice|buy|sell|glance|stare|sigh|shrug"
     r"|frown|chuckle|laugh|pause|hesitate|approach|wander|spot|realize|realise|scan|slide|place"
-    r"|eye|head|enter|leave|watch|check|open|close|turn|decide)"
+    r"|eye|head|enter|leave|watch|check|open|close|decide)"
     r"(?:s|es|ed|d|ing)?\b"
+    r"|turn(?:s|ed|ing)? (?:to|away|around|back|towards)\b"
     r"|look(?:s|ed|ing)? (?:at|around|over|up|down|through|into|out)\b"
     r"|feel(?:s)? (?:the|a|an|your|his|her)\b)",
     re.IGNORECASE,
 )
 """A clause describing what the player does ("You look at the fuel cells on your hold")."""
+_TERMS = re.compile(r"\b(?:or|if|unless|we'll|i'll)\b", re.IGNORECASE)
+"""A clause setting terms ("You take the offer or you walk") speaks to the player."""
 _SCENE_NARRATION = re.compile(
     r"^(?:(?:the|an?)(?: old| young| grizzled| weathered| tall| bald| gruff| stern)?"
     r" (?:barkeeper|barkeep|bartender|barman|smuggler|trader|merchant|man|woman|stranger"
@@ -132,6 +135,11 @@ MIN_ECHO_WORDS: Final = 4
 """A player sentence shorter than this ("Yes.", "Two, please.") may be repeated back."""
 ECHO_SHARE: Final = 0.8
 """The share of a player's sentence, word for word and in order, that makes a line an echo."""
+LONG_ECHO_WORDS: Final = 8
+"""A player sentence this long repeated is an echo however much the NPC adds to it; a shorter
+one only when the repeat is most of the NPC's line ("Passage to Kessler's Hollow: 2,500, two
+days." answers; "Passage to Kessler's Hollow." parrots)."""
+ECHO_LINE_SHARE: Final = 0.6
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _STOP_TEXT: Final = (
     "about after again also because been before being cannot could does doing from have here "
@@ -196,6 +204,8 @@ def no_narration(turn: TurnEvidence) -> Verdict:
         return NOT_APPLICABLE
     for line in lines:
         for clause in _clauses(line):
+            if _TERMS.search(clause):
+                continue
             found = _PLAYER_NARRATION.search(clause) or _SCENE_NARRATION.search(clause)
             if found is not None:
                 return Verdict(False, f"narrates {found.group(0)!r} in {_short(line)!r}")
@@ -204,7 +214,8 @@ def no_narration(turn: TurnEvidence) -> Verdict:
 
 def no_echo(turn: TurnEvidence) -> Verdict:
     """The NPC does not repeat the player's line back: no sentence of the player's words (four
-    words or more) comes back near-verbatim. Short lines ("Yes.") may repeat."""
+    words or more) comes back near-verbatim, as most of the NPC's line or, when the sentence is
+    long, anywhere in it. Short lines ("Yes.") may repeat."""
     lines = turn.player.lines()
     said = _player_words(turn)
     if not lines or not said:
@@ -216,7 +227,8 @@ def no_echo(turn: TurnEvidence) -> Verdict:
         heard = _words(line)
         for words in sentences:
             run = _longest_run(words, heard)
-            if run >= ECHO_SHARE * len(words):
+            most_of_line = run >= ECHO_LINE_SHARE * len(heard)
+            if run >= ECHO_SHARE * len(words) and (len(words) >= LONG_ECHO_WORDS or most_of_line):
                 return Verdict(
                     False,
                     f"repeats {run} of the player's {len(words)} words "
