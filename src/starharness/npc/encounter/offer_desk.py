@@ -9,7 +9,6 @@ the only one pending. Offers die with their encounter.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final
 
 from ..actions import ActionAttempt, Offer, OfferDraft
@@ -22,8 +21,6 @@ ACCEPT_PREFIX: Final = "I accept: "
 DONE_NOTE: Final = "[Done: {summary}]"
 REFUSED_NOTE: Final = "[It did not go through; nothing changed: {reason}]"
 
-Acceptance = Callable[[str], bool]
-"""Whether a typed line (or a picked option's label) plainly accepts the pending offer."""
 
 
 class OfferDesk:
