@@ -164,7 +164,7 @@ def _audit_hook(native: _Native) -> Callable[[str, tuple[Any, ...]], None]:
         if event in _events:
             raise _blocked(f"{event} is not allowed in code mode: call host tools through `tools`")
         if event.startswith("ctypes."):
-            raise _blocked(f"{event} is not allowed in code mode: native code is not")
+            raise _blocked(f"{event} is not allowed in code mode: it runs native code")
         if event == "object.__setattr__":
             if _len(args) > 1 and args[0] is _self and args[1] in _internals:
                 raise _blocked(f"changing the audit hook's {args[1]} is not allowed in code mode")
