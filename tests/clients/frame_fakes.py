@@ -29,6 +29,7 @@ from starharness.npc.frames import (
     Hello,
     Hud,
     NpcEntry,
+    OfferTerms,
     OptionItem,
     Options,
     SayDelta,
@@ -50,6 +51,16 @@ OPTIONS = (
 )
 UNKNOWN_PLAYER = "stranger"
 ORE_PRICE = 40
+OFFER_PRICE = 50
+"""What the NPC's offer of 2 ore costs (a discount on two at ORE_PRICE)."""
+OFFER_TEXT = "sell me ore"
+"""Free text the NPC answers with an offer: an option that commits a trade when picked."""
+OFFER = OptionItem(
+    id="offer-1",
+    label="Buy 2 ore",
+    offer=OfferTerms(action="player_buys", cost=f"{OFFER_PRICE} coins"),
+)
+OFFER_OPTIONS = (OFFER, OptionItem(id="no", label="Too dear."))
 
 
 @dataclass(slots=True)
@@ -133,10 +144,19 @@ class FakeHarness:
         ]
 
     def _choose(self, encounter_id: str, option_id: str, player: _Player) -> list[Frame | str]:
-        if option_id == "buy":
+        if option_id == OFFER.id:
+            player.money -= OFFER_PRICE
+            player.ore += 2
+            summary = f"You buy 2 ore for {OFFER_PRICE}."
+            result: list[Frame | str] = [
+                ActionFrame(id=encounter_id, name="player_buys", ok=True, summary=summary),
+                Hud(player_id=player.player_id, data=player.hud()),
+                *_line(encounter_id, ["Deal."], "friendly"),
+            ]
+        elif option_id == "buy":
             player.money -= ORE_PRICE
             player.ore += 1
-            result: list[Frame | str] = [
+            result = [
                 ActionFrame(id=encounter_id, name="trade", ok=True, summary="You buy 1 ore."),
                 Hud(player_id=player.player_id, data=player.hud()),
                 *_line(encounter_id, ["Pleasure."], "friendly"),
@@ -165,6 +185,12 @@ class FakeHarness:
             # A refused say: the harness starts no turn, so no idle follows.
             message = "a turn is already running"
             return [ErrorFrame(id=encounter_id, code=ErrorCode.BUSY, message=message)]
+        if text == OFFER_TEXT:
+            return [
+                *_line(encounter_id, ["Two for ", str(OFFER_PRICE), "."], "pleased"),
+                Options(id=encounter_id, items=list(OFFER_OPTIONS)),
+                EncounterIdle(id=encounter_id),
+            ]
         return [
             *_line(encounter_id, ["You said: ", text], "neutral"),
             Options(id=encounter_id, items=[]),

@@ -181,3 +181,37 @@ def test_unreal_broadcasts_one_delegate_for_each_frame_type(tag: str) -> None:
     branch = re.search(rf'Type == TEXT\("{re.escape(tag)}"\)\)\s*\{{(?P<body>[^}}]*)\}}', source)
     assert branch is not None, f'no branch for TEXT("{tag}")'
     assert f"{delegate}.Broadcast(" in branch.group("body")
+
+
+# --- Offers: an options item with `offer` reaches every engine with its action and cost ----
+
+UNREAL_FRAMES = ROOT / "clients/unreal/Source/StarHarnessClient/Public/StarHarnessFrames.h"
+
+
+def test_the_schema_gives_options_items_offer_terms() -> None:
+    # Guards the checks below: they mean something only while the protocol has offers.
+    definitions = _schema()["$defs"]
+    assert "offer" in definitions["OptionItem"]["properties"]
+    assert {"action", "cost"} <= set(definitions["OfferTerms"]["properties"])
+
+
+def _struct(header: str, name: str) -> str:
+    found = re.search(rf"struct {name}\s*\{{(?P<body>[^}}]*)\}};", header)
+    assert found is not None, f"no struct {name}"
+    return found.group("body")
+
+
+def test_unreal_options_carry_offer_terms() -> None:
+    header = UNREAL_FRAMES.read_text(encoding="utf-8")
+    terms = _struct(header, "FStarHarnessOfferTerms")
+    assert "UPROPERTY(BlueprintReadOnly) FString Action;" in terms
+    assert "UPROPERTY(BlueprintReadOnly) FString Cost;" in terms
+    option = _struct(header, "FStarHarnessOption")
+    assert "UPROPERTY(BlueprintReadOnly) FStarHarnessOfferTerms Offer;" in option
+    assert "UPROPERTY(BlueprintReadOnly) bool bIsOffer = false;" in option
+    source = UNREAL_SOURCE.read_text(encoding="utf-8")
+    branch = re.search(r'Type == TEXT\("options"\)\)\s*\{(?P<body>[^}]*)\}', source)
+    assert branch is not None
+    body = branch.group("body")
+    assert body.index("MarkOffers(Object, Frame);") < body.index("OnOptions.Broadcast(")
+    assert 'HasTypedField<EJson::Object>(TEXT("offer"))' in source

@@ -6,7 +6,7 @@ import io
 from collections.abc import AsyncIterator, Iterable
 
 import pytest
-from frame_fakes import UNKNOWN_PLAYER, FakeHarness, running_fake, up_types
+from frame_fakes import OFFER, OFFER_TEXT, UNKNOWN_PLAYER, FakeHarness, running_fake, up_types
 from rich.console import Console
 
 from starharness.npc.client import ServerUnreachableError
@@ -174,3 +174,23 @@ async def test_an_unreachable_server_raises_one_clear_error() -> None:
     # The fake is gone, so its port now refuses connections.
     with pytest.raises(ServerUnreachableError, match=r"cannot reach ws://127\.0\.0\.1:\d+/gh"):
         await _talk(FakeHarness(url=url), ["/quit"])
+
+
+async def test_an_offer_shows_what_the_player_gives_and_its_number_accepts_it() -> None:
+    script = ["1", OFFER_TEXT, "1", "/quit"]
+    async with running_fake() as harness:
+        status, out = await _talk(harness, script)
+
+    assert status == EXIT_OK
+    assert harness.received[3] == {"t": "encounter.say", "id": "talk-1", "optionId": OFFER.id}
+    for expected in (
+        "  1) [offer] Buy 2 ore — you give 50 coins  (type 1 to accept)",
+        "  2) Too dear.",
+        "You accept: Buy 2 ore for 50 coins.",
+        "✔ player_buys: You buy 2 ore for 50.",
+        "HUD money: 100 → 50",
+        "Ada: Deal.  (friendly)",
+    ):
+        assert expected in out, f"missing {expected!r} in:\n{out}"
+    # Ordinary options are not marked as offers.
+    assert "[offer] Buy one ore" not in out and "  1) Buy one ore for 40" in out

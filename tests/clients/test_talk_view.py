@@ -10,7 +10,14 @@ from starharness.npc.client.terminal.printer import Printer
 from starharness.npc.client.terminal.render import hud_changes, hud_summary
 from starharness.npc.client.terminal.state import TalkState
 from starharness.npc.client.terminal.view import TalkView
-from starharness.npc.frames import NpcEntry, Welcome
+from starharness.npc.frames import (
+    GENERIC_PROTOCOL,
+    NpcEntry,
+    OfferTerms,
+    OptionItem,
+    Options,
+    Welcome,
+)
 
 HUD = {
     "playerId": "p1",
@@ -49,3 +56,36 @@ def test_hud_words_and_changes() -> None:
     assert hud_changes({"hold": []}, {"hold": [{"goodId": "rope", "qty": 1}]}) == [
         "hold: none → 1 × rope"
     ]
+
+
+def test_an_offer_reads_as_an_offer_with_its_cost_and_how_to_accept_it() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200, color_system=None, highlight=False)
+    state = TalkState(player_id="p1")
+    view = TalkView(state, Printer(console))
+    encounter_id = state.begin_encounter("Ada")
+    plain = OptionItem(id="2", label="Too steep for me.")
+    free = OptionItem(id="g", label="Take the map", offer=OfferTerms(action="give_map", cost=""))
+    offer = OptionItem(
+        id="offer-1",
+        label="Buy 3 medical gel",
+        offer=OfferTerms(action="player_buys", cost="3,300 cr"),
+    )
+    view.on_options(Options(id=encounter_id, items=[offer, plain, free]))
+    assert buffer.getvalue().splitlines() == [
+        "  1) [offer] Buy 3 medical gel — you give 3,300 cr  (type 1 to accept)",
+        "  2) Too steep for me.",
+        "  3) [offer] Take the map  (type 3 to accept)",
+    ]
+
+
+def test_an_offer_in_json_reaches_the_view_through_the_frame_protocol() -> None:
+    raw = (
+        '{"t":"options","id":"e1","items":[{"id":"offer-1","label":"Buy 3 medical gel",'
+        '"offer":{"action":"player_buys","cost":"3,300 cr"}},{"id":"2","label":"Leave"}]}'
+    )
+    frame = GENERIC_PROTOCOL.parse_down_frame(raw)
+    assert isinstance(frame, Options)
+    first, second = frame.items
+    assert first.offer == OfferTerms(action="player_buys", cost="3,300 cr")
+    assert second.offer is None

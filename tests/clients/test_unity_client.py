@@ -118,6 +118,11 @@ async def test_every_frame_reaches_its_event_through_a_real_websocket(built: Pat
     assert f"say.delta {len(long_piece)} {long_piece.count('€')}" in lines
     assert "action trade True You buy 1 ore." in lines
     assert "hud p1 60" in lines
+    # An offer arrives with its action and cost, and picking it commits it.
+    assert "options 2 buy" in lines
+    assert "options 2 offer-1 [offer offer-1 player_buys 50 coins]" in lines
+    assert "action player_buys True You buy 2 ore for 50." in lines
+    assert "hud p1 10" in lines
     assert "error llm_unavailable enc-1" in lines
     assert lines[-1] == "world.event dock 2 days pass"
     assert up_types(harness) == [
@@ -125,6 +130,9 @@ async def test_every_frame_reaches_its_event_through_a_real_websocket(built: Pat
         "encounter.open",
         "encounter.say",
         "encounter.say",
+        "encounter.say",
+        "encounter.say",
         "world.tick",
     ]
     assert harness.received[2] == {"t": "encounter.say", "id": "enc-1", "optionId": "buy"}
+    assert harness.received[5] == {"t": "encounter.say", "id": "enc-1", "optionId": "offer-1"}

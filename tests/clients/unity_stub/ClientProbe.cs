@@ -27,7 +27,18 @@ static class ClientProbe
         client.OnEncounterOpened += f => Print("encounter.opened", f.NpcName + " " + f.Attitude);
         client.OnSayDelta += f => Print("say.delta", f.Text.Length + " " + Count(f.Text, '€'));
         client.OnSayEnd += f => Print("say.end", f.Mood);
-        client.OnOptions += f => Print("options", f.Items.Count + (f.Items.Count > 0 ? " " + f.Items[0].Id : ""));
+        string offerId = null;
+        client.OnOptions += f =>
+        {
+            string detail = f.Items.Count + (f.Items.Count > 0 ? " " + f.Items[0].Id : "");
+            foreach (var item in f.Items)
+            {
+                if (!item.IsOffer) continue;
+                detail += " [offer " + item.Id + " " + item.Offer.Action + " " + item.Offer.Cost + "]";
+                offerId = item.Id;
+            }
+            Print("options", detail);
+        };
         client.OnAction += f => Print("action", f.Name + " " + f.Ok + " " + f.Summary);
         client.OnError += f => Print("error", f.Code + " " + (f.Id ?? "-"));
         client.OnHud += f => Print("hud", f.PlayerId + " " + f.Data["money"]);
@@ -42,7 +53,9 @@ static class ClientProbe
             idles++;
             if (idles == 1) client.SayOption(f.Id, "buy");
             else if (idles == 2) client.Say(f.Id, "no model");
-            else if (idles == 3) client.Tick(2);
+            else if (idles == 3) client.Say(f.Id, "sell me ore");
+            else if (idles == 4) client.SayOption(f.Id, offerId);
+            else if (idles == 5) client.Tick(2);
         };
 
         client.Connect();

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from ...frames import ErrorCode
+from ...frames import ErrorCode, OfferTerms
 
 ERROR_WORDS: Mapping[ErrorCode, str] = {
     ErrorCode.BAD_FRAME: "the harness could not read what this client sent",
@@ -31,6 +31,21 @@ def error_words(code: ErrorCode, message: str) -> str:
     """One line for an `error` frame: the plain meaning, then the harness's own message."""
     detail = f" ({message})" if message else ""
     return f"{ERROR_WORDS[code]}{detail}"
+
+
+def offer_words(number: int, label: str, terms: OfferTerms) -> str:
+    """An offer as one option line: what it is, what the player gives, how to accept it.
+
+    Picking an offer commits a trade, so its line says so instead of reading like a reply.
+    """
+    cost = f" — you give {terms.cost}" if terms.cost.strip() else ""
+    return f"[offer] {label}{cost}  (type {number} to accept)"
+
+
+def accepted_words(label: str, terms: OfferTerms) -> str:
+    """What the client prints when the player picks an offer."""
+    cost = f" for {terms.cost}" if terms.cost.strip() else ""
+    return f"You accept: {label}{cost}."
 
 
 _NOT_SHOWN = frozenset({"playerId", "news"})

@@ -27,6 +27,7 @@ from .commands import (
     parse_command,
 )
 from .printer import Printer
+from .render import accepted_words
 from .state import Phase, TalkState
 from .view import TalkView
 
@@ -175,7 +176,10 @@ class _Talk:
             self._out.line(f"Pick an option from 1 to {len(state.options)}.", "yellow")
             return
         state.enter(Phase.TURN)
-        option_id = state.options[number - 1].id
+        option = state.options[number - 1]
+        option_id = option.id
+        if option.offer is not None:
+            self._out.line(accepted_words(option.label, option.offer), "bold yellow")
         await self._connection.choose(state.encounter_id, option_id)
         if option_id in LEAVE_OPTION_IDS:
             # Leaving: hear the farewell, then walk away; no reply can keep the player there.

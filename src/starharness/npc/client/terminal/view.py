@@ -18,7 +18,7 @@ from ...frames import (
 )
 from ..handlers import DownFrameHandler
 from .printer import Printer
-from .render import error_words, hud_changes, hud_summary
+from .render import error_words, hud_changes, hud_summary, offer_words
 from .state import Phase, TalkState
 
 # Errors after which the harness still ends the turn with `encounter.idle`.
@@ -50,9 +50,13 @@ class TalkView(DownFrameHandler):
             self._out.line("Type a number to walk up to someone (/help for commands).", "dim")
 
     def show_options(self) -> None:
-        """List the current encounter's options, numbered for picking."""
+        """List the current encounter's options, numbered for picking; offers stand out."""
         for number, item in enumerate(self._state.options, start=1):
-            self._out.line(f"  {number}) {item.label}", "cyan")
+            if item.offer is None:
+                self._out.line(f"  {number}) {item.label}", "cyan")
+            else:
+                offer = offer_words(number, item.label, item.offer)
+                self._out.line(f"  {number}) {offer}", "bold yellow")
 
     def on_welcome(self, frame: Welcome) -> None:
         self._state.npcs = list(frame.npcs)
