@@ -74,6 +74,14 @@ async def _turn_frames(log: FrameLog, after: int) -> list[dict[str, Any]]:
     return log.frames[after : end + 1]
 
 
+def _first_offer(items: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """The 1-based number and the item of the first offer among `items`."""
+    for number, item in enumerate(items, 1):
+        if "offer" in item:
+            return number, item
+    raise AssertionError(f"no offer among the options: {items}")
+
+
 async def _credits_in_world(stack: RealStack) -> int:
     view: dict[str, Any] = await asyncio.to_thread(stack.world.player_view, PLAYER)
     return int(view["credits"])
@@ -116,14 +124,25 @@ async def test_play_omega_station_in_the_browser(
         f"{opened['npcName']}: {opened['attitude']}"
     )
 
-    # Pick the first reply that buys something: the trade commits and the HUD credits drop.
-    items: list[dict[str, str]] = log.since(mark, "options")[-1]["items"]
-    number, buy = next((n, item) for n, item in enumerate(items, 1) if item["id"].startswith("buy"))
+    # He offers a sale: an offer card with its cost. Greeting him committed nothing.
+    assert not [f for f in greeting if f["t"] == "action" and f["ok"]], "walking up committed"
+    assert await _credits_in_world(stack) == start_credits
+    items: list[dict[str, Any]] = log.since(mark, "options")[-1]["items"]
+    number, buy = _first_offer(items)
+    offer = page.get_by_test_id(f"option-{number}")
+    await expect(offer).to_have_class("option is-offer")
+    await expect(offer.get_by_test_id("offer-cost")).to_have_text(
+        f"You give {buy['offer']['cost']}"
+    )
+    await expect(offer.get_by_test_id("offer-accept")).to_be_visible()
+
+    # Accept it: the trade commits before he speaks and the HUD credits drop.
     mark = log.mark()
-    await page.get_by_test_id(f"option-{number}").click()
+    await offer.click()
     bought = await _turn_frames(log, mark)
+    assert bought[0]["t"] == "action" and bought[0]["ok"], f"accepting did not commit: {bought}"
     trades = [f for f in bought if f["t"] == "action" and f["ok"]]
-    assert trades, f"picking {buy['label']!r} committed nothing: {bought}"
+    assert len(trades) == 1, f"accepting {buy['label']!r} committed {len(trades)} times: {bought}"
     await expect(page.get_by_test_id("action-ok").first).to_contain_text(trades[0]["summary"])
     credits = await _credits_in_world(stack)
     assert credits < start_credits

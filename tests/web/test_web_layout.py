@@ -82,10 +82,10 @@ async def _turn(log: FrameLog, mark: int) -> list[dict[str, Any]]:
     return log.frames[mark:]
 
 
-def _trade_option(items: list[dict[str, str]]) -> int:
-    """The 1-based number of the first reply that buys or sells something."""
+def _trade_option(items: list[dict[str, Any]]) -> int:
+    """The 1-based number of the first offer (a trade the player accepts by picking it)."""
     for number, item in enumerate(items, 1):
-        if item["id"].startswith(("buy:", "sell:")):
+        if "offer" in item:
             return number
     raise AssertionError(f"no trade on offer: {items}")
 

@@ -11,6 +11,8 @@ import pytest
 import pytest_asyncio
 from fake_harness import GEL_MOVED, GEL_PITCH, GEL_SOLD, GEL_TEXT, OFFER, FakeHarness
 from playwright.async_api import Browser, Page, expect
+from real_stack import RealStack, omega_station
+from test_web_e2e import FrameLog
 from web_contrast import CONTRAST_JS, failures
 from web_support import assert_png, screenshot_path, wait_for_client, watch_page_errors
 
@@ -18,6 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 SIZES = [(1280, 800), (800, 600), (390, 844)]
 """Desktop, a small window, and a phone held upright."""
+SMUGGLER = "npc-karsk"
 
 _BOXES = """(button) => {
   const box = (el) => el.getBoundingClientRect().toJSON();
@@ -186,3 +189,49 @@ async def test_input_is_off_while_an_accepted_offer_commits(
     await expect(page.get_by_test_id("option-1")).to_be_enabled()
     picks = [f for f in harness.frames("encounter.say") if "optionId" in f]
     assert [f["optionId"] for f in picks] == [OFFER["id"]]
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def stack(tmp_path: Path) -> AsyncIterator[RealStack]:
+    async with omega_station(tmp_path) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    "sized_page", [(1280, 800), (800, 600)], indirect=True, ids=lambda s: f"{s[0]}x{s[1]}"
+)
+async def test_the_real_servers_offer_shows_its_price_and_commits_on_click(
+    sized_page: Page, stack: RealStack
+) -> None:
+    """Omega station and its offline brain: walking up commits nothing, accepting commits once."""
+    page = sized_page
+    log = FrameLog(page)
+    await page.goto(stack.url)
+    await wait_for_client(page)
+    welcome = await log.until("welcome")
+    credits: int = welcome["hud"]["credits"]
+
+    mark = log.mark()
+    await page.get_by_test_id(f"npc-button-{SMUGGLER}").click()
+    await log.until("encounter.idle", mark)
+    assert not log.since(mark, "action"), "walking up to him acted"
+    items: list[dict[str, Any]] = log.since(mark, "options")[-1]["items"]
+    number, item = next((n, i) for n, i in enumerate(items, 1) if "offer" in i)
+    offer = page.get_by_test_id(f"option-{number}")
+    await expect(offer).to_have_class("option is-offer")
+    await expect(offer.get_by_test_id("offer-label")).to_have_text(item["label"])
+    await expect(offer.get_by_test_id("offer-cost")).to_have_text(
+        f"You give {item['offer']['cost']}"
+    )
+    await expect(page.get_by_test_id("hud-credits")).to_have_text(f"{credits:,} cr")
+
+    mark = log.mark()
+    await offer.click()
+    await log.until("encounter.idle", mark)
+    turn = log.frames[mark:]
+    assert turn[0]["t"] == "action" and turn[0]["ok"], f"accepting did not commit first: {turn}"
+    assert [f["t"] for f in turn].count("action") == 1, f"more than one action: {turn}"
+    hud = next(f for f in turn if f["t"] == "hud")
+    assert hud["data"]["credits"] != credits, "the offer changed no credits"
+    await expect(page.get_by_test_id("action-ok")).to_contain_text(turn[0]["summary"])
+    await expect(page.get_by_test_id("hud-credits")).to_have_text(f"{hud['data']['credits']:,} cr")
