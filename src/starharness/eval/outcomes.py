@@ -12,7 +12,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .evidence import AuditRow
-from .rules import Verdict
+from .verdict import Verdict
 
 
 class ExpectedCommit(BaseModel):

@@ -8,7 +8,8 @@ from typing import Any, Final
 
 from .audit import WorldCheck
 from .evidence import Frame, Tokens, TurnEvidence
-from .rules import RULES, Verdict, score
+from .rules import RULES, score
+from .verdict import Verdict
 
 REPORT_VERSION: Final = 1
 

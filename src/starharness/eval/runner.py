@@ -19,9 +19,9 @@ from .evidence import AuditRow, ModelTurn, PlayerTurn, TurnEvidence
 from .outcomes import judge_outcome
 from .player import ScriptedPlayer, TurnTimeoutError, scripted_player
 from .report import EvalReport, ScenarioReport, ScoredTurn, Target
-from .rules import Verdict
 from .scenarios import Scenario, ScenarioSet, Step
 from .transcript import model_turns
+from .verdict import Verdict
 
 Progress = Callable[[str], None]
 
