@@ -235,3 +235,16 @@ async def test_the_real_servers_offer_shows_its_price_and_commits_on_click(
     assert hud["data"]["credits"] != credits, "the offer changed no credits"
     await expect(page.get_by_test_id("action-ok")).to_contain_text(turn[0]["summary"])
     await expect(page.get_by_test_id("hud-credits")).to_have_text(f"{hud['data']['credits']:,} cr")
+
+
+async def test_an_offer_without_a_cost_shows_no_cost_line(page: Page, harness: FakeHarness) -> None:
+    opened = await _ask_for_gel(page, harness)
+    map_offer = {"id": "offer-2", "label": "Take the map", "offer": {"action": "swap", "cost": ""}}
+    plain = {"id": "no", "label": "No thanks"}
+    await harness.push({"t": "options", "id": opened["id"], "items": [plain, map_offer]})
+    offer = page.get_by_test_id("option-2")
+    await expect(offer).to_have_class("option is-offer")
+    await expect(offer).to_have_accessible_name("Accept offer 2: Take the map")
+    await expect(offer.get_by_test_id("offer-cost")).to_have_count(0)
+    await expect(offer.get_by_test_id("offer-accept")).to_be_visible()
+    await expect(page.get_by_test_id("option-1")).to_have_class("option")

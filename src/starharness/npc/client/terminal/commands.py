@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 HELP_TEXT = (
-    "type what you say, or the number of an option; "
+    "type what you say, or the number of an option (an [offer]'s number accepts it); "
     "/npcs lists who is here, /close walks away, /tick N advances N days, /quit leaves"
 )
 
