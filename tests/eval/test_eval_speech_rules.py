@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from starharness.eval import AuditRow, ModelTurn, PlayerTurn, TurnEvidence
 from starharness.eval.rules import (
@@ -327,3 +329,33 @@ def test_an_offer_alone_is_no_commit_for_the_audit_check() -> None:
         "Done.", committed=(SALE,), picked="offer-1", shown=SHOWN, action_frames=0
     )
     assert no_false_claims(missing_frame).passed is False
+
+
+# Echo detection over generated lines: a long sentence repeated anywhere is an echo, in any
+# case and punctuation; a line sharing none of the player's words never is.
+
+_WORD = st.sampled_from(
+    ["fuel", "cells", "gel", "passage", "ceres", "deep", "book", "me", "the", "next", "ship",
+     "two", "450", "credits", "please", "now", "kid", "deal"]
+)  # fmt: skip
+_OTHER = st.sampled_from(["evening", "sure", "smuggler", "hold", "quiet", "bar", "night"])
+
+
+@given(
+    said=st.lists(_WORD, min_size=8, max_size=14),
+    before=st.lists(_OTHER, max_size=6),
+    after=st.lists(_OTHER, max_size=6),
+)
+def test_a_long_sentence_repeated_anywhere_is_an_echo(
+    said: list[str], before: list[str], after: list[str]
+) -> None:
+    player = " ".join(said).capitalize() + "."
+    line = " ".join([*before, " ".join(said).upper() + "!", *after])
+    assert no_echo(_turn(line, said=player)).passed is False
+
+
+@given(said=st.lists(_WORD, min_size=4, max_size=14), reply=st.lists(_OTHER, min_size=1))
+def test_a_line_sharing_none_of_the_players_words_is_no_echo(
+    said: list[str], reply: list[str]
+) -> None:
+    assert no_echo(_turn(" ".join(reply) + ".", said=" ".join(said) + ".")).passed is True
