@@ -59,41 +59,41 @@ def no_cgroup(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_timed_out_command_leaves_no_busy_loop_behind(
+async def test_the_busy_loop_of_issue_38_does_not_outlive_its_command(
     machine: Machine, provider: str
 ) -> None:
     marker = _marker()
     rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
     try:
-        # The probe of issue 38: a background loop of a command that ends (or times out).
-        outcome = await rig.shell(
-            f"timeout 40 sh -c 'while :; do :; done; : {marker}' & echo started; sleep 100",
-            timeout_s=3,
+        # The probe of issue 38: the first process ends at once, its background loop held the
+        # output open until the timeout and then ran on (for its 40 s) reparented to PID 1.
+        probe = await rig.shell(
+            f"timeout 40 sh -c 'while :; do :; done; : {marker}' & echo started", timeout_s=3
         )
-        assert outcome.error_code == COMMAND_TIMEOUT, outcome.content
-        assert "started" in outcome.content
+        assert "started" in probe.content, probe.content
         assert await _gone(marker)
-        quick = await rig.shell(f"timeout 40 sh -c 'while :; do :; done; : {marker}' & echo ok")
-        assert not quick.is_error, quick.content
-        assert await _gone(marker)  # the end of the call ends its background processes too
+        # And with the first process still running at the timeout.
+        timed_out = await rig.shell(
+            f"timeout 40 sh -c 'while :; do :; done; : {marker}' & sleep {marker}", timeout_s=2
+        )
+        assert timed_out.error_code == COMMAND_TIMEOUT, timed_out.content
+        assert await _gone(marker)
     finally:
         await rig.root.dispose()
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_300_background_sleepers_of_a_timed_out_command_are_all_gone(
+async def test_300_background_sleepers_of_one_command_are_all_gone(
     machine: Machine, provider: str
 ) -> None:
     marker = _marker()
     rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
     try:
         outcome = await rig.shell(
-            f"i=0; while [ $i -lt 300 ]; do sleep {marker} & i=$((i+1)); done; "
-            f"echo spawned; sleep {marker}",
+            f"i=0; while [ $i -lt 300 ]; do sleep {marker} & i=$((i+1)); done; echo spawned",
             timeout_s=8,
         )
-        assert outcome.error_code == COMMAND_TIMEOUT, outcome.content
-        assert "spawned" in outcome.content
+        assert "spawned" in outcome.content, outcome.content
         assert await _gone(marker)
         assert zombie_children() == []
     finally:
@@ -144,8 +144,10 @@ _HARNESS = textwrap.dedent(
 
     async def main():
         rig = await make_rig(Path({project!r}), providers=[{provider!r}], approve_commands=False)
+        await rig.call("job_start", command={job!r})
         print("ready", flush=True)
-        await rig.shell({command!r}, timeout_s=500)
+        await rig.shell({probe!r}, timeout_s=500)
+        await asyncio.sleep(3600)
 
     asyncio.run(main())
     """
@@ -153,19 +155,17 @@ _HARNESS = textwrap.dedent(
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_harness_killed_with_sigkill_leaves_no_process_of_a_running_command(
+async def test_a_harness_killed_with_sigkill_leaves_no_process_of_its_commands(
     machine: Machine, provider: str
 ) -> None:
     marker = _marker()
-    command = (
-        f"setsid -f sleep {marker}; (sleep {marker} &); "
-        f"i=0; while [ $i -lt 20 ]; do sleep {marker} & i=$((i+1)); done; sleep {marker}"
-    )
     script = _HARNESS.format(
         support=str(Path(__file__).parent),
         project=str(machine.project),
         provider=provider,
-        command=command,
+        # A running tree with a setsid child, and a command whose first process has ended.
+        job=f"setsid -f sleep {marker}; (sleep {marker} &); sleep {marker}",
+        probe=f"setsid -f sleep {marker}; sleep {marker} & echo started",
     )
     harness = await asyncio.create_subprocess_exec(
         sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
@@ -173,7 +173,8 @@ async def test_a_harness_killed_with_sigkill_leaves_no_process_of_a_running_comm
     try:
         assert harness.stdout is not None
         assert (await harness.stdout.readline()).strip() == b"ready"
-        assert await _at_least(marker, 23)
+        assert await _at_least(marker, 3)
+        await asyncio.sleep(0.5)  # the probe is under way
         harness.send_signal(signal.SIGKILL)  # no cleanup code of the harness runs
         await harness.wait()
         assert await _gone(marker)
@@ -248,5 +249,30 @@ async def test_a_command_within_the_limit_is_not_bothered(machine: Machine, prov
         outcome = await rig.shell("for i in 1 2 3 4 5 6 7 8; do sleep 0.2 & done; wait; echo ok")
         assert not outcome.is_error, outcome.content
         assert "refused" not in outcome.content
+    finally:
+        await rig.root.dispose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_without_a_cgroup_setsid_children_and_a_jobs_tree_still_end(
+    machine: Machine, provider: str, no_cgroup: None
+) -> None:
+    # bubblewrap: the namespace's init dies with the command; Landlock: the launcher, their
+    # subreaper, kills what the command left when it ends or is stopped.
+    marker = _marker()
+    rig = await make_rig(machine.project, providers=[provider], approve_commands=False)
+    try:
+        ended = await rig.shell(f"setsid -f sleep {marker}; (sleep {marker} &); echo ok")
+        assert not ended.is_error, ended.content
+        assert await _gone(marker)
+        timed_out = await rig.shell(f"setsid -f sleep {marker}; sleep {marker}", timeout_s=1)
+        assert timed_out.error_code == COMMAND_TIMEOUT, timed_out.content
+        assert await _gone(marker)
+        await rig.call("job_start", command=f"setsid -f sleep {marker}; sleep {marker}")
+        assert await _at_least(marker, 2)
+        stopped = await rig.call("job_stop", job_id="job-1")
+        assert stopped.content.startswith("job-1: stopped"), stopped.content
+        assert await _gone(marker)
+        assert zombie_children() == []
     finally:
         await rig.root.dispose()

@@ -5,12 +5,20 @@ Run as `python -I -S landlock_exec.py [--full] [--network] [--read PATH]... [--w
 each import costs start-up time on every command), so it starts fast and needs no installed
 package. The rules survive `execve`, so the command and everything it starts stay confined.
 Exit status 125 with a `sandbox setup failed:` line means the command never ran.
+
+The launcher stays as the command's supervisor, as bubblewrap's init does: it forks, the child
+confines itself and execs the command, and the parent (a child subreaper, so every orphan of
+the command is reparented to it rather than escaping to PID 1) waits. When the command's first
+process ends, or the launcher's own parent does (PR_SET_PDEATHSIG), it kills everything the
+command left, `setsid` children included, and exits with the command's status (128+N for a
+signal, as bubblewrap reports it).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import stat
 import struct
 import sys
@@ -65,6 +73,8 @@ ABI1_ACCESS = (
 """Every filesystem right of ABI 1, the first 13 bits."""
 FILE_ONLY_ACCESS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
 
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _PR_CAPBSET_DROP = 24
@@ -306,6 +316,15 @@ def confine_self(rules: Rules) -> None:
 def main(argv: list[str] | tuple[str, ...]) -> int:
     try:
         rules, command = parse_args(argv)
+    except SetupError as error:
+        sys.stderr.write(f"{SETUP_FAILED_PREFIX}{error}\n")
+        return SETUP_FAILED_STATUS
+    return supervise(rules, command)
+
+
+def _run(rules: Rules, command: list[str]) -> int:
+    """In the child: confine, then become the command (returns only on failure)."""
+    try:
         confine_self(rules)
     except SetupError as error:
         sys.stderr.write(f"{SETUP_FAILED_PREFIX}{error}\n")
@@ -316,6 +335,97 @@ def main(argv: list[str] | tuple[str, ...]) -> int:
         sys.stderr.write(f"{command[0]}: {error.strerror}\n")
         return 127
     return 0  # not reached
+
+
+class _ParentGone(Exception):
+    """The launcher's parent (the harness's holder) died: end the command now."""
+
+
+def _parent_gone(_signum: int, _frame: object) -> None:
+    raise _ParentGone
+
+
+def supervise(rules: Rules, command: list[str]) -> int:
+    """Run the confined command as a child; when it ends, end everything it left behind."""
+    parent = os.getppid()
+    if _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.stderr.write(f"{SETUP_FAILED_PREFIX}{_errno_text('PR_SET_CHILD_SUBREAPER')}\n")
+        return SETUP_FAILED_STATUS
+    signal.signal(signal.SIGTERM, _parent_gone)
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the line above
+        return SETUP_FAILED_STATUS
+    first = os.fork()
+    if first == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _libc.prctl(_PR_SET_PDEATHSIG, 0, 0, 0, 0)
+        os._exit(_run(rules, command))
+    # Hold none of the command's pipes: they close when its last process does.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    status = None
+    try:
+        while status is None:
+            pid, found = os.waitpid(-1, 0)
+            if pid == first:
+                status = found
+    except (_ParentGone, ChildProcessError):
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    end_descendants()
+    if status is None:
+        return 128 + signal.SIGKILL
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def end_descendants() -> None:
+    """Stop every descendant (so none forks meanwhile), kill them all, reap the children.
+
+    (reaper.py does the same for the harness; both run with the standard library alone, from
+    their own files, so neither can import the other.)"""
+    me = os.getpid()
+    frozen: set[int] = set()
+    while found := _descendants(me) - frozen:
+        for pid in found:
+            try:  # noqa: SIM105 - contextlib is one import more at every command's start
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        frozen |= found
+    for pid in frozen:
+        try:  # noqa: SIM105
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        while True:
+            os.waitpid(-1, 0)
+    except ChildProcessError:
+        pass
+
+
+def _descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):  # noqa: PTH208 - plain names, fast, stdlib only
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as file:  # noqa: PTH123
+                    ppid = int(file.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
 
 
 if __name__ == "__main__":
