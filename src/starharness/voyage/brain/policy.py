@@ -102,11 +102,16 @@ def _prices(s: Situation) -> Plan:
     return Say(line, mood_for(scene.attitude), standard_options(scene, skip=frozenset({"prices"})))
 
 
-def _which_ware(s: Situation) -> Ware | None:
+def which_ware(s: Situation) -> Ware | None:
     """The good the player means: named now, else the one the NPC last offered."""
     scene = s.scene
     if s.intent.good_id:
         return scene.sold(s.intent.good_id)
+    for call in reversed(s.transcript.offered):
+        if call.name == SELL_GOODS:
+            ware = scene.sold(str(call.arguments.get("good_id", "")))
+            if ware is not None:
+                return ware
     for option in s.transcript.last_options:
         choice = decode(option.id)
         if choice is not None and choice.verb == "buy":
@@ -182,7 +187,7 @@ def _haggle_count(s: Situation) -> int:
 
 def _haggle(s: Situation) -> Plan:
     scene = s.scene
-    ware = _which_ware(s)
+    ware = which_ware(s)
     if ware is None:
         return Say(
             f"Haggle over what, {s.addr}? I've nothing on the shelf.",

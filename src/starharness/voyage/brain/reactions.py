@@ -16,6 +16,7 @@ from .offers import (
 )
 from .options import Option
 from .plans import Plan, Say, Situation, accepted_floor, act
+from .policy import which_ware
 from .scene import Ware
 from .tools import (
     BUY_GOODS,
@@ -187,8 +188,8 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
 def _colder(s: Situation, attitude: int) -> Say:
     """After cooling on a hard haggler: the going price, take it or leave it."""
     scene = s.scene
-    good_id = s.intent.good_id
-    ware = scene.sold(good_id) if good_id else None
+    # The good haggled over: named now, else the one on the table.
+    ware = which_ware(s)
     if ware is None:
         ware = next((w for w in scene.sells if w.units), None)
     mood = "hostile" if attitude <= -30 else "annoyed"

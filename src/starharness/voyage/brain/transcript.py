@@ -52,6 +52,9 @@ class Transcript:
     """The options of the NPC's last line, which the player may have picked."""
     steps: list[list[Call]] = field(default_factory=list[list[Call]])
     """This turn's tool steps so far, each with its results."""
+    offered: list[Call] = field(default_factory=list[Call])
+    """Every call of this encounter that became an offer, oldest first (the deals on the
+    table are the last ones)."""
     price_band: float = DEFAULT_BAND
     tools: frozenset[str] = frozenset()
 
@@ -93,7 +96,10 @@ def read_transcript(request: ChatRequest) -> Transcript:
                     name, arguments = _decided(arguments)
                     if name == NO_ACTION:
                         continue
-                step.append(_with_result(name, arguments, results.get(call.id)))
+                made = _with_result(name, arguments, results.get(call.id))
+                if made.offered:
+                    out.offered.append(made)
+                step.append(made)
             if step:
                 out.steps.append(step)
     return out
