@@ -69,8 +69,8 @@ def _gd_functions(path: Path) -> dict[str, list[str]]:
 def test_an_offer_reaches_the_game_with_its_action_and_cost() -> None:
     functions = _gd_functions(ADDON / "star_harness.gd")
     source = (ADDON / "star_harness.gd").read_text(encoding="utf-8")
-    assert "static func offer_of(item: Dictionary) -> Dictionary:" in source
-    assert "static func is_offer(item: Dictionary) -> bool:" in source
+    assert "func offer_of(item: Dictionary) -> Dictionary:" in source
+    assert "func is_offer(item: Dictionary) -> bool:" in source
     # Every `options` item goes through the parser that keeps `offer: {action, cost}`.
     assert 'options.emit(id, _option_items(_array(frame, "items")))' in source
     parsed = functions["_option_items"]

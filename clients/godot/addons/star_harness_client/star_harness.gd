@@ -148,6 +148,19 @@ func send_frame(frame: Dictionary) -> Error:
 	return _socket.send_text(JSON.stringify(frame))
 
 
+## The offer terms `{action, cost}` of an `options` item, or {} when it is an ordinary reply.
+## `action` is the game action accepting commits; `cost` is what the player gives, in the
+## game's words ("3,300 cr"), and may be "".
+func offer_of(item: Dictionary) -> Dictionary:
+	var offer: Variant = item.get("offer")
+	return offer if offer is Dictionary else {}
+
+
+## True when picking `item` accepts an offer (the harness commits it before the NPC answers).
+func is_offer(item: Dictionary) -> bool:
+	return not offer_of(item).is_empty()
+
+
 func _start_connect(now: int) -> void:
 	_socket = WebSocketPeer.new()
 	_socket.inbound_buffer_size = INBOUND_BUFFER_BYTES
@@ -243,19 +256,6 @@ func _dispatch(frame: Dictionary) -> void:
 			hud.emit(str(frame.get("playerId", "")), _dict(frame, "data"))
 		var unknown:
 			push_warning("star-harness: no handler for frame type %s" % unknown)
-
-
-## The offer terms `{action, cost}` of an `options` item, or {} when it is an ordinary reply.
-## `action` is the game action accepting commits; `cost` is what the player gives, in the
-## game's words ("3,300 cr"), and may be "".
-static func offer_of(item: Dictionary) -> Dictionary:
-	var offer: Variant = item.get("offer")
-	return offer if offer is Dictionary else {}
-
-
-## True when picking `item` accepts an offer (the harness commits it before the NPC answers).
-static func is_offer(item: Dictionary) -> bool:
-	return not offer_of(item).is_empty()
 
 
 ## Each item as `{id, label}` with String values, plus `offer: {action, cost}` for an offer.
