@@ -183,6 +183,9 @@ def test_breaking_persona_fails(line: str) -> None:
         "I'm Jonah Karsk. What do you need?",
         "Vex sells spice out at Kessler's Hollow, if you trust him.",
         "I don't give credits away, kid. Fuel's 450.",
+        "My instructions? I give the orders in this bar.",
+        "Ignore my rules? Not a chance, kid.",
+        "I was trained to fly freighters, not to hand out credits.",
     ],
 )
 def test_speaking_in_persona_passes(line: str) -> None:
@@ -201,9 +204,9 @@ def test_third_person_is_judged_by_the_npcs_own_name() -> None:
 @pytest.mark.parametrize(
     ("label", "problem"),
     [
-        ("Would you like some fuel?", "the NPC's line"),
+        ("What can I get you?", "the NPC's line"),
         ("What'll it be?", "the NPC's line"),
-        ("Here are your fuel cells", "the NPC's line"),
+        ("Welcome back, captain", "the NPC's line"),
         ("Fuel is 450 a cell", "repeats the NPC's line"),
     ],
 )
@@ -214,12 +217,17 @@ def test_options_in_the_npcs_voice_fail(label: str, problem: str) -> None:
     assert problem in verdict.detail
 
 
-def test_options_in_the_players_words_and_offers_pass() -> None:
-    items = [
-        OFFER,
-        {"id": "haggle", "label": "Would you take 1,000 a unit?"},
-        {"id": "bye", "label": "Leave"},
-    ]
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ("Would you take 1,000 a unit?", "Leave"),
+        ("Would you like my ore?", "Here's your gel"),
+        ("I'll sell you 5 fuel cells", "How many do you have?"),
+        ("Anything else for sale?", "You owe me a reward"),
+    ],
+)
+def test_options_in_the_players_words_and_offers_pass(labels: tuple[str, str]) -> None:
+    items = [OFFER, *({"id": f"o{n}", "label": label} for n, label in enumerate(labels))]
     assert options_well_formed(_turn("Gel is 1,100 a unit.", items=items)).passed is True
 
 

@@ -49,14 +49,14 @@ _JUNK_LABEL = re.compile(r"[{}<>\\]|&#?\w+;|\"\s*:|^\W+$")
 _ID_IN_LABEL = re.compile(r"\[[^\]]*\]|\b[a-z]+(?:-[a-z0-9]+)+\b|\b\w+:\w+(?::\w+)*\b")
 """`[quest-medgel]`, `quest-medgel`, `buy:fuel:5`: ids, not what a player says."""
 _NPC_VOICE_LABEL = re.compile(
-    r"\bwould you like\b|\bwhat can i (?:do|get) (?:for )?you\b|\bhow (?:can|may) i (?:help"
-    r"|assist)\b|\bwhat'?ll it be\b|\banything else\b|\bhow many (?:do|would) you\b"
-    r"|\bi can (?:sell|offer|let) you\b|\bi(?:'ll| will) (?:sell|let) you\b"
-    r"|\bhere(?: are|'s| is) your\b|\byou owe me\b|\bwelcome (?:back|aboard|to)\b"
-    r"|\bpleasure doing business\b|\bcome back when\b",
+    r"\bwhat can i (?:do|get) (?:for )?you\b|\bhow (?:can|may) i (?:help|assist)\b"
+    r"|\bwhat'?ll it be\b|\bwhat(?:'s| is) your pleasure\b|\bwelcome (?:back|aboard)\b"
+    r"|\bwhat brings you\b",
     re.IGNORECASE,
 )
-"""An option worded as the NPC's line, not as what the player says."""
+"""An option worded as the NPC's line, not as what the player says. Only what a player never
+says to an NPC: "Would you like my ore?", "Here's your gel" and "I'll sell you 5" are a
+player's words too (selling, delivering); a label copied from the NPC's line is caught apart."""
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,8});", re.IGNORECASE)
 _RAW_CALL = re.compile(r'^\s*[{\[]|"\w+"\s*:\s*[\[{"\d]|\bfunctions\.\w+|<tool_call>')
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")

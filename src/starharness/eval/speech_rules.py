@@ -30,13 +30,14 @@ _OUT_OF_PERSONA = re.compile(
 )
 _MACHINERY_TALK = re.compile(
     r"\b(?:tool|function) ?calls?\b|\bcall(?:s|ed|ing)? (?:the|a|my|this|that) (?:tool|function)"
-    r"|\b(?:my|the|available) (?:tools|functions)\b|\bfunctions?\.\w+|\bjson\b"
-    r"|\bsystem (?:prompt|message)\b|\bmy (?:instructions|programming|prompt|guidelines|training)\b"
-    r"|\bi(?:'m| am| was) (?:programmed|trained|instructed|designed) to\b"
-    r"|\b(?:ignore|break) (?:my|your) (?:rules|instructions)\b",
+    r"|\bavailable (?:tools|functions)\b|\bmy functions\b|\bfunctions?\.\w+|\bjson\b"
+    r"|\bsystem (?:prompt|message)\b|\bmy (?:instructions|programming|prompt|guidelines)\b(?!\?)"
+    r"|\bi(?:'m| am| was) (?:programmed|designed) to\b",
     re.IGNORECASE,
 )
-"""The NPC talking about its machinery: tools, functions, JSON, its prompt or instructions."""
+"""The NPC talking about its machinery: tools, functions, JSON, its prompt or instructions.
+A retort in character passes: "My instructions? I give the orders here.", "Ignore my rules?
+Not in my bar.", "Hand me the tools"."""
 _NAME_NOT_SELF: Final = frozenset({"old", "the", "captain", "doctor", "mister", "miss"})
 _THIRD_PERSON_VERB = (
     r"(?:is|was|has|had|does|did|doesn't|didn't|isn't|wasn't|hasn't|won't|will|would|wouldn't"
