@@ -12,10 +12,16 @@ from tinygame import GAME
 from tinygame.brain import respond
 from websockets.frames import Frame, Opcode
 
+from starharness.npc import LimitsSettings, ServerSettings
 from starharness.npc.server.connection import Connection
 from starharness.npc.server.pass_budget import PassBudget
 
 _BURST = 60
+_UNHURRIED = ServerSettings(
+    port=0, limits=LimitsSettings(frames_per_second=1_000_000, frame_burst=100_000)
+)
+"""Thousands of frames on one socket, each handled as it comes: these tests are about reading
+and parsing them, not about the per-connection frame rate (test_npc_shedding.py)."""
 
 
 def _masked(text: str) -> bytes:
@@ -33,7 +39,7 @@ async def test_a_burst_on_one_socket_does_not_hold_another_sockets_frame(
         await handle(self, text)
 
     monkeypatch.setattr(Connection, "_handle", spying)
-    async with serving(GAME, tmp_path, responder=respond) as stack:
+    async with serving(GAME, tmp_path, _UNHURRIED, responder=respond) as stack:
         # A pass of the loop's budget is spent by the first frame (the real one is 5 ms:
         # sixty small frames would fit in it on a fast machine).
         stack.running.server.frame_budget = PassBudget(0.0)
@@ -82,7 +88,10 @@ async def test_a_read_of_thousands_of_tiny_frames_is_parsed_a_slice_at_a_time(
 
     monkeypatch.setattr(coalescing._ReceiveQueue, "put_nowait", measuring)  # pyright: ignore[reportPrivateUsage]
     count = 3000
-    async with serving(GAME, tmp_path, responder=respond) as stack, stack.client() as client:
+    async with (
+        serving(GAME, tmp_path, _UNHURRIED, responder=respond) as stack,
+        stack.client() as client,
+    ):
         # One write of 3,000 frames of 15 bytes: the server reads it in a read or two.
         frames = [_masked(f'{{"t": "{index % 10}"}}') for index in range(count)]
         client.ws.transport.write(b"".join(frames))
@@ -102,7 +111,10 @@ async def test_frames_of_every_size_split_across_slices_arrive_whole_and_in_orde
     # Sizes around the 4 KiB slice and well past it, many tiny ones between: frames cut at
     # every kind of place by the slicing.
     sizes = [1, 4090, 4096, 4097, 9000, 20_000, *([3] * 500), 12_345, 2]
-    async with serving(GAME, tmp_path, responder=respond) as stack, stack.client() as client:
+    async with (
+        serving(GAME, tmp_path, _UNHURRIED, responder=respond) as stack,
+        stack.client() as client,
+    ):
         texts = [f'{{"t": "s{index}", "pad": "{"x" * size}"}}' for index, size in enumerate(sizes)]
         client.ws.transport.write(b"".join(_masked(text) for text in texts))
         errors = [await client.recv() for _ in sizes]
@@ -114,7 +126,7 @@ async def test_frames_of_every_size_split_across_slices_arrive_whole_and_in_orde
 async def test_a_client_that_leaves_with_frames_held_unparsed_leaves_nothing_behind(
     tmp_path: Path,
 ) -> None:
-    async with serving(GAME, tmp_path, responder=respond) as stack:
+    async with serving(GAME, tmp_path, _UNHURRIED, responder=respond) as stack:
         # max_queue=None: this client reads on while it closes, so only the server's side is
         # tested (a full queue would stop it reading and the close would time out).
         async with stack.client(max_queue=None) as leaving:

@@ -62,6 +62,10 @@ async def test_failed_accepts_are_limited_and_the_rest_passes_on(
             for _ in range(2048):
                 error = OSError(errno.EMFILE, "Too many open files")
                 loop.call_exception_handler({"message": ACCEPT_FAILED, "exception": error})
+            retry = "Exception in callback BaseSelectorEventLoop._start_serving(...)"
+            for _ in range(100):  # the retries due when the listener closed
+                closed = ValueError("Invalid file descriptor: -1")
+                loop.call_exception_handler({"message": retry, "exception": closed})
             loop.call_exception_handler({"message": "something else"})
         assert len(caplog.records) == 1
         assert "Too many open files" in caplog.records[0].getMessage()

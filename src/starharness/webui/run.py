@@ -32,6 +32,7 @@ from .access import Access
 from .server import WebUi
 
 DEFAULT_PORT = 3080
+_BACKLOG = 128
 _log = logging.getLogger("starharness.webui")
 
 
@@ -94,7 +95,7 @@ class RunningWeb:
         self._engine.should_exit = True
         with contextlib.suppress(Exception):
             await self._task
-        self._accept_errors.uninstall()
+        await self._accept_errors.aclose()
         self.gate.limiter.flush()
         self.ui.close()
 
@@ -118,6 +119,9 @@ async def start_web(ctx: Context, info: HostInfo, settings: WebSettings) -> Runn
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=3,
+        # What `_bind` listens with; asyncio also tries this many accepts each time the
+        # listener is ready, each failure reported at the descriptor limit (2,048 by default).
+        backlog=_BACKLOG,
     )
     gate = GateState(
         GateSettings(
@@ -157,7 +161,7 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(_BACKLOG)
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -72,6 +72,7 @@ class Connection:
         "_close_code",
         "_ended",
         "_expiry",
+        "_frames",
         "_limits",
         "_opens",
         "_reading",
@@ -96,6 +97,7 @@ class Connection:
         self._limits = limits
         self._says = TokenBucket(limits.says_per_second, limits.say_burst)
         self._opens = TokenBucket(limits.opens_per_second, limits.open_burst)
+        self._frames = TokenBucket(limits.frames_per_second, limits.frame_burst)
         # The task reading frames (the one serving the WebSocket), until it stops.
         self._reading: asyncio.Task[None] | None = None
         self._ended = False
@@ -204,6 +206,11 @@ class Connection:
                 queued = isinstance(arriving, asyncio.Future) and arriving.done()
                 message = await arriving
                 del arriving
+                owed = self._frames.reserve()
+                if owed:
+                    # A flood: this socket is not read until its turn comes (its sender backs
+                    # up in TCP), while every other connection is served.
+                    await asyncio.sleep(owed)
                 if queued and budget.spent():
                     # A backlog, and enough frames this pass: the rest of the loop runs first.
                     # A frame the socket waited for is not held: it has waited its turn.

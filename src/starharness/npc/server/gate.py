@@ -43,6 +43,7 @@ socket with unread bytes resets it, and the client may never see the answer."""
 # bytes on (a WebSocket, or a body whose end is not read here), refused (answered, lingering).
 _HEAD, _BODY, _IDLE, _PASS, _REFUSED = range(5)
 
+_FULL = "the server is at its connection limit; try again shortly\n"
 _NO_EXTRA: dict[str, Any] = {}
 """The wrapper's own extra info, never read or written (asyncio makes an empty dict each)."""
 
@@ -81,16 +82,39 @@ def trusted_proxies(forwarded_allow_ips: list[str] | str | None) -> tuple[_Netwo
     return networks(forwarded_allow_ips)
 
 
-class GateState:
-    """What the sockets of one server share: open sockets per address, and the shed counts."""
+def socket_budget() -> int | None:
+    """How many sockets the process may hold open and still have descriptors to spare for
+    its files, threads and the next accept (None: no limit known)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no descriptor limit to read
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    return max(16, soft - max(64, soft // 10))
 
-    __slots__ = ("by_address", "limiter", "settings", "shed")
+
+class GateState:
+    """What the sockets of one server share: open sockets (per address and in all), and the
+    shed counts."""
+
+    __slots__ = ("budget", "by_address", "limiter", "open", "settings", "shed")
 
     def __init__(self, settings: GateSettings, logger: logging.Logger = _log) -> None:
         self.settings = settings
         self.by_address: dict[str, int] = {}
+        self.open = 0
+        self.budget = socket_budget()
+        """Past this many open sockets a new one is answered 503 and closed at once: at the
+        descriptor limit `accept()` fails, and asyncio reports each failure with a traceback."""
         self.limiter = LogLimiter(logger)
-        self.shed: dict[str, int] = {"header_timeout": 0, "header_too_large": 0, "over_cap": 0}
+        self.shed: dict[str, int] = {
+            "header_timeout": 0,
+            "header_too_large": 0,
+            "over_cap": 0,
+            "at_capacity": 0,
+        }
 
     def address_key(self, peer: object) -> str | None:
         """What a peer is counted under: its IPv4 address, or its IPv6 /64 (one host's block);
@@ -168,6 +192,19 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
         gate = self.gate
+        gate.open += 1
+        if gate.budget is not None and gate.open > gate.budget:
+            gate.shed_one(
+                "at_capacity",
+                "refused a connection: %d sockets are open, as many as the descriptor limit "
+                "allows (raise it with ulimit -n)",
+                gate.open - 1,
+            )
+            self._state = _REFUSED
+            # Closed at once, not after a linger: its descriptor is what is short.
+            transport.write(_answer("503 Service Unavailable", _FULL))
+            transport.close()
+            return
         key = gate.address_key(transport.get_extra_info("peername"))
         cap = gate.settings.connections_per_address
         if key is not None and cap is not None:
@@ -206,6 +243,7 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self.gate.open -= 1
         key, self._key = self._key, None
         if key is not None:
             counts = self.gate.by_address

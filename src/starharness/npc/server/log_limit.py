@@ -19,6 +19,10 @@ from typing import Any
 DEFAULT_INTERVAL_S = 10.0
 ACCEPT_FAILED = "socket.accept() out of system resource"
 """The message asyncio's selector loop reports a failed accept with (3.11-3.13)."""
+_RETRY_FAILED = "Exception in callback BaseSelectorEventLoop._start_serving("
+"""How asyncio reports a failed retry of a listener it paused after a failed accept."""
+_RETRY_S = 1.0
+"""asyncio's pause before it listens again after a failed accept (constants.ACCEPT_RETRY_DELAY)."""
 _RESOURCE_ERRORS = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM))
 
 
@@ -82,18 +86,29 @@ class AcceptErrors:
     descriptors or memory) is one warning line per interval, with a count; everything else
     goes to the handler that was there before (or the loop's default)."""
 
-    __slots__ = ("_limiter", "_loop", "_previous")
+    __slots__ = ("_failed_at", "_limiter", "_loop", "_previous")
 
     def __init__(self, limiter: LogLimiter) -> None:
         self._limiter = limiter
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous: _Handler | None = None
+        self._failed_at: float | None = None
 
     def install(self) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
         self._previous = loop.get_exception_handler()
         loop.set_exception_handler(self)
+
+    async def aclose(self) -> None:
+        """Uninstall, once the retries asyncio scheduled after a recent failed accept ran:
+        they find the listener closed, and would each print a traceback."""
+        failed_at = self._failed_at
+        if failed_at is not None:
+            left = failed_at + _RETRY_S + 0.2 - time.monotonic()
+            if left > 0:
+                await asyncio.sleep(left)
+        self.uninstall()
 
     def uninstall(self) -> None:
         """Put the previous handler back (unless another was installed over this one)."""
@@ -109,12 +124,25 @@ class AcceptErrors:
             and isinstance(exc, OSError)
             and exc.errno in _RESOURCE_ERRORS
         ):
+            self._failed_at = time.monotonic()
             self._limiter.log(
                 logging.WARNING,
                 f"accept-{errno.errorcode.get(exc.errno or 0, exc.errno)}",
                 "cannot accept a connection: %s (the process's descriptor limit?); "
                 "retrying every second",
                 exc.strerror or exc,
+            )
+            return
+        message = context.get("message")
+        if (
+            isinstance(message, str)
+            and message.startswith(_RETRY_FAILED)
+            and isinstance(exc, ValueError | OSError)
+        ):
+            # asyncio schedules a retry per failed accept (thousands a second at the limit);
+            # those still due when the server stops find the listener closed.
+            self._limiter.log(
+                logging.DEBUG, "accept-retry", "a paused listener's retry found it closed: %s", exc
             )
             return
         if self._previous is not None:

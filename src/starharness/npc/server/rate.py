@@ -20,6 +20,16 @@ class TokenBucket:
         self._clock = clock
         self._stamp = clock()
 
+    def reserve(self) -> float:
+        """Take a token now, owing it if none is left: the seconds until the debt is repaid
+        (0 when one was there). A reader that waits that long before going on is held to the
+        rate, however fast its sender writes."""
+        now = self._clock()
+        tokens = min(self._burst, self._tokens + (now - self._stamp) * self._rate) - 1
+        self._stamp = now
+        self._tokens = tokens
+        return 0.0 if tokens >= 0 else -tokens / self._rate
+
     def take(self) -> bool:
         now = self._clock()
         self._tokens = min(self._burst, self._tokens + (now - self._stamp) * self._rate)

@@ -38,6 +38,7 @@ _log = logging.getLogger("starharness.npc.server")
 _READY_ATTEMPTS = 100
 _READY_PAUSE_S = 0.05
 _SHUTDOWN_GRACE_S = 5
+_BACKLOG = 256
 
 
 class _Uvicorn(uvicorn.Server):
@@ -100,7 +101,7 @@ class RunningServer:
             await self._task
         except Exception:
             _log.exception("the web server failed while stopping")
-        self._accept_errors.uninstall()
+        await self._accept_errors.aclose()
         self.gate.limiter.flush()
         await self.server.aclose()
         if self.ready_file is not None:
@@ -154,6 +155,9 @@ async def start_server(
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,
+            # What `_bind` listens with; asyncio also tries this many accepts each time the
+            # listener is ready, each failure reported at the descriptor limit (2,048 by default).
+            backlog=_BACKLOG,
             # Its proxy headers (X-Forwarded-*, trusted from FORWARDED_ALLOW_IPS) are applied
             # by ProxyHeaders below, before the app runs, not by a frame around it.
             proxy_headers=False,
@@ -221,7 +225,7 @@ async def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(256)
+        sock.listen(_BACKLOG)
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
