@@ -63,3 +63,28 @@ async def test_unauthenticated_connections_are_capped(
         assert await bridge.wait_for_editors(1, timeout_s=5)
     finally:
         await fake.close()
+
+
+async def test_the_real_editor_pairs_past_squatters_and_the_oldest_leaves(
+    make_bridge: MakeBridge, project: Path
+) -> None:
+    bridge = await make_bridge(max_unauthenticated=3)
+    endpoint = bridge.endpoint
+    assert endpoint is not None
+    squatters = [await asyncio.open_connection(endpoint.host, endpoint.port) for _ in range(3)]
+    fake = FakeAddon(endpoint.host, endpoint.port, token=endpoint.token, project_path=str(project))
+    try:
+        await eventually(lambda: len(bridge.status().clients) == 3)
+        # The editor arrives with every waiting place taken, and hands over the token at once.
+        await fake.connect()
+        assert await bridge.wait_for_editors(1, timeout_s=5)
+        # The oldest stranger made room; the others still wait (until their own timeout).
+        assert await _closed_by_peer(squatters[0][0])
+        status = bridge.status()
+        assert status.last_handshake_failure == HandshakeFailure.TOO_MANY_UNAUTHENTICATED
+        assert sum(not client.authenticated for client in status.clients) == 2
+        assert [c.authenticated for c in status.clients].count(True) == 1
+    finally:
+        for _, writer in squatters:
+            writer.close()
+        await fake.close()

@@ -27,6 +27,8 @@ class EditorClient:
     transport: asyncio.WriteTransport
     connected_at: datetime
     authenticated: bool = False
+    vouched: bool = False
+    """Its first line carried the right token (it is pairing, or paired)."""
     project_path: str = ""
     project_key: str = ""
     godot_version: str = ""

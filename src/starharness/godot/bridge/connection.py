@@ -29,6 +29,8 @@ from .registry import ClientRegistry
 from .routing import project_key
 
 Line = bytes | OversizedLine
+OVER_CAP_GRACE_S = 1.0
+"""How long a connection arriving when too many wait may take to show the token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +77,16 @@ class EditorConnection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         waiting = self._registry.unauthenticated()
         self._client = self._registry.open(self._transport)
-        if waiting >= self._rules.max_unauthenticated:
-            self._refuse(HandshakeFailure.TOO_MANY_UNAUTHENTICATED)
-            return
         loop = asyncio.get_running_loop()
+        if waiting >= self._rules.max_unauthenticated:
+            # Full of strangers. The real editor hands over the token as it connects: it gets
+            # a moment to, and then takes the place of the oldest stranger (squatters that
+            # reconnect kept it out for good when a newcomer was refused at once).
+            grace = min(self._rules.handshake_timeout_s, OVER_CAP_GRACE_S)
+            self._timer = loop.call_later(
+                grace, self._refuse, HandshakeFailure.TOO_MANY_UNAUTHENTICATED
+            )
+            return
         self._timer = loop.call_later(
             self._rules.handshake_timeout_s, self._refuse, HandshakeFailure.HANDSHAKE_TIMEOUT
         )
@@ -140,7 +148,20 @@ class EditorConnection(asyncio.Protocol):
         except _Refused as refused:
             self._refuse(refused.reason)
             return
+        if self._client is not None:
+            self._client.vouched = True
+            self._make_room()
         self._handshake = asyncio.create_task(self._pair(ready))
+
+    def _make_room(self) -> None:
+        """Over the cap of waiting connections, close the oldest that never showed the token."""
+        registry = self._registry
+        if registry.unauthenticated() <= self._rules.max_unauthenticated:
+            return
+        stranger = registry.oldest_stranger()
+        if stranger is not None:
+            registry.handshake_failed(stranger, HandshakeFailure.TOO_MANY_UNAUTHENTICATED)
+            stranger.transport.close()
 
     async def _pair(self, ready: EditorReady) -> None:
         # Resolving symlinks touches the filesystem, so it runs off the event loop.

@@ -77,6 +77,10 @@ class ClientRegistry:
         """Connections still waiting to hand-shake."""
         return sum(1 for client in self._clients.values() if not client.authenticated)
 
+    def oldest_stranger(self) -> EditorClient | None:
+        """The connection waiting longest without having shown the token, if any."""
+        return next((c for c in self._clients.values() if not c.vouched), None)
+
     def authenticate(self, client: EditorClient, ready: EditorReady, key: str) -> None:
         """Make the client a call target and maybe the active one."""
         client.authenticated = True
