@@ -119,3 +119,17 @@ async def test_a_fresh_token_in_hello_keeps_the_connection(tmp_path: Path) -> No
             await player.send({"t": "hello", "playerId": "p1"})
             assert (await player.recv())["t"] == "welcome"
             assert connection in server.connections
+
+
+async def test_a_connection_that_ends_first_cancels_its_expiry_timer(tmp_path: Path) -> None:
+    async with serving(GAME, tmp_path, _settings()) as stack:
+        server = stack.running.server
+        async with Client(stack.ws_url, additional_headers=_bearer("p1", 3600)) as player:
+            await player.send({"t": "hello", "playerId": "p1"})
+            assert (await player.recv())["t"] == "welcome"
+            (connection,) = server.connections
+            timer = connection._expiry  # pyright: ignore[reportPrivateUsage]
+            assert timer is not None and not timer.cancelled()
+        await eventually(lambda: not server.connections)
+        assert timer.cancelled()
+        assert connection._expiry is None  # pyright: ignore[reportPrivateUsage]

@@ -44,6 +44,8 @@ socket with unread bytes resets it, and the client may never see the answer."""
 _HEAD, _BODY, _IDLE, _PASS, _REFUSED = range(5)
 
 _FULL = "the server is at its connection limit; try again shortly\n"
+_NO_LINE = bytearray()
+"""The line buffer of every socket past its heads (never written to)."""
 _NO_EXTRA: dict[str, Any] = {}
 """The wrapper's own extra info, never read or written (asyncio makes an empty dict each)."""
 
@@ -350,7 +352,7 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
 
     def _become_pass(self, *, disarm: bool) -> None:
         self._state = _PASS
-        self._line = bytearray()
+        self._line = _NO_LINE  # nothing is read into it any more: one empty one for all
         if disarm:
             self._disarm()
 
