@@ -151,3 +151,19 @@ def test_a_long_line_is_refused_under_any_split(cuts: list[int]) -> None:
     inner, socket, _ = _feed(_TOO_LONG, cuts)
     assert socket.written.startswith(b"HTTP/1.1 431 ")
     assert len(inner.received) <= 8192 + 64  # the line never reached uvicorn's parser whole
+
+
+@pytest.mark.parametrize(
+    ("head", "state"),
+    [
+        # A real upgrade: from here on the bytes are the WebSocket's.
+        (b"GET /gh HTTP/1.1\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n\r\n", 3),
+        # `Upgrade` alone switches nothing: the next head is watched like any other.
+        (b"GET /gh HTTP/1.1\r\nUpgrade: websocket\r\n\r\nGET / HT", 0),
+        (b"GET / HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\n\r\nGET / HT", 0),
+    ],
+)
+def test_only_a_websocket_upgrade_stops_the_watch(head: bytes, state: int) -> None:
+    inner, socket, reached = _feed(head, [])
+    assert bytes(inner.received) == head and socket.written == b""
+    assert reached == state

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import resource
 import subprocess
@@ -227,3 +228,24 @@ async def test_a_flooding_sender_is_slowed_and_a_bystander_served(tmp_path: Path
             # Meanwhile another connection is served at once (its own budget).
             await _round_trip(stack.ws_url)
             flooder.ws.transport.abort()  # its close would wait behind its own frames
+
+
+async def test_uvicorns_warning_per_bad_request_is_logged_once_per_interval(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    uvicorn_log = logging.getLogger("uvicorn.error")  # uvicorn's own: it does not propagate
+    async with serving(GAME, tmp_path, _settings()) as stack:
+        uvicorn_log.addHandler(handler)
+        try:
+            for _ in range(50):
+                async with _sockets(stack.running.port, 1) as [(reader, writer)]:
+                    writer.write(b"NOT HTTP AT ALL\r\n\r\n")
+                    answer = await _answer(reader)
+                    assert answer.startswith(b"HTTP/1.1 400 "), answer
+        finally:
+            uvicorn_log.removeHandler(handler)
+    invalid = [line for line in seen if "Invalid HTTP request" in line]
+    assert len(invalid) == 1, invalid

@@ -23,7 +23,7 @@ from ..npc.server.gate import (
     networks,
     trusted_proxies,
 )
-from ..npc.server.log_limit import AcceptErrors, LogLimiter
+from ..npc.server.log_limit import ServerLogs
 from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
 from ..runtime.credentials import Secret, aget_secret
 from ..runtime.kernel import Context
@@ -80,8 +80,8 @@ class RunningWeb:
         """The sockets' gate: open sockets per address, and how many were shed and why."""
         self._engine = engine
         self._task = task
-        self._accept_errors = AcceptErrors(LogLimiter(_log))
-        self._accept_errors.install()
+        self._logs = ServerLogs(_log)
+        self._logs.install()
 
     @property
     def url(self) -> str:
@@ -95,7 +95,7 @@ class RunningWeb:
         self._engine.should_exit = True
         with contextlib.suppress(Exception):
             await self._task
-        await self._accept_errors.aclose()
+        await self._logs.aclose()
         self.gate.limiter.flush()
         self.ui.close()
 

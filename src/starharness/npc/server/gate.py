@@ -42,6 +42,7 @@ socket with unread bytes resets it, and the client may never see the answer."""
 # A socket's states: waiting for (the rest of) a head, in a body, between requests, passing
 # bytes on (a WebSocket, or a body whose end is not read here), refused (answered, lingering).
 _HEAD, _BODY, _IDLE, _PASS, _REFUSED = range(5)
+_WEBSOCKET, _UPGRADE = 1, 2
 
 _FULL = "the server is at its connection limit; try again shortly\n"
 _NO_LINE = bytearray()
@@ -185,8 +186,9 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
         """Bytes of the current head read so far."""
         self._remaining = 0
         """Body bytes still to come."""
-        self._framing: tuple[int | None, bool, bool] = (None, False, False)
-        """The current head's Content-Length, chunked, and WebSocket upgrade."""
+        self._framing: tuple[int | None, bool, int] = (None, False, 0)
+        """The current head's Content-Length, whether it is chunked, and its upgrade bits
+        (`Upgrade: websocket`, `Connection: upgrade`: only both together switch protocols)."""
 
     # -- the socket's side (a protocol) -------------------------------------------------------
 
@@ -278,7 +280,7 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
                 self._state = _HEAD
                 self._seen = 0
                 self._lines = 0
-                self._framing = (None, False, False)
+                self._framing = (None, False, 0)
                 self._arm()
                 continue
             if state == _BODY:
@@ -329,14 +331,16 @@ class GatedConnection(asyncio.Protocol, asyncio.Transport):
             length = int(digits) if digits.isdigit() and len(digits) < 19 else -1
         elif name == b"transfer-encoding":
             chunked = True
-        elif name == b"upgrade":
-            websocket = b"websocket" in value.lower()
+        elif name == b"upgrade" and b"websocket" in value.lower():
+            websocket |= _WEBSOCKET
+        elif name == b"connection" and b"upgrade" in value.lower():
+            websocket |= _UPGRADE
         self._framing = (length, chunked, websocket)
         return True
 
     def _head_done(self) -> None:
         length, chunked, websocket = self._framing
-        if websocket:
+        if websocket == _WEBSOCKET | _UPGRADE:
             # A WebSocket from here on (its pings find a dead peer): bytes just pass.
             self._become_pass(disarm=True)
         elif chunked or (length is not None and length < 0):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_INTERVAL_S = 10.0
+_MAX_KINDS = 256
 ACCEPT_FAILED = "socket.accept() out of system resource"
 """The message asyncio's selector loop reports a failed accept with (3.11-3.13)."""
 _RETRY_FAILED = "Exception in callback BaseSelectorEventLoop._start_serving("
@@ -48,16 +49,29 @@ class LogLimiter:
         self._clock = clock
         self._kinds: dict[str, _Kind] = {}
 
-    def log(self, level: int, kind: str, message: str, *args: object) -> bool:
-        """Log `message % args` unless a line of `kind` went out within the interval (then
-        count it); a logged line says how many were counted since the last one. True if logged."""
+    @property
+    def interval_s(self) -> float:
+        return self._interval_s
+
+    def admit(self, kind: str) -> int | None:
+        """None when a line of `kind` went out within the interval (it is counted); else how
+        many were counted since the last one (the caller logs its line now)."""
         now = self._clock()
         seen = self._kinds.get(kind)
         if seen is not None and now - seen.logged_at < self._interval_s:
             seen.suppressed += 1
-            return False
-        suppressed = 0 if seen is None else seen.suppressed
+            return None
+        if len(self._kinds) >= _MAX_KINDS:
+            self._kinds.clear()  # kinds are a handful; a caller minting them must not grow this
         self._kinds[kind] = _Kind(now)
+        return 0 if seen is None else seen.suppressed
+
+    def log(self, level: int, kind: str, message: str, *args: object) -> bool:
+        """Log `message % args` unless a line of `kind` went out within the interval (then
+        count it); a logged line says how many were counted since the last one. True if logged."""
+        suppressed = self.admit(kind)
+        if suppressed is None:
+            return False
         if suppressed:
             self._logger.log(
                 level,
@@ -76,6 +90,29 @@ class LogLimiter:
             if seen.suppressed:
                 self._logger.warning("%d more %s lines were not logged", seen.suppressed, kind)
                 seen.suppressed = 0
+
+
+class LimitedRecords(logging.Filter):
+    """A filter for a library's logger (uvicorn's): each message template is logged once per
+    interval, the next one that goes out saying how many were dropped. uvicorn warns once per
+    bad request ("Invalid HTTP request received.", "Unsupported upgrade request."): a client
+    sending those in a loop filled the log."""
+
+    def __init__(self, limiter: LogLimiter) -> None:
+        super().__init__()
+        self._limiter = limiter
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        suppressed = self._limiter.admit(f"{record.levelno}:{record.msg}")
+        if suppressed is None:
+            return False
+        if suppressed:
+            record.msg = (
+                f"{record.getMessage()} (and {suppressed} more like it in the last "
+                f"{self._limiter.interval_s:g} s)"
+            )
+            record.args = None
+        return True
 
 
 _Handler = Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object]
@@ -149,3 +186,25 @@ class AcceptErrors:
             self._previous(loop, context)
         else:
             loop.default_exception_handler(context)
+
+
+UVICORN_LOGGER = "uvicorn.error"
+
+
+class ServerLogs:
+    """A running server's guard on its log: failed accepts (the loop's exception handler)
+    and uvicorn's per-request warnings, each at most a line per interval, while it runs."""
+
+    __slots__ = ("_accepts", "_records")
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self._accepts = AcceptErrors(LogLimiter(logger))
+        self._records = LimitedRecords(LogLimiter(logger))
+
+    def install(self) -> None:
+        self._accepts.install()
+        logging.getLogger(UVICORN_LOGGER).addFilter(self._records)
+
+    async def aclose(self) -> None:
+        logging.getLogger(UVICORN_LOGGER).removeFilter(self._records)
+        await self._accepts.aclose()

@@ -27,7 +27,7 @@ from .app import FRAME_PATH, build_app
 from .fanout import Fanout, PostgresFanout
 from .gate import GateSettings, GateState, gated_http, networks, trusted_proxies
 from .hub import NpcServer
-from .log_limit import AcceptErrors, LogLimiter
+from .log_limit import ServerLogs
 from .own_files import hide_own_files
 from .proxied import ProxyHeaders
 from .security import resolve_credentials
@@ -65,8 +65,8 @@ class RunningServer:
         self.server = server
         self.gate = gate
         """The sockets' gate: open sockets per address, and how many were shed and why."""
-        self._accept_errors = AcceptErrors(LogLimiter(_log))
-        self._accept_errors.install()
+        self._logs = ServerLogs(_log)
+        self._logs.install()
         self.host = host
         self.port = port
         self._engine = engine
@@ -101,7 +101,7 @@ class RunningServer:
             await self._task
         except Exception:
             _log.exception("the web server failed while stopping")
-        await self._accept_errors.aclose()
+        await self._logs.aclose()
         self.gate.limiter.flush()
         await self.server.aclose()
         if self.ready_file is not None:
