@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from npc_support import WAIT_S, eventually, serving
 from tinygame import GAME
@@ -122,6 +123,9 @@ async def test_an_oversized_head_is_answered_431_at_once(
         assert words in answer
         assert stack.running.gate.shed["header_too_large"] == 1
         await _round_trip(stack.ws_url)
+        async with httpx.AsyncClient(trust_env=False) as client:
+            metrics = (await client.get(stack.running.url + "/metrics")).text
+        assert 'star_harness_npc_shed_sockets_total{reason="header_too_large"' in metrics
 
 
 async def test_one_address_may_hold_only_its_cap_of_sockets(

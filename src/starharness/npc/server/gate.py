@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -102,10 +102,16 @@ class GateState:
     """What the sockets of one server share: open sockets (per address and in all), and the
     shed counts."""
 
-    __slots__ = ("budget", "by_address", "limiter", "open", "settings", "shed")
+    __slots__ = ("_on_shed", "budget", "by_address", "limiter", "open", "settings", "shed")
 
-    def __init__(self, settings: GateSettings, logger: logging.Logger = _log) -> None:
+    def __init__(
+        self,
+        settings: GateSettings,
+        logger: logging.Logger = _log,
+        on_shed: Callable[[str], None] | None = None,
+    ) -> None:
         self.settings = settings
+        self._on_shed = on_shed
         self.by_address: dict[str, int] = {}
         self.open = 0
         self.budget = socket_budget()
@@ -140,6 +146,8 @@ class GateState:
 
     def shed_one(self, kind: str, message: str, *args: object) -> None:
         self.shed[kind] += 1
+        if self._on_shed is not None:
+            self._on_shed(kind)
         self.limiter.log(logging.WARNING, kind, message, *args)
 
 

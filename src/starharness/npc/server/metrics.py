@@ -55,6 +55,13 @@ class ServerMetrics:
         self.errors = Counter(
             "star_harness_npc_errors", "Error frames sent, by code.", ["code"], registry=r
         )
+        self.shed = Counter(
+            "star_harness_npc_shed_sockets",
+            "Sockets closed at the gate, by reason: header_timeout, header_too_large, "
+            "over_cap (one address over its cap), at_capacity (the descriptor budget).",
+            ["reason"],
+            registry=r,
+        )
         self.ticks = Counter(
             "star_harness_npc_ticks", "World clock advances this worker ran.", registry=r
         )

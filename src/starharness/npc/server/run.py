@@ -163,7 +163,11 @@ async def start_server(
             proxy_headers=False,
         )
         config.app = ProxyHeaders(app, config.forwarded_allow_ips)
-        gate = GateState(gate_settings(settings.limits, config.forwarded_allow_ips))
+        shed = server.metrics.shed
+        gate = GateState(
+            gate_settings(settings.limits, config.forwarded_allow_ips),
+            on_shed=lambda reason: shed.labels(reason).inc(),
+        )
         config.http = gated_http(AutoHTTPProtocol, gate.settings, gate)
         engine = _Uvicorn(config)
         task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
