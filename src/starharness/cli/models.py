@@ -53,6 +53,22 @@ def serve_local(
         int | None,
         typer.Option(help="Threads for the model; default: every core this process may use."),
     ] = None,
+    state_cache_mb: Annotated[
+        int,
+        typer.Option(
+            help="RAM for the server's prompt-state cache, which keeps several NPCs' evaluated "
+            "prompts so their conversations do not evict each other (0: off).",
+            min=0,
+        ),
+    ] = 1024,
+    batch: Annotated[
+        int,
+        typer.Option(
+            "--n-batch",
+            help="Prompt tokens evaluated per batch (also the size of each cached state's logits).",
+            min=8,
+        ),
+    ] = 128,
 ) -> None:
     """Serve a local model until Ctrl-C."""
     import asyncio
@@ -81,6 +97,8 @@ def serve_local(
                 chat_format=chat_format,
                 threads=threads,
                 log_file=log_file,
+                state_cache_mb=state_cache_mb or None,
+                batch_tokens=batch,
             )
         )
         code = asyncio.run(_serve(server))

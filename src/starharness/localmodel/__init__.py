@@ -7,12 +7,16 @@ from .gguf import (
     server_installed,
 )
 from .server import (
+    DEFAULT_BATCH_TOKENS,
+    DEFAULT_STATE_CACHE_MB,
     LocalModelServer,
     LocalServerSettings,
     describe_exit,
 )
 
 __all__ = [
+    "DEFAULT_BATCH_TOKENS",
+    "DEFAULT_STATE_CACHE_MB",
     "INSTALL_HINT",
     "LocalModelError",
     "LocalModelServer",

@@ -1,0 +1,43 @@
+"""bench/first_word.py end to end against the fake llama.cpp server: what it prints.
+
+No timing is checked (the fake answers at once); the test holds the report's shape: the load
+average at both ends, every turn, the warm-up, the server's floor, the ratios, and the prompt
+tokens read from the server's log.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from realmodel_support import REPO
+
+FAKE_SERVER = Path(__file__).with_name("fake_llama_server.py")
+BENCH = REPO / "bench" / "first_word.py"
+
+
+def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path) -> None:
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF" + b"\0" * 16)
+    log = tmp_path / "server.log"
+    command = [sys.executable, str(BENCH), "--model", str(model), "--says", "3", "--warm"]
+    command += ["--server-command", f"{sys.executable} {FAKE_SERVER}", "--server-log", str(log)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+    out = done.stdout
+    assert done.returncode in (0, 1), out + done.stderr  # 1: a goal missed, not a failure
+    assert "Traceback" not in done.stderr, done.stderr
+    assert out.startswith("load average at start: ")
+    assert "--logits_all false --n_batch 128 --n_ubatch 128 --cache true" in out
+    assert out.count("  warm-up  ") == 2
+    assert out.count("  greeting ") == 2 and out.count("  warm     ") == 3
+    assert out.count("  floor    ") == 5
+    assert "a fresh server" in out  # the state cache is on: the floor does not reuse it
+    assert "warm (3 turns spoke, 0 silent):" in out
+    assert "greeting (2 turns spoke, 0 silent):" in out
+    for line in ("first say.delta  median", "server ttft      median", "harness / ttft   median"):
+        assert out.count(line) == 2, out
+    assert "decide     requests: prompt tokens evaluated median" in out
+    assert "npc_speak  requests: prompt tokens evaluated median" in out
+    assert "\nload average at end: " in out
+    assert "prefix-match hit" in log.read_text()
