@@ -46,10 +46,10 @@ class LimitsSettings(BaseModel):
     server_opens_per_second: float = Field(default=500.0, gt=0)
     """Opens per second across all connections; bursts up to `server_open_burst`, then `busy`."""
     server_open_burst: int = Field(default=2500, ge=1)
-    frames_per_second: float = Field(default=100.0, gt=0)
+    frames_per_second: float = Field(default=200.0, gt=0)
     """Frames per connection handled per second, in bursts of up to `frame_burst`; a faster
     sender is slowed (its socket is not read until its turn comes), never answered with errors."""
-    frame_burst: int = Field(default=200, ge=1)
+    frame_burst: int = Field(default=400, ge=1)
     send_queue_frames: int = Field(default=1024, ge=1)
     """Frames waiting for a slow reader before it is dropped."""
     send_timeout_s: float = Field(default=10.0, gt=0)
