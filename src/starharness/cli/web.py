@@ -22,7 +22,9 @@ def register(app: typer.Typer) -> None:
             "Serve the web UI (default http://127.0.0.1:3080): chats with streamed answers, "
             "tool calls and approvals; stored sessions to resume; NPC encounter transcripts; "
             "the Godot bridge panel (with --profile godot). Loopback only unless a token is "
-            "configured with --auth-token-env."
+            "configured with --auth-token-env. Trust: without --auth-token-env, any program "
+            "of any user on this machine can drive it, approving its own shell and write_file "
+            "calls (pages of other sites cannot); on a shared machine, set a token."
         ),
     )(web)
 
