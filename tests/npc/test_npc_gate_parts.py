@@ -1,5 +1,6 @@
-"""One log line per kind per interval, with a count (a fake clock); the gate's head reading
-under any split of the bytes (hypothesis, a fake socket)."""
+"""The gate's parts without a server: one log line per kind per interval, with a count (a fake
+clock); head reading under any split of the bytes (hypothesis, a fake socket); how client
+addresses are counted."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from starharness.npc.server.gate import GateSettings, GateState, gated_http
+from starharness.npc.server.gate import GateSettings, GateState, gated_http, networks
 from starharness.npc.server.log_limit import ACCEPT_FAILED, AcceptErrors, LogLimiter
 
 
@@ -167,3 +168,19 @@ def test_only_a_websocket_upgrade_stops_the_watch(head: bytes, state: int) -> No
     inner, socket, reached = _feed(head, [])
     assert bytes(inner.received) == head and socket.written == b""
     assert reached == state
+
+
+def test_addresses_are_counted_per_host_and_ipv6_per_64() -> None:
+    gate = GateState(GateSettings(uncapped=networks(["127.0.0.0/8", "::1", "10.1.0.0/16"])))
+    key = gate.address_key
+    assert key(("192.0.2.7", 5000)) == "192.0.2.7"
+    assert key(("::ffff:192.0.2.7", 5000, 0, 0)) == "192.0.2.7"
+    assert key(("2001:db8:1:2::5", 5000, 0, 0)) == key(("2001:db8:1:2:ffff::9", 1, 0, 0))
+    assert key(("2001:db8:1:2::5", 5000, 0, 0)) != key(("2001:db8:1:3::5", 5000, 0, 0))
+    assert key(("fe80::1%eth0", 5000, 0, 2)) == "fe80::/64"
+    for uncapped in (("127.0.0.1", 1), ("::1", 1, 0, 0), ("10.1.200.3", 1), "/run/sock", None):
+        assert key(uncapped) is None
+    assert (
+        GateState(GateSettings(connections_per_address=None)).address_key(("192.0.2.7", 1)) is None
+    )
+    assert networks(["*", "/run/sock", "192.0.2.0/24"]) == networks(["192.0.2.0/24"])
