@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import re
@@ -120,6 +121,11 @@ class Evaluated:
     """Prompt tokens found in the context or the state cache; None: none (a full evaluation)."""
     evaluated: int | None
     state_cache_hit: bool
+
+
+def _start_runtime() -> Any:
+    """`start_runtime` of tests/stack_support.py (tests/ is on sys.path; pyright cannot see)."""
+    return importlib.import_module("stack_support").start_runtime
 
 
 def _record_requests() -> list[Sent]:
@@ -302,7 +308,6 @@ async def _floors(base_url: str, turns: list[Turn], sent: list[Sent]) -> None:
 async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
     """Each NPC's first request as the harness sends it, cut to its static prefix (the system
     message and the tools), from the game served against the mock LLM playing llama.cpp."""
-    from stack_support import start_runtime
     from starharness.eval import scripted_player
     from starharness.mockllm import MockLlmServer
     from starharness.mockllm.capabilities import LLAMA_CPP
@@ -312,7 +317,7 @@ async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
     found: list[bytes] = []
     with tempfile.TemporaryDirectory(prefix="first-word-prefix-") as tmp:
         async with MockLlmServer(responder=GAME.offline_responder, plays=LLAMA_CPP) as mock:
-            ctx = await start_runtime(mock.base_url, max_attempts=1, provider="llama-cpp")
+            ctx = await _start_runtime()(mock.base_url, max_attempts=1, provider="llama-cpp")
             try:
                 settings = ServerSettings(port=0, world=Path(tmp) / "world.db")
                 running = await start_server(ctx, GAME, settings)
@@ -333,10 +338,9 @@ async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
     return found
 
 
-async def _warm(base_url: str, npcs: Sequence[str]) -> None:
+async def _warm(base_url: str, npcs: Sequence[str], bodies: list[bytes]) -> None:
     import httpx
 
-    bodies = await _prefixes(npcs)
     url = base_url.rstrip("/") + "/chat/completions"
     async with httpx.AsyncClient(timeout=600, trust_env=False) as client:
         for npc, body in zip(npcs, bodies, strict=True):
@@ -427,7 +431,6 @@ def _report_tokens(chosen: list[Turn], sent: list[Sent], evaluated: list[Evaluat
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from stack_support import start_runtime
     from starharness.localmodel import LocalModelServer, LocalServerSettings, resolve_model
     from starharness.npc import ServerSettings, TranscriptSettings, TurnSettings, start_server
     from starharness.voyage import GAME
@@ -454,11 +457,12 @@ async def _main(args: argparse.Namespace) -> int:
     sent = _record_requests()
     evaluated: list[Evaluated] | None = None
     try:
-        if args.warm:
-            await _warm(base_url, args.npcs)
+        warm = await _prefixes(args.npcs) if args.warm else []
+        if warm:
+            await _warm(base_url, args.npcs, warm)
         sent.clear()
         logged = log.stat().st_size if server is not None else 0
-        ctx = await start_runtime(
+        ctx = await _start_runtime()(
             base_url, max_attempts=1, first_byte_s=args.turn_timeout, provider="llama-cpp"
         )
         try:
@@ -492,6 +496,8 @@ async def _main(args: argparse.Namespace) -> int:
                 await server.start()
                 base_url = server.base_url
                 print("the server's floor (a fresh server; the same bodies, sent straight):")
+                if warm:
+                    await _warm(base_url, args.npcs, warm)  # the state the harness began from
             else:
                 print("the server's floor (the same bodies, sent straight to the server):")
             await _floors(base_url, turns, sent)
