@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS
+
 from .log_limit import LogLimiter
 
 _log = logging.getLogger("starharness.npc.server")
@@ -29,11 +31,11 @@ _log = logging.getLogger("starharness.npc.server")
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_MAX_HEADER_BYTES = 32 * 1024
 DEFAULT_CONNECTIONS_PER_ADDRESS = 256
-MAX_LINE_BYTES = 8192
+MAX_LINE_BYTES: int = MAX_LINE_LENGTH
 """A head line's most bytes with its line end: what the websockets parser takes (it refuses a
-longer one without answering)."""
-MAX_HEADERS = 128
-"""The websockets parser's most header lines."""
+longer one without answering); 8,192 unless WEBSOCKETS_MAX_LINE_LENGTH says otherwise."""
+MAX_HEADERS: int = MAX_NUM_HEADERS
+"""The websockets parser's most header lines (128 unless WEBSOCKETS_MAX_NUM_HEADERS says)."""
 UNCAPPED_BY_DEFAULT = ("127.0.0.0/8", "::1")
 _LINGER_S = 1.0
 """How long a refused socket is read (and its bytes dropped) before it is closed: closing a
