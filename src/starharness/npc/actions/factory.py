@@ -95,7 +95,7 @@ def define_game_action(
     override them. `actor` names the field of the acting party (default: the field bound to the
     NPC); a dead actor cannot act.
 
-    `takes_from=Role.PLAYER` declares that the action takes credits, goods or anything else
+    `takes_from=Role.PLAYER` declares that the action takes money, goods or anything else
     from the player: a model's call then runs the guards and becomes an offer, labelled by
     `terms(tx, args)`, that commits only when the player accepts it. Actions that take nothing
     from the player commit on the model's call.

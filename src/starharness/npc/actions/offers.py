@@ -33,8 +33,8 @@ _Tx = TypeVar("_Tx", default=Any)
 class OfferTerms:
     """How a game presents an offer and what must not change before it is accepted.
 
-    `label` is what the player sees on the offer ("Buy 3 medical gel"), `cost` what they give
-    in the game's words ("3,300 cr"). `quote` holds the world's values the deal was priced on
+    `label` is what the player sees on the offer ("Buy 2 loaves"), `cost` what they give
+    in the game's words ("6 coins"). `quote` holds the world's values the deal was priced on
     (a going price, a fare): if any differs when the player picks the offer, the pick is
     refused and the NPC may offer again.
     """
