@@ -28,12 +28,16 @@ from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
 from ..runtime.credentials import Secret, aget_secret
 from ..runtime.kernel import Context
 from ..runtime.protocol import HostInfo
+from ..runtime.protocol.jsonrpc import MAX_LINE
 from .access import Access
 from .server import WebUi
 
 DEFAULT_PORT = 3080
 _BACKLOG = 128
 _log = logging.getLogger("starharness.webui")
+
+_WS_SLACK = 1 << 20
+"""How far past the line limit a WebSocket message is still read (and refused in JSON-RPC)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,9 @@ async def start_web(ctx: Context, info: HostInfo, settings: WebSettings) -> Runn
         # What `_bind` listens with; asyncio also tries this many accepts each time the
         # listener is ready, each failure reported at the descriptor limit (2,048 by default).
         backlog=_BACKLOG,
+        # Above the session protocol's own line limit, so a message just past it gets the
+        # JSON-RPC error the other transports answer, not WebSocket's bare 1009 close.
+        ws_max_size=MAX_LINE + _WS_SLACK,
     )
     gate = GateState(
         GateSettings(
