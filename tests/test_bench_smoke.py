@@ -303,3 +303,18 @@ def test_workers_bench_serves_turns_on_sqlite_and_postgresql(
     assert all(float(turns) > 0 for _, _, turns in rows), out
     assert re.search(r"^scaling 2 workers / 1 worker on PostgreSQL: \d+\.\d\dx", out, re.M), out
     assert "every setup completed turns" in out, out
+
+
+BYSTANDER = BENCH.parent / "bystander.py"
+
+
+@pytest.mark.slow
+def test_bystander_bench_prints_the_flood_ratios_and_the_silent_sockets(tmp_path: Path) -> None:
+    out = _run_bench(BYSTANDER, ["--seconds", "1", "--silent", "20"], tmp_path)
+    assert re.search(r"^  at rest: +p50 +\d+\.\d+ ms +p99 +\d+\.\d+ ms \(floor\)$", out, re.M), out
+    ratios = re.findall(
+        r"^  flood, (small|60 KB) frames: .* ratio (\d+\.\d+)x the floor", out, re.M
+    )
+    assert [kind for kind, _ in ratios] == ["small", "60 KB"], out
+    assert re.search(r"goal < 5 ms (met|missed)", out), out
+    assert re.search(r"^  20 silent sockets: RSS .* all shed", out, re.M), out
