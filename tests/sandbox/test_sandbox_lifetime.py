@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import PROVIDERS, Machine, make_rig, processes_with, zombie_children
 
-from starharness.runtime.sandbox import SANDBOX, processes
+from starharness.runtime.sandbox import SANDBOX, ProcessOwner, processes
 from starharness.runtime.sandbox.tools import COMMAND_FAILED, COMMAND_TIMEOUT, PROCESS_LIMIT
 
 
@@ -276,3 +276,18 @@ async def test_without_a_cgroup_setsid_children_and_a_jobs_tree_still_end(
         assert zombie_children() == []
     finally:
         await rig.root.dispose()
+
+
+async def test_a_command_killed_the_moment_it_starts_leaves_nothing(tmp_path: Path) -> None:
+    # Its holder may not have joined its cgroup yet: the kill must not rely on the cgroup alone.
+    marker = _marker()
+    owner = ProcessOwner()
+    for _ in range(30):
+        process = await owner.spawn(
+            ["sh", "-c", f"sleep {marker} & sleep {marker}"], {"PATH": "/usr/bin:/bin"}, tmp_path
+        )
+        async with asyncio.timeout(30):
+            await owner.kill(process)
+    assert owner.running == 0
+    assert await _gone(marker)
+    assert zombie_children() == []

@@ -12,7 +12,7 @@ from typing import Literal
 
 from ..errors import StarHarnessError
 from .output import Tail, Unread
-from .processes import ProcessOwner
+from .processes import ProcessLimit, ProcessOwner
 
 _READ_SIZE = 65536
 TAIL_BYTES = 2000
@@ -39,6 +39,8 @@ class Job:
     stopped: bool = False
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when output arrives or the output ends (job_read waits on it)."""
+    limit: ProcessLimit | None = None
+    """Set when the job met its process limit (forks refused, or killed for it)."""
 
     @property
     def running(self) -> bool:
@@ -49,7 +51,8 @@ class Job:
             return "stopped"
         if self.exit_code is None:
             return "running"
-        return f"exited with {self.exit_code}"
+        note = f" ({self.limit.note()})" if self.limit is not None else ""
+        return f"exited with {self.exit_code}{note}"
 
     @property
     def state(self) -> Literal["running", "exited", "stopped"]:
@@ -121,6 +124,7 @@ class JobTable:
         job.arrived.set()
         code = await self._owner.reaped(job.process)
         if not job.stopped:
+            job.limit = self._owner.limit_met(job.process)
             job.exit_code = code
             self._ended(job)
 

@@ -290,12 +290,13 @@ class ProcessOwner:
         """Kill the process and its whole tree (cgroup, group, descendants), then reap it."""
         owned = self._running.get(process)
         if process.returncode is None:
-            if owned is not None and owned.cgroup is not None:
-                await asyncio.to_thread(cgroups.kill_members, owned.cgroup)
-            # Not process.kill(): Popen polls first, reaping the child behind asyncio's back
-            # (which then reports exit status 255 for it).
-            if process.returncode is None:
-                kill_tree(process.pid)
+            # The tree by parent PID first: a holder that has not yet joined its cgroup is in
+            # no cgroup. Not process.kill(): Popen polls first, reaping the child behind
+            # asyncio's back (which then reports exit status 255 for it).
+            kill_tree(process.pid)
+        if owned is not None and owned.cgroup is not None:
+            # Then every member, found however it forked (and again until empty in _finish).
+            await asyncio.to_thread(cgroups.kill_members, owned.cgroup)
         code = await process.wait()
         await self._finish(process)
         return code
