@@ -175,13 +175,26 @@ async def test_a_harness_killed_with_sigkill_leaves_no_process_of_its_commands(
         assert (await harness.stdout.readline()).strip() == b"ready"
         assert await _at_least(marker, 3)
         await asyncio.sleep(0.5)  # the probe is under way
+        root = processes.pids_cgroup_root()
+        own = None if root is None else root.path.parent / f"star-harness-{harness.pid}"
+        assert own is None or own.is_dir()
         harness.send_signal(signal.SIGKILL)  # no cleanup code of the harness runs
         await harness.wait()
         assert await _gone(marker)
+        if own is not None:  # the harness's cgroups went with it
+            assert await _removed(own)
     finally:
         if harness.returncode is None:
             harness.kill()
             await harness.wait()
+
+
+async def _removed(folder: Path) -> bool:
+    for _ in range(300):
+        if not folder.exists():  # noqa: ASYNC240 - a cheap stat in a test
+            return True
+        await asyncio.sleep(0.05)
+    return False
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
