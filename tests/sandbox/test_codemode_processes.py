@@ -310,3 +310,26 @@ async def test_without_the_filter_the_program_is_not_run(
     ) in outcome.content
     assert "it ran" not in outcome.content
     _untouched(machine, market)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_program_cannot_write_its_own_memory_through_proc(
+    machine: Machine, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /proc/self/mem would let a program overwrite its own mapped code: native code without
+    # loading any. Tried with the audit hook removed, so the sandbox alone must refuse it.
+    assert code_program.GUEST_SOURCE.count(_HOOK) == 1
+    monkeypatch.setattr(
+        code_program, "GUEST_SOURCE", code_program.GUEST_SOURCE.replace(_HOOK, "pass")
+    )
+    rig, _market = await code_rig(machine.project, provider=provider, wall_s=20)
+    try:
+        outcome = await rig.call(
+            "run_code",
+            program="try:\n    open('/proc/self/mem', 'r+b')\n    print('opened')\n"
+            "except OSError as error:\n    print('refused', type(error).__name__)",
+        )
+    finally:
+        await rig.root.dispose()
+    assert not outcome.is_error, outcome.content
+    assert "refused" in json.loads(outcome.content)["output"], outcome.content

@@ -111,9 +111,13 @@ def _confined_mounts(policy: SandboxPolicy) -> list[str]:
 
 
 def _readable_only_mounts(policy: SandboxPolicy) -> list[str]:
-    """A root holding only the readable paths (links as links), /dev, /proc and the temp folder."""
+    """A root holding only the readable paths (links as links), /dev and the temp folder.
+
+    No /proc: a program could write its own /proc/self/mem and run native code without loading
+    any (code mode, whose programs only this root serves, needs none of it).
+    """
     # /tmp first: a readable path inside it (an interpreter unpacked there) is mounted over it.
-    mounts = ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    mounts = ["--dev", "/dev", "--tmpfs", "/proc", "--tmpfs", "/tmp"]
     bound: list[Path] = []
     for path in policy.readable_paths():
         if path.is_symlink():
