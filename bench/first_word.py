@@ -505,6 +505,9 @@ async def _main(args: argparse.Namespace) -> int:
         if server is not None:
             await server.stop()
         tmp.cleanup()
+    if args.bodies is not None:
+        kept = [{"session": x.session, "body": json.loads(x.body)} for x in sent]
+        args.bodies.write_text(json.dumps(kept, indent=1))
     met = _report(turns, sent, evaluated)
     print(f"\nload average at end: {_load()}")
     print("all goals met" if met else "some goals missed (see above)")
@@ -549,6 +552,7 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, default=None, help="with --model")
     parser.add_argument("--server-log", type=Path, help="with --model: keep its log here")
+    parser.add_argument("--bodies", type=Path, help="write every request body sent here (JSON)")
     parser.add_argument(
         "--server-command",
         help="with --model: what runs the server before its flags (tests: a fake server)",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -141,7 +142,8 @@ def main() -> None:
         f"fake server on {args.host}:{args.port} with n_ctx {args.n_ctx}, "
         f"{args.n_threads} threads ({args.n_threads_batch} batch), chat {args.chat_format}, "
         f"logits_all {args.logits_all}, n_batch {args.n_batch}/{args.n_ubatch}, "
-        f"cache {args.cache} {args.cache_type} {args.cache_size}",
+        f"cache {args.cache} {args.cache_type} {args.cache_size}, "
+        f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY')}",
         flush=True,
     )
     ThreadingHTTPServer((args.host, int(args.port)), _Handler).serve_forever()

@@ -72,6 +72,8 @@ async def test_the_server_is_started_answers_and_is_stopped(tmp_path: Path) -> N
     assert "n_ctx 8192" in log.read_text()
     # The last token's logits only; a prompt-state cache of 1 GiB; batches of 128 tokens.
     assert "logits_all false, n_batch 128/128, cache true ram 1073741824" in log.read_text()
+    # Its threads sleep while they wait for each other (unless the caller chose otherwise).
+    assert "OMP_WAIT_POLICY PASSIVE" in log.read_text()
 
 
 async def test_the_state_cache_and_the_batch_are_settings(tmp_path: Path) -> None:
