@@ -121,6 +121,10 @@ class Evaluated:
     """Prompt tokens found in the context or the state cache; None: none (a full evaluation)."""
     evaluated: int | None
     state_cache_hit: bool
+    prompt_s: float | None = None
+    """llama.cpp's own timing of the prompt evaluation (its perf lines), when printed."""
+    generated: int | None = None
+    generate_s: float | None = None
 
 
 def _start_runtime() -> Any:
@@ -225,16 +229,24 @@ async def _play(ws_url: str, npcs: Sequence[str], says: int, sent: list[Sent], t
 _PREFIX = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens")
 
 
+_PROMPT_TIME = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
+_GENERATION_TIME = re.compile(r"\Weval time =\s*([\d.]+) ms /\s*(\d+) runs")
+
+
 def _evaluated(log: str) -> list[Evaluated]:
     """One entry per chat completion in `log` (llama-cpp-python's verbose output), in order."""
     found: list[Evaluated] = []
     for block in log.split('"POST /v1/chat/completions')[1:]:
         match = _PREFIX.search(block)
+        prompt, generation = _PROMPT_TIME.search(block), _GENERATION_TIME.search(block)
         found.append(
             Evaluated(
                 int(match.group(1)) if match else None,
                 int(match.group(2)) if match else None,
                 "_create_completion: cache hit" in block,
+                float(prompt.group(1)) / 1000 if prompt else None,
+                int(generation.group(2)) if generation else None,
+                float(generation.group(1)) / 1000 if generation else None,
             )
         )
     return found
@@ -428,6 +440,14 @@ def _report_tokens(chosen: list[Turn], sent: list[Sent], evaluated: list[Evaluat
             f"{_median([e.reused for e in seen if e.reused is not None]):5.0f}; "
             f"{full} evaluated whole, {hits} restored from the state cache"
         )
+        timed = [e for e in seen if e.prompt_s is not None and e.generate_s is not None]
+        if timed:
+            print(
+                f"  {'':10} server time: prompt median "
+                f"{_median([e.prompt_s or 0.0 for e in timed]):5.2f} s, generated tokens median "
+                f"{_median([float(e.generated or 0) for e in timed]):3.0f} in "
+                f"{_median([e.generate_s or 0.0 for e in timed]):5.2f} s (whole answers)"
+            )
 
 
 async def _main(args: argparse.Namespace) -> int:
