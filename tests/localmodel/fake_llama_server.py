@@ -3,7 +3,8 @@
 A streamed completion that forces a tool answers at once with that tool's call: a decision
 (a schema with an `action` property) decides `none`; any other tool gets a line with two
 options. It logs each as llama-cpp-python's verbose server does (an access line, then
-`Llama.generate: N prefix-match hit, remaining M prompt tokens to eval`), counting the prompt
+`Llama.generate: N prefix-match hit, remaining M prompt tokens to eval`, then llama.cpp's
+prompt and generation times), counting the prompt
 in messages: the first request evaluates them all, the next only the ones it adds.
 
 `--model` naming a file whose text ends in `exit` makes it exit at once, after saying why; one
@@ -73,6 +74,11 @@ class _Handler(BaseHTTPRequestHandler):
                 f"remaining {count - reused} prompt tokens to eval",
                 flush=True,
             )
+        print(
+            f"llama_perf_context_print: prompt eval time =       1.50 ms / {count - reused:6d} "
+            "tokens\nllama_perf_context_print:        eval time =       2.50 ms /    12 runs",
+            flush=True,
+        )
         choice = request["tool_choice"]
         name = choice["function"]["name"] if isinstance(choice, dict) else ""
         tools = request.get("tools")

@@ -39,5 +39,6 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
         assert out.count(line) == 2, out
     assert "decide     requests: prompt tokens evaluated median" in out
     assert "npc_speak  requests: prompt tokens evaluated median" in out
+    assert out.count("server time: prompt median  0.00 s, generated tokens median  12") == 4
     assert "\nload average at end: " in out
     assert "prefix-match hit" in log.read_text()
