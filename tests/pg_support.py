@@ -7,8 +7,12 @@ Without the variable these tests skip, except under CI=true, where they fail: CI
 from __future__ import annotations
 
 import os
+import pwd
+import shlex
+import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -67,3 +71,48 @@ def pg_execute(target: PostgresTarget, statement: str, *params: object) -> list[
     with target.connect(autocommit=True) as conn:
         cursor = conn.execute(statement.encode(), params or None)
         return list(cursor.fetchall()) if cursor.description else []
+
+
+class PgCluster:
+    """The test server's own cluster, stopped and started again by a test (an outage).
+
+    Found from the server itself (its data directory and binaries); under root the cluster
+    belongs to its data directory's owner, as `.ci/postgres` made it.
+    """
+
+    def __init__(self) -> None:
+        with _admin(_server_url()) as conn:
+            data = conn.execute("SHOW data_directory").fetchone()
+            bindir = conn.execute("SELECT setting FROM pg_config WHERE name = 'BINDIR'").fetchone()
+        assert data is not None and bindir is not None
+        self.data_dir = Path(str(data[0]))
+        self._pg_ctl = str(Path(str(bindir[0])) / "pg_ctl")
+        # What the server was started with (port, socket directory, settings), to start it again.
+        argv = shlex.split((self.data_dir / "postmaster.opts").read_text(encoding="utf-8"))
+        options = list(argv[1:])
+        if "-D" in options:
+            at = options.index("-D")
+            del options[at : at + 2]
+        self._options = shlex.join(options)
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            owner = pwd.getpwuid(self.data_dir.stat().st_uid).pw_name
+            self._as = ["runuser", "-u", owner, "--"]
+
+    def stop(self) -> None:
+        """Stop the server now (`-m fast`: sessions are cut, as a crash or restart cuts them)."""
+        self._pg_ctl_run("-m", "fast", "-w", "stop")
+
+    def start(self) -> None:
+        """Start it again with its old options; returns once it accepts connections."""
+        log = self.data_dir.parent / "server.log"
+        self._pg_ctl_run("-w", "-l", str(log), "-o", self._options, "start")
+
+    def _pg_ctl_run(self, *args: str) -> None:
+        subprocess.run(
+            [*self._as, self._pg_ctl, "-D", str(self.data_dir), *args],
+            cwd="/",
+            check=True,
+            stdout=subprocess.DEVNULL,
+            timeout=60,
+        )

@@ -39,10 +39,12 @@ def build_app(server: NpcServer) -> ASGIApp:
 
     async def readyz(request: Request) -> Response:
         # A load balancer sends new players only to workers that can serve them fully.
-        problem = await server.not_ready()
-        body = {"ready": problem is None, "worker": server.metrics.worker}
-        if problem is not None:
-            return JSONResponse({**body, "reason": problem}, status_code=503)
+        down = await server.not_ready()
+        body = {"ready": not down, "worker": server.metrics.worker}
+        if down:
+            # `down` names each failing part; `reason` says it all in one line.
+            reason = "; ".join(down.values())
+            return JSONResponse({**body, "down": down, "reason": reason}, status_code=503)
         return JSONResponse(body)
 
     async def metrics(request: Request) -> Response:

@@ -13,6 +13,8 @@ import psycopg
 from ...runtime.session import StoreUnreachableError
 from ..frames import ErrorCode, FrameError
 from ..world import NewsItem
+from .log_limit import LogLimiter
+from .outage import OUTAGE_CODE, is_outage
 from .settings import TickSettings
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ class WorldClock:
         self._max_call = max_days_per_call
         self._lock = asyncio.Lock()
         self._schedule: asyncio.Task[None] | None = None
+        self._limiter = LogLimiter(_log)
 
     async def advance(self, days: int) -> Sequence[NewsItem]:
         """Advance `days` in steps of `chunk_days`, each in a worker thread.
@@ -43,6 +46,7 @@ class WorldClock:
         step = self._settings.chunk_days
         budget = self._settings.max_days_per_minute
         events: list[NewsItem] = []
+        moving = False
         try:
             # The fan-out's tick lock makes this one advance at a time across every worker.
             async with self._lock, self._server.fanout.ticking() as spent:
@@ -54,17 +58,34 @@ class WorldClock:
                         f" {left_this_minute} are left",
                     )
                 left = days
+                moving = True
                 while left > 0:
                     chunk = min(step, left)
                     events.extend(await self._server.world_calls.thread(world.tick, chunk))
                     left -= chunk
                 self._server.metrics.ticks.inc()
         except (psycopg.Error, StoreUnreachableError) as exc:
-            # The cause names a host and a user: it goes to the log, not to the client.
-            _log.warning("a tick was refused: the fan-out bus is unreachable: %s", exc)
+            # The cause names a host and a user: it goes to the log, not to the client; a line
+            # per kind a while (a game server ticking into an outage must not flood it).
+            if is_outage(exc) and moving:
+                self._server.world_watch.failed(exc, "a tick")
+            self._limiter.log(
+                logging.WARNING,
+                f"tick:{type(exc).__name__}",
+                "a tick was refused: %s: %s: %s",
+                "the world is out of reach" if moving else "the fan-out bus is out of reach",
+                type(exc).__name__,
+                str(exc).strip().replace("\n", " ")[:300],
+            )
+            what = (
+                "the world could not be read"
+                if moving
+                else "the world clock's lock could not be had"
+            )
             raise FrameError(
-                ErrorCode.INTERNAL,
-                "the world clock's lock could not be had; the world did not advance, try again",
+                OUTAGE_CODE,
+                f"{what} (its database is out of reach); the world did not advance:"
+                " try again shortly",
             ) from None
         return events
 
@@ -83,7 +104,19 @@ class WorldClock:
                 if await self._server.fanout.claim_period(every_s):
                     await self._server.tick(days)
             except FrameError as error:
-                _log.warning("the scheduled tick was refused: %s", error.message)
+                self._limiter.log(
+                    logging.WARNING,
+                    "scheduled",
+                    "the scheduled tick was refused: %s",
+                    error.message,
+                )
+            except (psycopg.Error, StoreUnreachableError) as exc:
+                self._limiter.log(
+                    logging.WARNING,
+                    f"scheduled:{type(exc).__name__}",
+                    "the scheduled tick was refused: the fan-out bus is out of reach: %s",
+                    str(exc).strip().replace("\n", " ")[:300],
+                )
             except Exception:
                 _log.exception("the scheduled tick failed")
 

@@ -28,6 +28,7 @@ from ..frames import (
 from ..identity import SCOPE_TICK
 from .access import Access
 from .handshake import keep_headers
+from .outage import is_outage, outage_error
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
 
@@ -273,12 +274,16 @@ class Connection:
             await asyncio.gather(*(e.close() for e in encounters), return_exceptions=True)
 
     async def _handle(self, text: str) -> None:
+        frame: Frame | None = None
         try:
             if self.access.expired(time.time()):
                 # The timer may not have run yet: nothing is done on an expired token's word.
                 self._expired()
                 return
             frame = parse_up_frame(text)
+            if not isinstance(frame, EncounterClose):
+                # The others read or write the world: none starts while it is out of reach.
+                self.server.world_watch.refuse_if_down(_encounter_id(frame))
             if isinstance(frame, EncounterSay):
                 await self._say(frame)
             elif isinstance(frame, EncounterOpen):
@@ -291,7 +296,13 @@ class Connection:
                 await self._tick(frame)
         except FrameError as error:
             self._error(error)
-        except Exception:
+        except Exception as exc:
+            if is_outage(exc):
+                # A database down: said plainly to the player, one log line per kind.
+                encounter_id = None if frame is None else _encounter_id(frame)
+                self.server.world_watch.failed(exc, f"a {getattr(frame, 't', 'frame')} frame")
+                self._error(outage_error(encounter_id))
+                return
             _log.exception("a frame failed: %.200s", text)
             self._error(FrameError(ErrorCode.INTERNAL, "the frame failed inside the harness"))
 
@@ -371,3 +382,8 @@ class Connection:
                 encounter_id,
             )
         return encounter
+
+
+def _encounter_id(frame: Frame) -> str | None:
+    encounter_id = getattr(frame, "id", None)
+    return encounter_id if isinstance(encounter_id, str) else None

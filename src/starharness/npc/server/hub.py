@@ -27,7 +27,9 @@ from .access import admit
 from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
+from .log_limit import LogLimiter
 from .metrics import ServerMetrics
+from .outage import WorldWatch, is_outage
 from .pass_budget import PassBudget
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
@@ -70,6 +72,9 @@ class NpcServer:
         self.metrics = ServerMetrics(settings.worker_name())
         self.frame_budget = PassBudget()
         """Shared by every connection: frames handled in one pass of the loop, in all."""
+        self.world_watch = WorldWatch(self._probe_world, self._world_back, _log)
+        """Whether the world's database answers; players hear a plain refusal while not."""
+        self._log_limits = LogLimiter(_log)
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone
         unless the server was given a shared bus)."""
@@ -188,8 +193,25 @@ class NpcServer:
             connection.send_pending(task)
 
     async def _hud_text(self, player_id: str) -> str | None:
-        data = await self._calls.run(self._world.player_view, player_id)
+        try:
+            data = await self._calls.run(self._world.player_view, player_id)
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            # Skipped, not lost: the watch pushes every HUD again once the world answers.
+            self.world_watch.failed(exc, "a HUD read")
+            return None
         return encode(self._kit.protocol.hud(player_id=player_id, data=dict(data)))
+
+    def bus_lost(self) -> None:
+        """The fan-out's link dropped: the world's database may be down with it."""
+        self.world_watch.suspect()
+
+    async def _probe_world(self) -> None:
+        await self._calls.run(self._world.npcs)
+
+    def _world_back(self) -> None:
+        self.deliver_hud(None)
 
     def turn_done(self, seconds: float, reason: str) -> None:
         self.metrics.turn_seconds.labels(reason).observe(seconds)
@@ -292,21 +314,46 @@ class NpcServer:
         try:
             await self.fanout.publish(events)
         except (psycopg.Error, StoreUnreachableError) as exc:
-            # The world moved on (committed); only its headlines are lost, and the HUDs show it.
-            _log.warning("%d news items were not published: %s", len(events), exc)
+            # A bus that keeps unsent news (PostgresFanout does) never raises this.
+            self._log_limits.log(
+                logging.WARNING,
+                "unpublished",
+                "%d news items were not published: %s",
+                len(events),
+                exc,
+            )
         self.fanout.hud_changed(None)
 
-    async def not_ready(self) -> str | None:
-        """Why this worker should get no new players now (world or bus down), or None."""
+    async def not_ready(self) -> dict[str, str]:
+        """What keeps this worker from serving new players fully, by part (`world`: the world
+        or its database, `fanout`: the bus); empty when ready."""
+        down: dict[str, str] = {}
+        problem = self.world_watch.not_ready()
+        if problem is None:
+            problem = await self._read_world()
+        if problem is not None:
+            down["world"] = problem
         problem = self.fanout.not_ready()
         if problem is not None:
-            return problem
+            down["fanout"] = problem
+        return down
+
+    async def _read_world(self) -> str | None:
         try:
             await asyncio.wait_for(self._calls.run(self._world.npcs), _READY_WORLD_S)
         except TimeoutError:
             return f"the world did not answer within {_READY_WORLD_S:g} s"
         except Exception as exc:
-            _log.warning("readiness: the world cannot be read: %s: %s", type(exc).__name__, exc)
+            if is_outage(exc):
+                self.world_watch.failed(exc, "readiness")
+                return self.world_watch.not_ready()
+            self._log_limits.log(
+                logging.WARNING,
+                f"readiness:{type(exc).__name__}",
+                "readiness: the world cannot be read: %s: %s",
+                type(exc).__name__,
+                exc,
+            )
             return f"the world cannot be read ({type(exc).__name__}; see the server log)"
         return None
 
@@ -361,6 +408,7 @@ class NpcServer:
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
         await self.clock.aclose()
+        await self.world_watch.aclose()
         await self.fanout.aclose()
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
         await self._presets.aclose()

@@ -16,6 +16,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 
+from starharness.runtime.session import StoreUnreachableError
 from starharness.runtime.session.postgres import PostgresTarget
 
 from .driver import Dialect, Params, Row
@@ -88,7 +89,16 @@ class PgDriver:
         return mapped
 
 
-class StaleConnectionError(WorldError):
+class WorldUnreachableError(WorldError, StoreUnreachableError):
+    """The world's database server cannot be reached (down, restarting, or the link broke).
+
+    A StoreUnreachableError too: a server above the game tells players the world is out of
+    reach for now (and keeps the cause, which names the host, for its log), without knowing
+    the game's store.
+    """
+
+
+class StaleConnectionError(WorldUnreachableError):
     """A pooled connection turned out dead before its transaction began (nothing was sent)."""
 
 
@@ -98,7 +108,7 @@ def map_error(error: psycopg.Error, where: str) -> BaseException:
     if isinstance(error, _CONFLICTS):
         return WorldConflictError(f"the transaction conflicted with another writer ({error})")
     if isinstance(error, psycopg.OperationalError):
-        return WorldError(f"lost the world database at {where}: {error}")
+        return WorldUnreachableError(f"lost the world database at {where}: {error}")
     return error
 
 
@@ -107,8 +117,14 @@ def connect(target: PostgresTarget) -> Conn:
     try:
         conn = target.connect(autocommit=True)
     except Exception as error:  # StoreUnreachableError: its message names host:port/db only
-        raise WorldError(str(error)) from None
-    conn.execute(f"SET search_path TO {NAMESPACE}".encode())
+        raise WorldUnreachableError(str(error)) from None
+    try:
+        conn.execute(f"SET search_path TO {NAMESPACE}".encode())
+    except psycopg.OperationalError as error:
+        conn.close()
+        raise WorldUnreachableError(
+            f"lost the world database at {target.describe()}: {error}"
+        ) from error
     return conn
 
 
@@ -160,11 +176,19 @@ class ConnectionPool:
 
     def _put_back(self, conn: Conn) -> None:
         healthy = not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE
+        stale: list[Conn] = []
         with self._lock:
             if healthy and not self._closed:
                 self._idle.append(conn)
                 return
+            if conn.closed:
+                # Only a failure closes a lent connection (see `_rollback`): the server went
+                # away (a restart), every idle connection is as dead as this one, and each
+                # would cost a later caller a failed BEGIN to find out.
+                stale, self._idle = self._idle, []
         conn.close()
+        for idle in stale:
+            idle.close()
 
 
 @contextmanager

@@ -25,6 +25,10 @@ class FanoutSink(Protocol):
         """Re-read and push the HUD of `player_id` (None: every player) on this worker."""
         ...
 
+    def bus_lost(self) -> None:
+        """The bus's link to its database dropped (the world's may be down with it)."""
+        ...
+
 
 class DayBudget(Protocol):
     """The per-minute day budget, held while a tick advances the clock."""

@@ -1,0 +1,134 @@
+"""The world's database as the server sees it: up, or out of reach since when; players hear a
+plain refusal while it is out, the log one line per kind of failure, and a probe notices the
+recovery (then every HUD here is pushed again)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import psycopg
+
+from ...runtime.session import StoreUnreachableError
+from ..frames import ErrorCode, FrameError
+from .log_limit import LogLimiter
+
+OUTAGE_CODE = ErrorCode.BUSY
+"""The closed set's code for "not now, nothing was done, retry shortly": every client already
+handles it (a code of its own would break clients that switch on the set exhaustively)."""
+OUTAGE_MESSAGE = (
+    "the world is out of reach for a moment (its records can be neither read nor written); "
+    "nothing happened: try again shortly"
+)
+_PROBE_TIMEOUT_S = 5.0
+_PROBE_PAUSES_S = (0.1, 0.25, 0.5, 1.0)
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether `error` says a database is out of reach (down, restarting, a broken link), as
+    opposed to a fault of the game or of the harness."""
+    return isinstance(error, StoreUnreachableError | psycopg.OperationalError)
+
+
+def outage_error(encounter_id: str | None = None) -> FrameError:
+    """What a player hears while the world's database is out of reach."""
+    return FrameError(OUTAGE_CODE, OUTAGE_MESSAGE, encounter_id)
+
+
+class WorldWatch:
+    """Whether the world's database answers; while it does not, a probe task (owned here,
+    cancelled by `aclose`) asks it again until it does."""
+
+    def __init__(
+        self,
+        probe: Callable[[], Awaitable[object]],
+        back: Callable[[], None],
+        logger: logging.Logger,
+    ) -> None:
+        self._probe = probe
+        self._back = back
+        self._log = logger
+        self._limiter = LogLimiter(logger)
+        self._down_since: float | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def down(self) -> bool:
+        return self._down_since is not None
+
+    def refuse_if_down(self, encounter_id: str | None = None) -> None:
+        """Raise the outage's FrameError while the world is out of reach."""
+        if self._down_since is not None:
+            raise outage_error(encounter_id)
+
+    def failed(self, error: BaseException, doing: str) -> None:
+        """A world call failed because its database is out of reach: log it (a line per kind
+        per interval, never a traceback) and watch for the recovery."""
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+        # The cause names the host and user: the log's, never a player's.
+        self._limiter.log(
+            logging.WARNING,
+            f"world-down:{type(error).__name__}",
+            "the world database is out of reach (%s): %s: %s",
+            doing,
+            type(error).__name__,
+            str(error).strip().replace("\n", " ")[:300],
+        )
+        self._watch()
+
+    def suspect(self) -> None:
+        """Something else on the database failed (the fan-out's link): ask the world now, so
+        players hear the outage before their own frame finds it."""
+        self._watch()
+
+    def not_ready(self) -> str | None:
+        since = self._down_since
+        if since is None:
+            return None
+        return (
+            f"the world database is out of reach (for {time.monotonic() - since:.0f} s;"
+            " see the server log)"
+        )
+
+    def _watch(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._until_back(), name="npc world watch"
+            )
+
+    async def _until_back(self) -> None:
+        try:
+            tries = 0
+            while True:
+                try:
+                    await asyncio.wait_for(self._probe(), _PROBE_TIMEOUT_S)
+                except Exception as exc:
+                    if not (is_outage(exc) or isinstance(exc, TimeoutError)):
+                        # Not an outage (the world was closed, a bug): readiness says so itself.
+                        self._log.warning("world watch: the probe failed: %r", exc)
+                        return
+                    self.failed(exc, "probe")
+                    await asyncio.sleep(_PROBE_PAUSES_S[min(tries, len(_PROBE_PAUSES_S) - 1)])
+                    tries += 1
+                    continue
+                since, self._down_since = self._down_since, None
+                if since is not None:
+                    self._limiter.flush()
+                    self._log.warning(
+                        "the world database answers again (out of reach for %.1f s)",
+                        time.monotonic() - since,
+                    )
+                    # HUD reads failed meanwhile (and were skipped): show every player again.
+                    self._back()
+                return
+        finally:
+            self._task = None
+
+    async def aclose(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
