@@ -109,3 +109,20 @@ def test_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1, result.stderr
         assert expected in result.stderr
+
+
+async def test_the_report_so_far_is_handed_out_after_every_scenario(tmp_path: Path) -> None:
+    # A long run on a slow model writes its report after each scenario: a stopped run keeps it.
+    scenarios = load_scenarios(default_scenarios()).only(["greeting", "buy"])
+    settings = EvalSettings(Target("offline"), offline=True, turn_timeout_s=30)
+    seen: list[list[str]] = []
+    lines: list[str] = []
+    await run_eval(
+        settings,
+        scenarios,
+        tmp_path,
+        lines.append,
+        on_scenario=lambda report: seen.append([s.name for s in report.scenarios]),
+    )
+    assert seen == [["greeting"], ["greeting", "buy"]]
+    assert "  buy: task done, 3 turn(s)" in lines, lines

@@ -51,6 +51,7 @@ def eval_command(
     from rich.console import Console
 
     from ..eval import (
+        EvalReport,
         EvalSettings,
         ScenarioFileError,
         Target,
@@ -74,14 +75,27 @@ def eval_command(
     if not console.is_terminal:
         # Piped or captured output: wide enough for the turn table instead of 80 columns.
         console = Console(width=120)
-    with tempfile.TemporaryDirectory(prefix="star-harness-eval-") as workdir:
-        report = asyncio.run(
-            run_eval(settings, chosen, Path(workdir), lambda text: console.print(f"[dim]{text}[/]"))
-        )
-    print_report(report, console)
-    if out is not None:
+
+    def write(report: EvalReport) -> None:
+        if out is None:
+            return
         try:
             out.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise CliError(f"eval: cannot write {out}: {exc.strerror or exc}") from None
+
+    with tempfile.TemporaryDirectory(prefix="star-harness-eval-") as workdir:
+        # The report is written after every scenario, so a stopped run keeps what it measured.
+        report = asyncio.run(
+            run_eval(
+                settings,
+                chosen,
+                Path(workdir),
+                lambda text: console.print(f"[dim]{text}[/]"),
+                on_scenario=write,
+            )
+        )
+    print_report(report, console)
+    if out is not None:
+        write(report)
         console.print(f"report written to {out}")

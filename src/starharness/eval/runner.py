@@ -42,8 +42,13 @@ async def run_eval(
     scenarios: ScenarioSet,
     workdir: Path,
     progress: Progress | None = None,
+    on_scenario: Callable[[EvalReport], None] | None = None,
 ) -> EvalReport:
-    """Play every scenario on a fresh world in `workdir` and score each turn."""
+    """Play every scenario on a fresh world in `workdir` and score each turn.
+
+    `on_scenario` sees the report so far after each scenario (a long run on a slow model keeps
+    what it measured even when it is stopped).
+    """
     report = EvalReport(
         target=settings.target,
         game=scenarios.game,
@@ -53,7 +58,13 @@ async def run_eval(
     for scenario in scenarios.scenarios:
         if progress is not None:
             progress(f"scenario {scenario.name}")
-        report.scenarios.append(await _run_scenario(settings, scenarios, scenario, workdir))
+        played = await _run_scenario(settings, scenarios, scenario, workdir)
+        report.scenarios.append(played)
+        report.duration_s = time.perf_counter() - started
+        if progress is not None:
+            progress(f"  {_verdict_line(played)}")
+        if on_scenario is not None:
+            on_scenario(report)
     report.duration_s = time.perf_counter() - started
     return report
 
@@ -242,3 +253,13 @@ def _match(turns: list[ModelTurn], player: PlayerTurn, used: set[int]) -> ModelT
             used.add(id(turn))
             return turn
     return None
+
+
+def _verdict_line(played: ScenarioReport) -> str:
+    """One line for the progress output: the outcome, the turns, and why it stopped, if it did."""
+    if played.outcome is None:
+        verdict = "no outcome declared"
+    else:
+        verdict = "task done" if played.outcome.passed else "task NOT done"
+    line = f"{played.name}: {verdict}, {len(played.turns)} turn(s)"
+    return f"{line}; stopped: {played.error}" if played.error else line
