@@ -22,7 +22,6 @@ DONE_NOTE: Final = "[Done: {summary}]"
 REFUSED_NOTE: Final = "[It did not go through; nothing changed: {reason}]"
 
 
-
 class OfferDesk:
     """One encounter's pending offers, newest last, at most `limit` of them.
 

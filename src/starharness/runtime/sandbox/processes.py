@@ -140,10 +140,6 @@ class _PidsCgroups:
                     _REAPER.register_cgroup(self._root.path)
             return self._root
 
-    @property
-    def looked(self) -> bool:
-        return self._looked
-
     def new(self, max_processes: int) -> Path | None:
         root = self.root()
         if root is None:
