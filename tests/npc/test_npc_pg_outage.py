@@ -33,29 +33,29 @@ _RECOVER_S = 60.0
 
 @asynccontextmanager
 async def _workers(
-    target: PostgresTarget, monkeypatch: pytest.MonkeyPatch
+    target: PostgresTarget, monkeypatch: pytest.MonkeyPatch, count: int = 2, *, bus: bool = True
 ) -> AsyncIterator[list[RunningServer]]:
-    """Two `serve` workers on one PostgreSQL world and one bus, a server token for the clock."""
+    """`serve` workers on one PostgreSQL world (and one bus), a server token for the clock."""
     monkeypatch.setenv(_TOKEN_ENV, _TOKEN)
-    bus = FanoutSettings(url=target.url, password_env=target.password_env)
+    fanout = FanoutSettings(url=target.url, password_env=target.password_env) if bus else None
     async with MockLlmServer(responder=GAME.offline_responder) as mock:
         ctx = await start_runtime(mock.base_url, max_attempts=1)
         running: list[RunningServer] = []
         try:
-            for index in range(2):
+            for index in range(count):
                 settings = ServerSettings(
                     port=0,
                     world=target.url,
                     world_password_env=PASSWORD_VARIABLE,
-                    fanout=bus,
+                    fanout=fanout,
                     worker_id=f"w{index}",
                     auth_token_env=_TOKEN_ENV,
                 )
                 running.append(await start_server(ctx, GAME, settings))
             for worker in running:
-                fanout = worker.server.fanout
-                assert isinstance(fanout, PostgresFanout)
-                await fanout.wait_listening()
+                listener = worker.server.fanout
+                if isinstance(listener, PostgresFanout):
+                    await listener.wait_listening()
             yield running
         finally:
             for worker in running:
@@ -179,3 +179,40 @@ async def test_after_a_database_restart_the_first_tick_works_and_its_news_reache
             f"recovery: /readyz 200 on both workers {ready_s:.2f} s after the restart;"
             f" the first tick's news and HUD on the other worker at {tick_s:.2f} s"
         )
+
+
+async def test_without_a_bus_the_first_failing_frame_reveals_the_outage_in_one_line(
+    pg_target: PostgresTarget, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # No LISTEN connection to drop: the first frame to reach the world finds the outage.
+    cluster = PgCluster()
+    caplog.set_level(logging.INFO, logger="starharness")
+    async with (
+        _workers(pg_target, monkeypatch, 1, bus=False) as (worker,),
+        Client(worker.ws_url, additional_headers=_AUTH) as player,
+    ):
+        await player.send({"t": "hello", "playerId": PLAYER_ID})
+        await player.until(_is("welcome"))
+        await player.open("e1", SMUGGLER, PLAYER_ID)
+        caplog.clear()
+        await asyncio.to_thread(cluster.stop)
+        try:
+            errors: list[dict[str, Any]] = []
+            for _ in range(8):
+                await player.send({"t": "encounter.say", "id": "e1", "text": "hello there"})
+                errors.append((await player.until(_is("error")))[-1])
+            # The first may be the turn's own failure; from then on the outage's refusal.
+            assert all(e["code"] == "busy" and "out of reach" in e["message"] for e in errors[1:])
+            ours = [r for r in caplog.records if r.name.startswith("starharness")]
+            assert not [r for r in ours if r.exc_info], [r.getMessage() for r in ours]
+            assert len(ours) < len(errors) // 2, [r.getMessage() for r in ours]
+        finally:
+            await asyncio.to_thread(cluster.start)
+        await _until_ready_url(worker.url)
+        said = await player.say("e1", "hello there")
+        assert not [f for f in said if f["t"] == "error"], said
+
+
+async def _until_ready_url(url: str) -> None:
+    async with httpx.AsyncClient(base_url=url, trust_env=False) as http:
+        await _until_ready(http, time.monotonic() + _RECOVER_S)

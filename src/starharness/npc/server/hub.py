@@ -29,7 +29,7 @@ from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
 from .log_limit import LogLimiter
 from .metrics import ServerMetrics
-from .outage import WorldWatch, is_outage
+from .outage import OutageRecords, WorldWatch, is_outage
 from .pass_budget import PassBudget
 from .rate import TokenBucket
 from .security import Credentials, allowed_names, origin_allowed
@@ -74,6 +74,7 @@ class NpcServer:
         """Shared by every connection: frames handled in one pass of the loop, in all."""
         self.world_watch = WorldWatch(self._probe_world, self._world_back, _log)
         """Whether the world's database answers; players hear a plain refusal while not."""
+        self._outage_records = OutageRecords(self.world_watch, _log)
         self._log_limits = LogLimiter(_log)
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone
@@ -402,12 +403,14 @@ class NpcServer:
 
     def start(self) -> None:
         """Start delivering the fan-out's news and the server-side schedule (if configured)."""
+        self._outage_records.install()
         self.fanout.start(self)
         self.clock.start()
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
         await self.clock.aclose()
+        self._outage_records.uninstall()
         await self.world_watch.aclose()
         await self.fanout.aclose()
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)

@@ -5,6 +5,7 @@ recovery (then every HUD here is pushed again)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,13 @@ OUTAGE_MESSAGE = (
     "the world is out of reach for a moment (its records can be neither read nor written); "
     "nothing happened: try again shortly"
 )
+OUTAGE_LOGGERS = (
+    "starharness.npc.server",
+    "starharness.npc.encounter",
+    "starharness.npc.actions",
+    "starharness.npc.residents",
+)
+"""The loggers whose tracebacks an outage would multiply (one per frame, turn or HUD read)."""
 _PROBE_TIMEOUT_S = 5.0
 _PROBE_PAUSES_S = (0.1, 0.25, 0.5, 1.0)
 
@@ -79,6 +87,13 @@ class WorldWatch:
         )
         self._watch()
 
+    def found(self) -> None:
+        """An outage surfaced where it is logged already (a turn's failure): refuse from now
+        on and watch for the recovery, without another log line."""
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+        self._watch()
+
     def suspect(self) -> None:
         """Something else on the database failed (the fan-out's link): ask the world now, so
         players hear the outage before their own frame finds it."""
@@ -132,3 +147,43 @@ class WorldWatch:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+class OutageRecords(logging.Filter):
+    """A filter for the loggers in OUTAGE_LOGGERS: a record carrying a database outage's
+    exception (an encounter's turn that could not read its scene, say) becomes one line, no
+    traceback, once per logger and kind per interval; and the watch looks at the world."""
+
+    def __init__(self, watch: WorldWatch, logger: logging.Logger) -> None:
+        super().__init__()
+        self._watch = watch
+        self._limiter = LogLimiter(logger)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or not is_outage(error):
+            return True
+        # (Several servers in one process each filter: another's record trips this watch too,
+        # until its first probe answers, a few milliseconds.)
+        with contextlib.suppress(RuntimeError):  # off the loop (a world thread): nothing to do
+            asyncio.get_running_loop()
+            self._watch.found()
+        suppressed = self._limiter.admit(f"{record.name}:{type(error).__name__}")
+        if suppressed is None:
+            return False
+        cause = str(error).strip().replace("\n", " ")[:300]
+        more = f" (and {suppressed} more like it)" if suppressed else ""
+        record.msg = f"{record.getMessage()}: {type(error).__name__}: {cause}{more}"
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+    def install(self) -> None:
+        for name in OUTAGE_LOGGERS:
+            logging.getLogger(name).addFilter(self)
+
+    def uninstall(self) -> None:
+        self._limiter.flush()
+        for name in OUTAGE_LOGGERS:
+            logging.getLogger(name).removeFilter(self)
