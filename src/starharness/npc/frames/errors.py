@@ -38,7 +38,8 @@ _MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_ENCOUNTER: "No open encounter has this id on this connection.",
     ErrorCode.ENCOUNTER_EXISTS: "An encounter with this id is already open on this connection.",
     ErrorCode.BUSY: "The encounter is still running a turn (the say was dropped), or the server "
-    "is at capacity (the open was refused).",
+    "is at capacity (the open was refused), or the world is out of reach for a moment (its "
+    "database is down; nothing was done).",
     ErrorCode.UNKNOWN_NPC: "The game has no NPC with this id.",
     ErrorCode.UNKNOWN_PLAYER: "The game has no player with this id.",
     ErrorCode.NPC_UNAVAILABLE: "The NPC exists but cannot talk now (for example it is not alive).",
