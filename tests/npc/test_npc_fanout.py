@@ -355,3 +355,35 @@ def test_a_fanout_url_with_a_password_is_refused() -> None:
         FanoutSettings(url="postgresql://u:secret@localhost/db")
     with pytest.raises(ValueError, match="NAME of an environment variable"):
         FanoutSettings(url="postgresql://u@localhost/db", password_env="not a name")
+
+
+async def test_news_and_huds_wait_while_the_bus_is_out_of_reach_and_none_is_lost(
+    tmp_path: Path, pg_target: PostgresTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with (
+        _workers(tmp_path, pg_target, 2) as (a, b),
+        Client(a.ws_url) as ticker,
+        Client(b.ws_url) as watcher,
+        httpx.AsyncClient(base_url=a.url, trust_env=False) as http,
+    ):
+        await _hello(watcher, "p1")
+        await ticker.send({"t": "world.tick", "days": 1})
+        await watcher.until(_dawn(2))
+        # The announcing connection is lost and cannot log in again; the clock's still holds.
+        pid = _fanout(a).announce_backend_pid
+        assert pid is not None
+        pg_execute(pg_target, "SELECT pg_terminate_backend(%s)", pid)
+        monkeypatch.setenv(PASSWORD_VARIABLE, "not-the-password")
+        await ticker.send({"t": "world.tick", "days": 1})
+        await eventually(lambda: _fanout(a).not_ready() is not None)
+        waiting = await http.get("/readyz")
+        assert waiting.status_code == 503
+        assert "news items" in waiting.json()["down"]["fanout"], waiting.text
+        # The bus answers again: the tick's news and HUD reach the other worker, once.
+        monkeypatch.undo()
+        frames = await watcher.until(lambda f: f["t"] == "hud" and f["data"]["day"] == 3)
+        assert _headlines(frames) == ["Day 3 dawns."]
+        await ticker.send({"t": "world.tick", "days": 1})
+        frames = await watcher.until(_dawn(4))
+        assert _headlines(frames) == ["Day 4 dawns."]
+        assert (await http.get("/readyz")).status_code == 200

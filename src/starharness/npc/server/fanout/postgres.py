@@ -113,6 +113,10 @@ class _Link:
             conn = await self.reopen()
             return conn, await conn.execute(statement, params)
 
+    @property
+    def conn(self) -> AsyncConn | None:
+        return self._conn
+
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
@@ -160,6 +164,12 @@ class PostgresFanout:
                 return int(row[0]) if row else 0
 
         return cls(target, await asyncio.to_thread(check))
+
+    @property
+    def announce_backend_pid(self) -> int | None:
+        """The announcing connection's server process id, while it is open (tests end it)."""
+        conn = self._announce.conn
+        return None if conn is None or conn.closed else conn.info.backend_pid
 
     # -- listening ---------------------------------------------------------------------------
 
