@@ -302,6 +302,8 @@ class PostgresFanout:
     async def _send_unsent(self) -> None:
         """Send what waits (news first: a HUD announced after news follows it); on failure it
         keeps waiting and the retrier takes over."""
+        if self._retrier is not None:
+            return  # the bus is out of reach: the retrier sends everything, in order
         try:
             await self._flush()
         except (psycopg.Error, StoreUnreachableError) as exc:
@@ -361,6 +363,9 @@ class PostgresFanout:
             )
 
     async def _notify_huds(self, conn: AsyncConn, huds: list[str | None]) -> None:
+        if len(huds) == 1:  # the common case (one action's player): one round trip
+            await conn.execute("SELECT pg_notify(%s, %s)", (HUD_CHANNEL, hud_payload(huds[0])))
+            return
         async with conn.transaction():
             for player_id in huds:
                 await conn.execute(
