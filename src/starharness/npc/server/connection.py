@@ -283,7 +283,10 @@ class Connection:
             frame = parse_up_frame(text)
             if not isinstance(frame, EncounterClose):
                 # The others read or write the world: none starts while it is out of reach.
-                self.server.world_watch.refuse_if_down(_encounter_id(frame))
+                watch = self.server.world_watch
+                if watch.deciding:
+                    await watch.decided()
+                watch.refuse_if_down(_encounter_id(frame))
             if isinstance(frame, EncounterSay):
                 await self._say(frame)
             elif isinstance(frame, EncounterOpen):

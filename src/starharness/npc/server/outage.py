@@ -61,10 +61,24 @@ class WorldWatch:
         self._limiter = LogLimiter(logger)
         self._down_since: float | None = None
         self._task: asyncio.Task[None] | None = None
+        self._decided = asyncio.Event()
+        """Clear while a probe started on suspicion has not answered yet."""
+        self._decided.set()
 
     @property
     def down(self) -> bool:
         return self._down_since is not None
+
+    @property
+    def deciding(self) -> bool:
+        """A probe started on suspicion (the bus's link dropped) has not answered yet."""
+        return not self._decided.is_set()
+
+    async def decided(self) -> None:
+        """Until the deciding probe answered (at most its timeout): a frame arriving just as
+        the database went away hears the outage, not the failure of its own first try."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._decided.wait(), _PROBE_TIMEOUT_S)
 
     def refuse_if_down(self, encounter_id: str | None = None) -> None:
         """Raise the outage's FrameError while the world is out of reach."""
@@ -97,6 +111,8 @@ class WorldWatch:
     def suspect(self) -> None:
         """Something else on the database failed (the fan-out's link): ask the world now, so
         players hear the outage before their own frame finds it."""
+        if self._down_since is None and self._task is None:
+            self._decided.clear()
         self._watch()
 
     def not_ready(self) -> str | None:
@@ -126,6 +142,7 @@ class WorldWatch:
                         self._log.warning("world watch: the probe failed: %r", exc)
                         return
                     self.failed(exc, "probe")
+                    self._decided.set()
                     await asyncio.sleep(_PROBE_PAUSES_S[min(tries, len(_PROBE_PAUSES_S) - 1)])
                     tries += 1
                     continue
@@ -141,6 +158,7 @@ class WorldWatch:
                 return
         finally:
             self._task = None
+            self._decided.set()
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
