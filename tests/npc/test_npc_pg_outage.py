@@ -120,6 +120,8 @@ async def test_a_database_restart_is_spoken_plainly_and_recovered_fully(
                 assert "world database" in parts["world"], parts
                 assert "fanout" in parts, parts
                 assert "127.0.0.1" not in down.text and "postgresql" not in down.text
+            metrics = (await http_b.get("/metrics", headers=_AUTH)).text
+            assert 'star_harness_npc_world_down{worker="w1"} 1.0' in metrics
             # The log: no traceback, and a line per kind (not one per frame).
             ours = [r for r in caplog.records if r.name.startswith("starharness")]
             assert not [r for r in ours if r.exc_info], [r.getMessage() for r in ours]
@@ -130,6 +132,8 @@ async def test_a_database_restart_is_spoken_plainly_and_recovered_fully(
             restarted = True
             await _until_ready(http_a, time.monotonic() + _RECOVER_S)
             await _until_ready(http_b, time.monotonic() + _RECOVER_S)
+            metrics = (await http_b.get("/metrics", headers=_AUTH)).text
+            assert 'star_harness_npc_world_down{worker="w1"} 0.0' in metrics
             # The connection that was refused is served again.
             said = await player.say("e1", "hello there")
             assert not [f for f in said if f["t"] == "error"], said

@@ -75,6 +75,8 @@ class NpcServer:
         self.world_watch = WorldWatch(self._probe_world, self._world_back, _log)
         """Whether the world's database answers; players hear a plain refusal while not."""
         self._outage_records = OutageRecords(self.world_watch, _log)
+        watch = self.world_watch
+        self.metrics.world_down.set_function(lambda: float(watch.down))
         self._log_limits = LogLimiter(_log)
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone

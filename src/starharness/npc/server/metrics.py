@@ -65,6 +65,11 @@ class ServerMetrics:
         self.ticks = Counter(
             "star_harness_npc_ticks", "World clock advances this worker ran.", registry=r
         )
+        self.world_down = Gauge(
+            "star_harness_npc_world_down",
+            "1 while the world's database is out of reach (frames needing it get busy), else 0.",
+            registry=r,
+        )
         self._input = 0
         self._cached = 0
 
