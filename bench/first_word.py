@@ -15,9 +15,10 @@ every request body the harness sent is recorded, and after the harness's turns t
 the server back in the state the turn began from (the request sent just before the turn, again,
 with max_tokens 1) and sends the request whose stream carried the first word straight to the
 server, streamed, timing the first generated content or tool-call argument byte (`ttft`). The
-ratio harness / ttft is the harness's share; a second floor (`plan`) replays every request of
-the turn up to that one in order (the decision, then the speech), so harness / plan is what the
-harness adds beyond the model calls its turn plan makes. A server the bench started is
+ratio harness / ttft is the harness's share. A second floor (`plan`, with `--model`) is the
+server's own compute for the turn up to the first word, from its log (llama.cpp's prompt and
+generation times of the decision, then the speech request's prompt time), so harness / plan is
+what the harness adds beyond the model calls its turn plan makes. A server the bench started is
 restarted for the floor, so its prompt-state cache (`--cache-mb`) holds none of the harness's
 prompts; against a server already running (`--base-url`) with that cache on, the floors are
 lower bounds.
@@ -101,6 +102,8 @@ class Turn:
     """The index of the request whose stream carried the first say.delta."""
     ttft_s: float | None = None
     plan_s: float | None = None
+    """The server's own compute for the turn up to the first word, from its log: every earlier
+    request's prompt and generation, and the first-word request's prompt."""
     steps: list[str] = field(default_factory=list)
 
     def phases(self, sent: list[Sent]) -> tuple[float, float, float] | None:
@@ -286,6 +289,17 @@ async def _prime(client: Any, url: str, body: bytes) -> None:
     (await client.post(url, json=data)).raise_for_status()
 
 
+def _plans(turns: list[Turn], evaluated: list[Evaluated]) -> None:
+    for turn in turns:
+        if turn.first_word is None or turn.first_word >= len(evaluated):
+            continue
+        before = [evaluated[i] for i in range(turn.requests.start, turn.first_word)]
+        last = evaluated[turn.first_word].prompt_s
+        parts = [e.prompt_s for e in before] + [e.generate_s for e in before] + [last]
+        if all(part is not None for part in parts):
+            turn.plan_s = sum(part or 0.0 for part in parts)
+
+
 async def _floors(base_url: str, turns: list[Turn], sent: list[Sent]) -> None:
     import httpx
 
@@ -294,22 +308,15 @@ async def _floors(base_url: str, turns: list[Turn], sent: list[Sent]) -> None:
         for turn in turns:
             if turn.first_word is None:
                 continue
-            if turn.before is not None:
-                await _prime(client, url, sent[turn.before].body)
-            plan = 0.0
-            for index in range(turn.requests.start, turn.first_word + 1):
-                body = json.loads(sent[index].body)
-                body["stream"] = True
-                plan += await _post(client, url, body, word=index == turn.first_word)
-            turn.plan_s = plan
+            # Only this request: a replay of the turn's earlier ones would leave their states
+            # in the server's cache, and this one would find its prompt there.
             if turn.before is not None:
                 await _prime(client, url, sent[turn.before].body)
             body = json.loads(sent[turn.first_word].body)
             body["stream"] = True
             turn.ttft_s = await _post(client, url, body, word=True)
             print(
-                f"  floor    {turn.npc:10} ttft {turn.ttft_s:6.2f} s  plan {plan:6.2f} s  "
-                f"load {_load()}",
+                f"  floor    {turn.npc:10} ttft {turn.ttft_s:6.2f} s  load {_load()}",
                 flush=True,
             )
 
@@ -386,23 +393,23 @@ def _report(turns: list[Turn], sent: list[Sent], evaluated: list[Evaluated] | No
         print(f"  first say.delta  median {med:6.2f} s  p90 {p90:6.2f} s  max {max(words):6.2f} s")
         ttft = [t.ttft_s for t in chosen if t.ttft_s is not None]
         if ttft:
-            plan = [t.plan_s for t in chosen if t.plan_s is not None]
             ratios = [t.first_delta_s / t.ttft_s for t in chosen if t.first_delta_s and t.ttft_s]
-            plan_ratios = [
-                t.first_delta_s / t.plan_s for t in chosen if t.first_delta_s and t.plan_s
-            ]
             print(
                 f"  server ttft      median {_median(ttft):6.2f} s  p90 "
                 f"{_percentile(ttft, 0.9):6.2f} s   (the first-word request alone)"
             )
+            print(f"  harness / ttft   median {_median(ratios):5.2f}x")
+        plan = [t.plan_s for t in chosen if t.plan_s is not None]
+        if plan:
+            plan_ratios = [
+                t.first_delta_s / t.plan_s for t in chosen if t.first_delta_s and t.plan_s
+            ]
             print(
                 f"  server plan      median {_median(plan):6.2f} s  p90 "
-                f"{_percentile(plan, 0.9):6.2f} s   (the turn's requests up to it, in order)"
+                f"{_percentile(plan, 0.9):6.2f} s   (its log: the decision, then the speech's "
+                "prompt)"
             )
-            print(
-                f"  harness / ttft   median {_median(ratios):5.2f}x   "
-                f"harness / plan median {_median(plan_ratios):5.2f}x"
-            )
+            print(f"  harness / plan   median {_median(plan_ratios):5.2f}x")
         phases = [p for t in chosen if (p := t.phases(sent)) is not None]
         print(
             f"  where it went (medians): {_median([p[0] for p in phases]):5.2f} s before the "
@@ -508,6 +515,7 @@ async def _main(args: argparse.Namespace) -> int:
             with log.open("rb") as handle:
                 handle.seek(logged)
                 evaluated = _evaluated(handle.read().decode("utf-8", "replace"))
+            _plans(turns, evaluated)
         if not args.no_floor:
             if server is not None and settings is not None and settings.state_cache_mb:
                 # A fresh server: its state cache holds none of the harness's prompts.

@@ -35,7 +35,13 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
     assert "a fresh server" in out  # the state cache is on: the floor does not reuse it
     assert "warm (3 turns spoke, 0 silent):" in out
     assert "greeting (2 turns spoke, 0 silent):" in out
-    for line in ("first say.delta  median", "server ttft      median", "harness / ttft   median"):
+    for line in (
+        "first say.delta  median",
+        "server ttft      median",
+        "harness / ttft   median",
+        "server plan      median   0.01 s",  # the fake's log: 1.5 + 2.5 + 1.5 ms
+        "harness / plan   median",
+    ):
         assert out.count(line) == 2, out
     assert "decide     requests: prompt tokens evaluated median" in out
     assert "npc_speak  requests: prompt tokens evaluated median" in out
