@@ -291,9 +291,11 @@ class PostgresFanout:
         await self._send_unsent()
 
     def hud_changed(self, player_id: str | None) -> None:
-        if None in self._unsent_huds or player_id is None:
-            self._unsent_huds = {None}
-        else:
+        if player_id is None:
+            # Everyone's covers each player's (changed in place: a send in flight removes
+            # only what it sent).
+            self._unsent_huds.clear()
+        if None not in self._unsent_huds:
             self._unsent_huds.add(player_id)
         task = asyncio.get_running_loop().create_task(self._send_unsent())
         self._notices.add(task)
