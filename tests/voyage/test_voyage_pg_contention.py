@@ -31,6 +31,7 @@ import asyncio, json, sys
 sys.path.insert(0, sys.argv[4])
 from voyage_action_support import Bench
 from starharness.runtime.tools import ToolSuccess
+from starharness.voyage.store.errors import WorldBusyError
 
 UNIT_PRICE, BUYERS = int(sys.argv[5]), int(sys.argv[6])
 
@@ -40,15 +41,28 @@ async def main():
     print("ready", flush=True)
     sys.stdin.readline()  # every process starts buying at once
     order = json.dumps({"good_id": "fuel", "qty": 1, "unit_price": UNIT_PRICE})
-    outcomes = await asyncio.gather(*(bench.call_raw("player_buys", order) for _ in range(BUYERS)))
+
+    async def buy():
+        # The model's call makes an offer; the player's acceptance commits it, all at once.
+        outcome = await bench.call_raw("player_buys", order)
+        if isinstance(outcome.result, ToolSuccess):
+            value = outcome.result.value
+            if "offered" not in value:
+                return "committed" if value["ok"] else "refused"
+            try:
+                attempt = await bench.settle(value["offered"])
+            except WorldBusyError:
+                return "busy"
+            return "committed" if attempt.ok else "refused"
+        return "busy" if "busy" in outcome.content else outcome.content
+
+    outcomes = await asyncio.gather(*(buy() for _ in range(BUYERS)))
     counts = {"committed": 0, "refused": 0, "busy": 0, "other": []}
     for outcome in outcomes:
-        if isinstance(outcome.result, ToolSuccess):
-            counts["committed" if outcome.result.value["ok"] else "refused"] += 1
-        elif "busy" in outcome.content:
-            counts["busy"] += 1
+        if outcome in ("committed", "refused", "busy"):
+            counts[outcome] += 1
         else:
-            counts["other"].append(outcome.content)
+            counts["other"].append(outcome)
     world.close()
     print(json.dumps(counts), flush=True)
 

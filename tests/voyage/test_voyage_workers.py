@@ -29,7 +29,8 @@ _TOKEN_ENV = "STAR_HARNESS_TEST_SERVER_TOKEN"
 _TOKEN = "a-server-token-of-32-characters!"
 _AUTH = {"Authorization": f"Bearer {_TOKEN}"}
 RICH = "player-rich"
-BUY = "buy:fuel:5"
+BUY = "offer-1"
+"""The greeting's first offer, 5 fuel cells at the going price: picking it commits the sale."""
 PER_CONNECTION = 6
 
 
@@ -192,6 +193,8 @@ async def _open_buyers(
     async def greet(client: Player, encounter: str) -> None:
         frames = await client.open(encounter, SMUGGLER)
         assert BUY in options(frames), frames
+        offered = next(item for f in frames if f["t"] == "options" for item in f["items"])
+        assert offered["id"] == BUY and offered["label"].startswith("Buy 5 fuel cells"), frames
 
     # A connection's frames arrive in order; each connection opens its encounters in turn.
     by_client: dict[int, list[tuple[Player, str]]] = {}

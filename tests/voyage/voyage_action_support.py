@@ -41,6 +41,7 @@ class Bench:
     accept: bool = True
     """Whether `call` accepts an offer at once, as the player would (the settled result)."""
     offers: dict[str, Offer] = field(default_factory=dict[str, Offer])
+    made: int = 0
 
     def __post_init__(self) -> None:
         self.ctx = Context().child("agent")
@@ -74,7 +75,8 @@ class Bench:
         return attempt
 
     def _propose(self, draft: OfferDraft) -> Offer:
-        offer = Offer(f"offer-{len(self.offers) + 1}", draft)
+        self.made += 1
+        offer = Offer(f"offer-{self.made}", draft)
         self.offers[offer.id] = offer
         return offer
 
