@@ -5,7 +5,7 @@ const FRIENDLY = Object.freeze({
   bad_option: "That reply is no longer on offer. Pick one of the current replies or type your own.",
   unknown_encounter: "That conversation has already ended. Walk up to them again to keep talking.",
   encounter_exists: "You are already talking to them.",
-  busy: "They are still talking. Wait until they finish, then try again.",
+  busy: "Not right now: they are still talking, or the station is out of reach. Wait a moment, then try again.",
   unknown_npc: "There is nobody by that name here.",
   unknown_player: "The game does not know your captain. Check the ?player= part of the address.",
   npc_unavailable: "They do not respond right now.",
