@@ -184,15 +184,28 @@ async def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) 
     return result
 
 
-def _attempt(
+def _bound_values(
     action: GameAction[Any], binding: EncounterBinding, public: BaseModel
-) -> tuple[dict[str, Any], ActionAttempt]:
+) -> dict[str, Any]:
+    """The model's arguments with the bound roles filled in from the encounter."""
     values = public.model_dump()
     for field, role in action.bind.items():
         values[field] = binding.role(role)
+    return values
+
+
+def _parsed(action: GameAction[Any], values: dict[str, Any]) -> tuple[BaseModel, str | None]:
+    """The full arguments, validated, and the acting party's id (None: no actor field)."""
     args = action.parameters.model_validate(values)
+    return args, getattr(args, action.actor_field) if action.actor_field else None
+
+
+def _attempt(
+    action: GameAction[Any], binding: EncounterBinding, public: BaseModel
+) -> tuple[dict[str, Any], ActionAttempt]:
+    values = _bound_values(action, binding, public)
+    args, actor = _parsed(action, values)
     world = binding.world
-    actor = getattr(args, action.actor_field) if action.actor_field else None
 
     def attempt(tx: Any) -> tuple[dict[str, Any], ActionAttempt]:
         # The whole action is one unit a world may run again after a conflict: actor check,
@@ -255,12 +268,9 @@ def _draft(
     action: GameAction[Any], binding: EncounterBinding, public: BaseModel
 ) -> tuple[ActionAttempt | None, OfferDraft | None]:
     """The guards, in a transaction that writes only a refusal's audit row; then the terms."""
-    values = public.model_dump()
-    for field, role in action.bind.items():
-        values[field] = binding.role(role)
-    args = action.parameters.model_validate(values)
+    values = _bound_values(action, binding, public)
+    args, actor = _parsed(action, values)
     world = binding.world
-    actor = getattr(args, action.actor_field) if action.actor_field else None
     terms_of = action.terms
     assert terms_of is not None  # define_game_action requires terms with takes_from
 
@@ -285,9 +295,8 @@ def _settle(
     offer_id: str,
 ) -> ActionAttempt:
     """Commit an accepted offer: the guards again and the quote unchanged, then apply, once."""
-    args = action.parameters.model_validate(values)
+    args, actor = _parsed(action, values)
     world = binding.world
-    actor = getattr(args, action.actor_field) if action.actor_field else None
     audited = {**values, ACCEPTED_OFFER: offer_id}
     terms_of = action.terms
     assert terms_of is not None
