@@ -17,6 +17,7 @@ _.reasoning_content  # pydantic field of the mock's chat request model
 _.accepted_day  # a column of the voyage store's quest rows
 _.closed_day  # a column of the voyage store's quest rows
 _.interrupted  # a key of assistant/message data (TypedDict), read with .get()
+_.exc_text  # logging.LogRecord's cached traceback text; the outage filter clears it
 # Parameters of godot_* tools (pydantic models): the editor addon reads them from the call.
 _.max_depth
 _.node_path
