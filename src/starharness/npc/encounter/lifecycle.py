@@ -26,7 +26,7 @@ from ...runtime.loop import (
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
 from ...runtime.tools import PostExecute
-from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, Offer, OfferDraft
+from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, Offer
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..speech import SpokenOption
@@ -161,7 +161,7 @@ class Encounter:
             self.player_id,
             self._on_attempt,
             calls=self._calls,
-            propose=self._propose,
+            propose=self._offers.propose,
         )
 
         def setup(layer: Context) -> None:
@@ -361,9 +361,6 @@ class Encounter:
         self._on_attempt(attempt)
         if await self._read_scene():
             self._begin(UserMessage(acceptance_note(offer, attempt)))
-
-    def _propose(self, draft: OfferDraft) -> Offer:
-        return self._offers.propose(draft)
 
     def _begin(self, message: UserMessage) -> None:
         handle = self._handle
