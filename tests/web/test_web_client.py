@@ -144,6 +144,35 @@ async def test_talk_trade_refusal_error_and_news(
     assert any(url.endswith("/vendor/three/three.module.js") for url in requests)
 
 
+async def test_a_click_before_the_first_frame_still_picks_the_figure(
+    page: Page, harness: FakeHarness
+) -> None:
+    """A player who clicks the instant the bar fills hits the figure, not its old place.
+
+    The software renderer draws at most eight frames a second, so a click can land between
+    placing a figure and drawing it. The click here is dispatched from the same task that
+    fills the people list, before any frame can run.
+    """
+    await page.add_init_script(
+        """
+        new MutationObserver((_, observer) => {
+          const list = document.querySelector('[data-testid="people-list"]');
+          if (!list || !list.querySelector("button") || !window.starHarness) return;
+          observer.disconnect();
+          const point = window.starHarness.figurePoint("npc-karsk");
+          const canvas = document.querySelector('[data-testid="scene-canvas"]');
+          canvas.dispatchEvent(new MouseEvent("click", {
+            bubbles: true, clientX: point.x, clientY: point.y,
+          }));
+        }).observe(document, { childList: true, subtree: true });
+        """
+    )
+    await page.goto(harness.url)
+    opened = await harness.wait_for("encounter.open")
+    assert opened["npcId"] == "npc-karsk"
+    await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "open")
+
+
 async def test_unknown_mood_looks_neutral(page: Page, harness: FakeHarness) -> None:
     await page.goto(harness.url)
     await page.get_by_test_id("npc-button-npc-karsk").click()

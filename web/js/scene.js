@@ -252,6 +252,9 @@ class BarScene {
       -((event.clientY - rect.top) / rect.height) * 2 + 1,
     );
     this._raycaster.setFromCamera(pointer, this._camera);
+    // A figure placed since the last frame has a stale world matrix until the next render;
+    // a click that comes first must still hit where the figure now stands.
+    this._scene.updateMatrixWorld();
     const targets = [...this._figures.values()].flatMap((figure) => [figure.body, figure.head]);
     const hit = this._raycaster.intersectObjects(targets, false)[0];
     return hit ? hit.object.userData.npcId : null;
