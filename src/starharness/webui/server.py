@@ -151,7 +151,9 @@ class WebUi:
             outgoing.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
-            with contextlib.suppress(RuntimeError):
+            # A client that left first makes the close raise WebSocketDisconnect: leaving is
+            # how every tab and SDK client ends, not an error to log.
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
                 await websocket.close()
 
 
