@@ -80,6 +80,15 @@ async def test_chat_streams_approves_a_tool_and_resumes_after_reload(
         await expect(page.locator(".msg.assistant").last).to_have_text("Wrote it.")
         await expect(page.locator(".reasoning .reasoning-text")).to_have_text("It is written.")
         await expect(approval).to_contain_text("answered: allowed_once")
+        # The question reads before the result of the call it was about.
+        order = await page.evaluate(
+            """() => {
+              const asked = document.querySelector(".approval[data-approval]");
+              const result = document.querySelector(".tool[data-tool=write_file] .result");
+              return asked.compareDocumentPosition(result) & Node.DOCUMENT_POSITION_FOLLOWING;
+            }"""
+        )
+        assert order, "the approval card is drawn after the tool's result"
         assert (project / "hello.txt").read_text(encoding="utf-8") == "from the web"
         await expect(page.locator("#send")).to_be_enabled()
         await page.screenshot(path=str(screenshot_path("webui-chat.png", tmp_path)))

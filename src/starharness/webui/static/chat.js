@@ -202,14 +202,21 @@ export class ChatView {
         action: "answer", sessionId: asked.sessionId, callId: asked.callId, answer: choice,
       });
     };
-    const card = el("li", { class: "approval", "data-approval": asked.callId },
+    // Inside its call's card, so the question reads before the call's result (drawn after it).
+    const tool = this.tools.get(asked.callId);
+    const card = el(tool ? "div" : "li", { class: "approval", "data-approval": asked.callId },
       el("div", {}, el("strong", {}, asked.tool), " wants to run", asked.reason ? ` (${asked.reason})` : ""),
       el("pre", { class: "args" }, asked.arguments),
       el("div", { class: "actions" },
         el("button", { class: "primary", onclick: answer("allow_once") }, "Allow once"),
         el("button", { onclick: answer("reject") }, "Reject")));
     this.approvals.set(asked.callId, card);
-    this._add(card);
+    if (tool) {
+      tool.insertBefore(card, tool.querySelector(".result-label"));
+      this._scroll();
+    } else {
+      this._add(card);
+    }
   }
 
   _answered(card, decision) {
