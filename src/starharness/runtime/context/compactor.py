@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..llm.errors import LlmError
+from ..llm.errors import ContextOverflowError, LlmError
 from ..llm.types import (
     AssistantMessage,
     LlmRequest,
@@ -31,6 +31,7 @@ from .events import (
     COMPACTION_PRUNE,
     COMPACTION_START,
     COMPACTION_SUMMARY,
+    SUMMARY_SOURCE,
     CompactionTrigger,
 )
 from .tokens import estimate_tokens, message_chars, messages_tokens
@@ -45,6 +46,8 @@ SUMMARY_SYSTEM = (
     " and factual; do not invent anything."
 )
 _MIN_SPAN = 1
+_CONTEXT_SOURCE = "context"
+_NOT_A_REQUEST = frozenset({_CONTEXT_SOURCE, SUMMARY_SOURCE})
 
 
 class Compactor:
@@ -124,6 +127,10 @@ class Compactor:
             end["tokens_after"] = self.tokens(agent)
             end["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
             agent.log(COMPACTION_END, end)
+        if trigger != "manual":
+            _check_fits(
+                end["tokens_after"], limits.window, refused=trigger == "overflow", shrank=shrank
+            )
         return shrank
 
     # -- prune ---------------------------------------------------------------------------------
@@ -132,7 +139,9 @@ class Compactor:
         settings = self.config.prune
         messages = list(agent.session.messages())
         keys = list(agent.session.view_keys())
-        cut = _tail_start(messages, keys, retain)
+        # Pruning only shortens old tool results, so within a long turn it may reach the
+        # request's own earlier tool rounds; the newest exchange stays whole.
+        cut = _tail_start(messages, keys, retain, keep_request=False)
         pruned = saved = 0
         for index in range(cut):
             message = messages[index]
@@ -172,7 +181,7 @@ class Compactor:
         session = agent.session
         messages = list(session.messages())
         keys = list(session.view_keys())
-        cut = _tail_start(messages, keys, retain)
+        cut = _tail_start(messages, keys, retain, keep_request=True)
         if cut < _MIN_SPAN:
             return False
         span = messages[:cut]
@@ -214,9 +223,66 @@ class Compactor:
         return True
 
 
-def _tail_start(messages: Sequence[Message], keys: Sequence[int], retain: int) -> int:
+def _check_fits(tokens: int, window: int | None, *, refused: bool, shrank: bool) -> None:
+    """End the turn with an error naming the window when what must be kept cannot fit it."""
+    if window is None:
+        return
+    if tokens >= window or (refused and not shrank):
+        raise ContextOverflowError(
+            f"the request does not fit the context window of {window} tokens even after"
+            f" compaction: the newest message and the tool results it needs come to about"
+            f" {tokens} tokens (estimated) and are never summarized away; send a shorter"
+            " message, or use a model with a larger window (the compaction row's"
+            " context_window, or the provider's profile)"
+        )
+
+
+def _tail_start(
+    messages: Sequence[Message], keys: Sequence[int], retain: int, *, keep_request: bool
+) -> int:
     """Index of the first message kept as it is: the newest `retain` tokens' worth, moved so
-    that no tool result is cut from its call and no replaced span is split."""
+    that no tool result is cut from its call and no replaced span is split.
+
+    The newest exchange (the last tool calls with their results) is always kept whole, and with
+    `keep_request` so is everything from the request being answered on: a summary must never
+    stand in for the question the next request asks the model to answer.
+    """
+    cut = _retained_start(messages, keys, retain)
+    cut = min(cut, _span_start(keys, _exchange_start(messages)))
+    if keep_request:
+        cut = min(cut, _span_start(keys, _request_index(messages)))
+    return cut
+
+
+def _request_index(messages: Sequence[Message]) -> int:
+    """Index of the newest user message that asks something (not the dynamic context nor a
+    summary), or len(messages) when there is none."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, UserMessage) and message.source not in _NOT_A_REQUEST:
+            return index
+    return len(messages)
+
+
+def _exchange_start(messages: Sequence[Message]) -> int:
+    """Index of the assistant message whose tool calls the trailing tool results answer, or
+    len(messages) when the view does not end in tool results."""
+    index = len(messages)
+    while index > 0 and isinstance(messages[index - 1], ToolMessage):
+        index -= 1
+    if index == len(messages):
+        return index
+    return index - 1 if index > 0 else 0
+
+
+def _span_start(keys: Sequence[int], index: int) -> int:
+    """`index` moved back to the first message of the replaced span it is in."""
+    while 0 < index < len(keys) and keys[index] == keys[index - 1]:
+        index -= 1
+    return index
+
+
+def _retained_start(messages: Sequence[Message], keys: Sequence[int], retain: int) -> int:
     budget = retain
     cut = len(messages)
     while cut > 0:
