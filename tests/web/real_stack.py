@@ -16,7 +16,8 @@ from fake_harness import WEB_ROOT
 
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
-from starharness.npc import RunningServer, ServerSettings, start_server
+from starharness.npc import RunningServer, ServerSettings, load_game, start_server
+from starharness.scaffold import new_game
 from starharness.voyage.game import GAME
 
 
@@ -41,6 +42,28 @@ async def omega_station(tmp_path: Path) -> AsyncIterator[RealStack]:
         ctx = await start_runtime(mock.base_url)
         try:
             running = await start_server(ctx, GAME, settings)
+            try:
+                yield RealStack(running)
+            finally:
+                await running.stop()
+        finally:
+            await ctx.dispose()
+
+
+@asynccontextmanager
+async def scaffolded_game(folder: Path, name: str = "tea_stall") -> AsyncIterator[RealStack]:
+    """Make a game with `new-game` under `folder` and serve it as `play --game` would.
+
+    Its own offline brain answers over real HTTP; the browser client is the same web/ as
+    Omega station's. A game package can be imported once per process, so one name, one stack.
+    """
+    made = new_game(name, folder)
+    game = load_game(f"{made}:GAME")
+    settings = ServerSettings(port=0, world=folder / "world.db", web_root=WEB_ROOT)
+    async with MockLlmServer(responder=game.offline_responder) as mock:
+        ctx = await start_runtime(mock.base_url)
+        try:
+            running = await start_server(ctx, game, settings)
             try:
                 yield RealStack(running)
             finally:

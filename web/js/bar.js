@@ -1,11 +1,12 @@
-// The room: floor, walls, the bar counter, stools, shelves, a viewport full of stars, lights.
+// Omega station's bar: floor, walls, the bar counter, stools, shelves, a viewport full of
+// stars, lights. Everything goes into `scene` (a group the view swaps when the place changes).
 
 const COUNTER_Z = -1.6;
 
-/** Add the whole bar to `scene`; returns nothing the caller needs to keep. */
-export function buildBar(THREE, scene) {
-  scene.background = new THREE.Color(0x0a0e18);
-  scene.fog = new THREE.Fog(0x0a0e18, 9, 22);
+/** Add the whole bar to `scene` (a THREE.Group); `world` gets its background and fog. */
+export function buildBar(THREE, scene, world) {
+  world.background = new THREE.Color(0x0a0e18);
+  world.fog = new THREE.Fog(0x0a0e18, 9, 22);
   addLights(THREE, scene);
   addRoom(THREE, scene);
   addCounter(THREE, scene);

@@ -7,7 +7,7 @@ import { Typewriter } from "./typewriter.js";
 
 const MAX_CARDS = 6;
 const MAX_HISTORY = 50;
-const IDLE_HINT = "Click someone in the bar, or press their number, to walk up and talk.";
+const IDLE_HINT = "Click someone here, or press their number, to walk up and talk.";
 
 export class DialoguePanel {
   constructor(el, { onOption, onText, onWalkAway }) {

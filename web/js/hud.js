@@ -1,13 +1,26 @@
-// The HUD: the game's player view (credits, location, day, cargo) and the attitude of whoever
-// you talk to: from `encounter.opened`, then from each view whose `attitudes` names them.
-// Fields a game adds beyond these are listed as they come.
+// The HUD: the game's player view, field by field as the game sends it (`welcome.hud` and
+// `hud` frames, shaped by the game's HUD model), plus the attitude of whoever you talk to: from
+// `encounter.opened`, then from each view whose `attitudes` names them.
+// A scalar field is a stat under its own name; a list field (`[{name, qty}]`) is a list.
 
 const NUMBER = new Intl.NumberFormat("en-US");
-const SHOWN_ELSEWHERE = new Set([
-  "credits", "location", "locationId", "day", "cargo", "playerId", "name", "attitudes", "news",
-]);
+/** Fields shown elsewhere on the page (the place, the attitude, the ticker) or not at all. */
+const NOT_STATS = new Set(["playerId", "name", "location", "locationId", "attitudes", "news"]);
+/**
+ * How Omega station's fields look (the sample game this page was drawn for). Looks are keyed by
+ * field name, so they apply only to a game that sends that field; any other field shows under
+ * its own name, plainly.
+ */
+const FIELD_LOOKS = Object.freeze({
+  credits: { unit: "cr", big: true },
+  day: { big: true },
+  cargo: { empty: "Hold is empty" },
+});
+const EMPTY_LIST = "None";
 
 export class Hud {
+  /** `elements`: `stats` (the `<dl>`), `place` (its fixed Location stat, kept last but one),
+   * `location`, `attitude` (their `<dd>`s) and `lists` (where list fields go). */
   constructor(elements) {
     this._el = elements;
     this.data = {};
@@ -16,14 +29,18 @@ export class Hud {
 
   /** Replace the whole view with `data` (a `hud.data` or `welcome.hud` object). */
   show(data) {
-    this.data = data && typeof data === "object" ? data : {};
-    const { credits, day, cargo } = this.data;
-    this._el.credits.textContent = typeof credits === "number" ? `${NUMBER.format(credits)} cr` : "—";
-    this._el.credits.dataset.value = typeof credits === "number" ? String(credits) : "";
+    this.data = data && typeof data === "object" && !Array.isArray(data) ? data : {};
+    const stats = [];
+    const lists = [];
+    for (const [key, value] of Object.entries(this.data)) {
+      if (NOT_STATS.has(key)) continue;
+      if (Array.isArray(value)) lists.push(listBlock(key, value));
+      else if (isScalar(value)) stats.push(statBlock(key, value));
+    }
+    for (const old of this._el.stats.querySelectorAll(".hud-stat[data-field]")) old.remove();
+    for (const stat of stats) this._el.stats.insertBefore(stat, this._el.place);
+    this._el.lists.replaceChildren(...lists);
     this._el.location.textContent = locationOf(this.data).name || "—";
-    this._el.day.textContent = day === undefined || day === null ? "—" : String(day);
-    this._showCargo(Array.isArray(cargo) ? cargo : []);
-    this._showExtra();
     const talking = this._talkingTo;
     const fresh = talking ? attitudesOf(this.data)[talking.npcId] : undefined;
     if (typeof fresh === "number") this._showAttitudeOf(talking.npcName, fresh);
@@ -51,34 +68,60 @@ export class Hud {
     el.textContent = `${npcName}: ${sign}${attitude} (${attitudeWord(attitude)})`;
     el.dataset.value = String(attitude);
   }
+}
 
-  _showCargo(cargo) {
-    const rows = cargo.map((entry) => {
-      const item = document.createElement("li");
-      item.textContent = cargoLine(entry);
-      return item;
-    });
-    if (rows.length === 0) {
-      const empty = document.createElement("li");
-      empty.className = "hud-empty";
-      empty.textContent = "Hold is empty";
-      rows.push(empty);
-    }
-    this._el.cargo.replaceChildren(...rows);
-  }
+function isScalar(value) {
+  return ["number", "string", "boolean"].includes(typeof value);
+}
 
-  _showExtra() {
-    const parts = [];
-    for (const [key, value] of Object.entries(this.data)) {
-      if (SHOWN_ELSEWHERE.has(key) || (typeof value === "object" && value !== null)) continue;
-      const term = document.createElement("dt");
-      term.textContent = humanKey(key);
-      const detail = document.createElement("dd");
-      detail.textContent = String(value);
-      parts.push(term, detail);
-    }
-    this._el.extra.replaceChildren(...parts);
+function statBlock(key, value) {
+  const look = FIELD_LOOKS[key] ?? {};
+  const stat = document.createElement("div");
+  stat.className = look.big ? "hud-stat is-big" : "hud-stat";
+  stat.dataset.field = key;
+  const term = document.createElement("dt");
+  term.textContent = humanKey(key);
+  const detail = document.createElement("dd");
+  detail.dataset.testid = `hud-${key}`;
+  detail.id = `hud-${key}`;
+  detail.dataset.value = String(value);
+  detail.textContent = shown(value, look.unit);
+  stat.append(term, detail);
+  return stat;
+}
+
+function listBlock(key, entries) {
+  const look = FIELD_LOOKS[key] ?? {};
+  const block = document.createElement("div");
+  block.className = "hud-list";
+  block.dataset.field = key;
+  const heading = document.createElement("h3");
+  heading.className = "hud-subheading";
+  heading.textContent = humanKey(key);
+  const list = document.createElement("ul");
+  list.className = "hud-items";
+  list.id = `hud-${key}`;
+  list.dataset.testid = `hud-${key}`;
+  const rows = entries.map((entry) => {
+    const item = document.createElement("li");
+    item.textContent = entryLine(entry);
+    return item;
+  });
+  if (rows.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "hud-empty";
+    empty.textContent = look.empty ?? EMPTY_LIST;
+    rows.push(empty);
   }
+  list.replaceChildren(...rows);
+  block.append(heading, list);
+  return block;
+}
+
+function shown(value, unit) {
+  if (typeof value === "number") return unit ? `${NUMBER.format(value)} ${unit}` : NUMBER.format(value);
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  return value === "" ? "—" : value;
 }
 
 /** `{id, name}` from `location: {id, name}`, `location: "id"` or `locationId: "id"`. */
@@ -90,6 +133,12 @@ export function locationOf(data) {
   }
   if (typeof place === "string") return { id: place, name: prettyId(place) };
   return { id: "", name: "" };
+}
+
+/** The game's word for what the place looks like (`location.scene`), when it gives one. */
+export function sceneOf(data) {
+  const place = data ? data.location : undefined;
+  return place && typeof place === "object" && typeof place.scene === "string" ? place.scene : "";
 }
 
 /** `{npcId: attitude}` from a view's `attitudes`, or nothing. */
@@ -107,11 +156,15 @@ export function prettyId(id) {
     .join(" ");
 }
 
-function cargoLine(entry) {
+/**
+ * "2 × fuel cells": the count, its sign and the first word of the name are bound by no-break
+ * spaces, so a narrow HUD wraps inside a long name, never between a number and its item.
+ */
+function entryLine(entry) {
   if (!entry || typeof entry !== "object") return String(entry);
-  const name = entry.name ?? entry.goodId ?? entry.id ?? "cargo";
+  const name = String(entry.name ?? entry.goodId ?? entry.id ?? "?");
   const qty = entry.qty ?? entry.quantity;
-  return typeof qty === "number" ? `${NUMBER.format(qty)} × ${name}` : String(name);
+  return typeof qty === "number" ? `${NUMBER.format(qty)}\u00a0×\u00a0${name.replace(" ", "\u00a0")}` : name;
 }
 
 function attitudeWord(attitude) {

@@ -2,9 +2,10 @@
 
 import { DialoguePanel } from "./dialogue.js";
 import { EncounterController } from "./encounter.js";
-import { Hud, prettyId } from "./hud.js";
+import { Hud, prettyId, sceneOf } from "./hud.js";
 import { Connection, frameUrl, playerFromPage } from "./net.js";
 import { PeopleList } from "./people.js";
+import { placeLook } from "./places.js";
 import { ProblemList } from "./problems.js";
 import { createScene } from "./scene.js";
 import { StatusIndicator } from "./status.js";
@@ -24,12 +25,11 @@ async function start() {
   const status = new StatusIndicator(byId("status"), byId("status-text"));
   const problems = new ProblemList(byId("errors"));
   const hud = new Hud({
-    credits: byId("hud-credits"),
+    stats: byId("hud-stats"),
+    place: byId("hud-place"),
     location: byId("hud-location"),
-    day: byId("hud-day"),
     attitude: byId("hud-attitude"),
-    cargo: byId("hud-cargo"),
-    extra: byId("hud-extra"),
+    lists: byId("hud-lists"),
   });
   const ticker = new Ticker(byId("ticker"), (id) => placeNames.get(id) ?? prettyId(id));
   const people = new PeopleList(
@@ -114,6 +114,9 @@ async function start() {
     const place = hud.location();
     if (place.id) placeNames.set(place.id, place.name);
     byId("title-place").textContent = place.name ? `· ${place.name}` : "";
+    document.title = place.name ? `${place.name} · star-harness` : "star-harness";
+    byId("stage").setAttribute("aria-label", place.name || "Where you are");
+    scene.setPlace(placeLook({ id: place.id, scene: sceneOf(data) }));
     showPeople();
   }
 
@@ -175,6 +178,7 @@ async function start() {
     figureLook: (npcId) => scene.look(npcId),
     figurePoint: (npcId) => scene.screenPoint(npcId),
     encounter: () => (encounters.current ? { ...encounters.current } : null),
+    place: () => scene.place,
   };
 
   status.connecting();

@@ -1,4 +1,5 @@
-// The 3D bar: renders figures, picks them by raycasting, keeps HTML name labels over their heads.
+// The 3D view of where the player is (Omega's bar, or a plain room): renders figures, picks them
+// by raycasting, keeps HTML name labels over their heads.
 // Without WebGL (or without three.js) it degrades to a no-op view: the people list still works.
 
 import { moodLook } from "./moods.js";
@@ -13,17 +14,24 @@ export async function createScene(container, labelLayer, { onPick }) {
   const probe = probeWebGl2();
   if (!probe.ok) return new FlatScene();
   let THREE;
-  let bar;
+  let builders;
   let figures;
   try {
     THREE = await import("three");
-    [bar, figures] = await Promise.all([import("./bar.js"), import("./figures.js")]);
+    let bar;
+    let room;
+    [bar, room, figures] = await Promise.all([
+      import("./bar.js"),
+      import("./room.js"),
+      import("./figures.js"),
+    ]);
+    builders = { bar: bar.buildBar, room: room.buildRoom };
   } catch (problem) {
     console.error("three.js could not be loaded; showing the flat view", problem);
     return new FlatScene();
   }
   try {
-    return new BarScene(THREE, bar, figures, container, labelLayer, onPick, probe.software);
+    return new PlaceScene(THREE, builders, figures, container, labelLayer, onPick, probe.software);
   } catch (problem) {
     console.error("WebGL could not start; showing the flat view", problem);
     return new FlatScene();
@@ -50,6 +58,11 @@ class FlatScene {
   constructor() {
     this.available = false;
     this._moods = new Map();
+    this.place = "";
+  }
+
+  setPlace(look) {
+    this.place = look;
   }
 
   setFigures(npcs) {
@@ -75,10 +88,12 @@ class FlatScene {
   }
 }
 
-class BarScene {
-  constructor(THREE, bar, figures, container, labelLayer, onPick, software) {
+class PlaceScene {
+  constructor(THREE, builders, figures, container, labelLayer, onPick, software) {
     this.available = true;
+    this.place = "";
     this._THREE = THREE;
+    this._builders = builders;
     this._Figure = figures.Figure;
     this._spotFor = figures.spotFor;
     this._container = container;
@@ -105,7 +120,8 @@ class BarScene {
     container.prepend(canvas);
 
     this._scene = new THREE.Scene();
-    bar.buildBar(THREE, this._scene);
+    this._room = new THREE.Group();
+    this._scene.add(this._room);
     this._camera = new THREE.PerspectiveCamera(45, 16 / 9, 0.1, 60);
     this._camera.position.set(0, 2.3, 5.2);
     this._camera.lookAt(0, 1.2, -1.2);
@@ -119,6 +135,22 @@ class BarScene {
     });
     new ResizeObserver(() => this._resize()).observe(container);
     this._resize();
+  }
+
+  /** Draw the place as `look` (one of places.js's LOOKS); the figures stay where they stand. */
+  setPlace(look) {
+    if (look === this.place || !Object.hasOwn(this._builders, look)) return;
+    this.place = look;
+    const old = this._room;
+    old.removeFromParent();
+    old.traverse((part) => {
+      part.geometry?.dispose();
+      part.material?.dispose();
+    });
+    this._room = new this._THREE.Group();
+    this._scene.add(this._room);
+    this._builders[look](this._THREE, this._room, this._scene);
+    this.requestRender();
   }
 
   /** Show exactly these NPCs: `[{id, name, number}]`, numbered as in the people list. */
@@ -192,7 +224,7 @@ class BarScene {
     for (const [id, figure] of this._figures) figure.animate(seconds, id === moving);
     this._renderer.render(this._scene, this._camera);
     this._placeLabels();
-    // Only a speaking figure moves; an idle bar costs no frames.
+    // Only a speaking figure moves; an idle room costs no frames.
     if (moving) this.requestRender();
   }
 

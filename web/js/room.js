@@ -1,0 +1,30 @@
+// A plain room: the look of any place the game does not describe (a scaffolded game's stall,
+// a station other than Omega's bar). Floor, walls and light; the figures bring the rest.
+
+/** Add the room to `scene` (a THREE.Group); `world` gets its background and fog. */
+export function buildRoom(THREE, scene, world) {
+  world.background = new THREE.Color(0x10141c);
+  world.fog = new THREE.Fog(0x10141c, 10, 24);
+  scene.add(new THREE.HemisphereLight(0xc8d2e6, 0x1e1a16, 1.4));
+  const key = new THREE.DirectionalLight(0xfff4e6, 1.5);
+  key.position.set(3, 6, 5);
+  scene.add(key);
+
+  const floor = new THREE.Mesh(
+    new THREE.PlaneGeometry(24, 16),
+    new THREE.MeshStandardMaterial({ color: 0x2e2a26, roughness: 0.9 }),
+  );
+  floor.rotation.x = -Math.PI / 2;
+  scene.add(floor);
+
+  const wallMaterial = new THREE.MeshStandardMaterial({ color: 0x3a3631, roughness: 0.95 });
+  const back = new THREE.Mesh(new THREE.PlaneGeometry(24, 6), wallMaterial);
+  back.position.set(0, 3, -4);
+  scene.add(back);
+  for (const side of [-1, 1]) {
+    const wall = new THREE.Mesh(new THREE.PlaneGeometry(16, 6), wallMaterial);
+    wall.rotation.y = -side * Math.PI / 2;
+    wall.position.set(side * 7, 3, 2);
+    scene.add(wall);
+  }
+}
