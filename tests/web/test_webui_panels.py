@@ -3,63 +3,23 @@ and the Godot panel against the fake addon (a paired editor, a play error, the c
 
 from __future__ import annotations
 
-import importlib
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from playwright.async_api import expect
 from web_support import launch_chromium, require_chromium, screenshot_path, watch_page_errors
-from webui_support import web_stack
+from webui_support import free_port, record_encounter, web_stack
 
 from session_protocol_support import mock_rows
 from starharness.godot import GODOT_BRIDGE
 from starharness.godot.testing import FakeAddon
 from starharness.mockllm import MockLlmServer
-from starharness.npc import ServerSettings, TranscriptSettings
-from starharness.runtime.session import SessionsConfig
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
 
 PLAY_ERROR = "res://player.gd:7 - Invalid call. Nonexistent function 'jump'"
-
-
-def _npc_helpers() -> tuple[ModuleType, ModuleType, ModuleType]:
-    """tests/npc's serving stack and tiny game (a real NPC server writes the transcript)."""
-    folder = str(Path(__file__).resolve().parents[1] / "npc")
-    if folder not in sys.path:
-        sys.path.append(folder)
-    support = importlib.import_module("npc_support")
-    return support, importlib.import_module("tinygame"), importlib.import_module("tinygame.brain")
-
-
-async def _record_encounter(home: Path, tmp_path: Path) -> None:
-    support, tinygame, brain = _npc_helpers()
-    settings = ServerSettings(port=0, transcripts=TranscriptSettings(keep=None))
-    sessions = SessionsConfig(store="sqlite", path=home / "sessions.db", max_write_delay_ms=0)
-    async with (
-        support.serving(
-            tinygame.GAME, tmp_path, settings, responder=brain.respond, sessions=sessions
-        ) as stack,
-        stack.client() as client,
-    ):
-        await client.open("e1", "n-baker", "p1")
-        await client.say("e1", "Hello there")
-        await client.say("e1", "buy 1")
-        await client.send({"t": "encounter.close", "id": "e1"})
-        await client.send({"t": "hello", "playerId": "p1"})
-        await client.until(lambda frame: frame["t"] == "welcome")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -81,13 +41,13 @@ async def test_transcripts_and_the_godot_panel(
 ) -> None:
     require_chromium()
     (tmp_path / "npc").mkdir()
-    await _record_encounter(home, tmp_path / "npc")
+    await record_encounter(home, tmp_path / "npc")
     project = tmp_path / "game"
     project.mkdir()
     (project / "project.godot").write_text("[application]\n", encoding="utf-8")
     rows = [
         *mock_rows(mock.base_url, None),
-        {"id": "godot", "merge": {"base_port": _free_port(), "port_span": 1}},
+        {"id": "godot", "merge": {"base_port": free_port(), "port_span": 1}},
     ]
     async with (
         web_stack("godot", rows, tmp_path, project=project) as stack,

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import socket
+import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from starharness.cli._command_profile import load_for_command
+from starharness.npc import ServerSettings, TranscriptSettings
 from starharness.runtime.config import Runtime, start
 from starharness.runtime.protocol import HostInfo
+from starharness.runtime.session import SessionsConfig
 from starharness.webui import RunningWeb, WebSettings, start_web
 
 
@@ -45,3 +51,38 @@ async def web_stack(
             yield WebStack(runtime, web)
         finally:
             await web.stop()
+
+
+def _npc_helpers() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """tests/npc's serving stack and tiny game (a real NPC server writes the transcript)."""
+    folder = str(Path(__file__).resolve().parents[1] / "npc")
+    if folder not in sys.path:
+        sys.path.append(folder)
+    support = importlib.import_module("npc_support")
+    return support, importlib.import_module("tinygame"), importlib.import_module("tinygame.brain")
+
+
+async def record_encounter(home: Path, tmp_path: Path) -> None:
+    """One NPC encounter (three model requests) stored in `home`'s session store."""
+    support, tinygame, brain = _npc_helpers()
+    settings = ServerSettings(port=0, transcripts=TranscriptSettings(keep=None))
+    sessions = SessionsConfig(store="sqlite", path=home / "sessions.db", max_write_delay_ms=0)
+    async with (
+        support.serving(
+            tinygame.GAME, tmp_path, settings, responder=brain.respond, sessions=sessions
+        ) as stack,
+        stack.client() as client,
+    ):
+        await client.open("e1", "n-baker", "p1")
+        await client.say("e1", "Hello there")
+        await client.say("e1", "buy 1")
+        await client.send({"t": "encounter.close", "id": "e1"})
+        await client.send({"t": "hello", "playerId": "p1"})
+        await client.until(lambda frame: frame["t"] == "welcome")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

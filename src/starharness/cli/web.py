@@ -97,8 +97,11 @@ async def run_web(resolved: ResolvedProfile, settings: WebSettings) -> None:
 
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo
-    from ..webui import start_web
+    from ..webui import start_web, without_unusable_models
 
+    # Without a usable model the page still opens: transcripts and the Godot panel need none,
+    # and the page says how to configure one.
+    resolved = await without_unusable_models(resolved)
     async with await start(resolved) as runtime:
         info = HostInfo(
             profile=resolved.name, version=version("star-harness"), session_prefix="web"

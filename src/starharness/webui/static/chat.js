@@ -15,6 +15,7 @@ export class ChatView {
     this.thinking = null;
     this.tools = new Map();
     this.approvals = new Map();
+    this.modelProblem = null;
     this.messages = document.getElementById("messages");
     this.sessions = document.getElementById("sessions");
     this.title = document.getElementById("session-title");
@@ -36,6 +37,18 @@ export class ChatView {
     });
     this.cancelButton.addEventListener("click", () =>
       this.client.request("session", { action: "cancel", sessionId: this.sessionId }));
+  }
+
+  // Chats need a model; without one the page says how to configure it (the other tabs work).
+  noModel(problem) {
+    this.modelProblem = problem;
+    const notice = document.getElementById("model-problem");
+    notice.replaceChildren(el("strong", {}, "Chat is off. "), problem,
+      " NPC transcripts and the Godot panel work without a model.");
+    notice.hidden = false;
+    this.prompt.disabled = true;
+    this.prompt.placeholder = "No model configured (see above)";
+    this._busy(false);
   }
 
   async start() {
@@ -224,7 +237,7 @@ export class ChatView {
   }
 
   _busy(busy) {
-    this.sendButton.disabled = busy;
+    this.sendButton.disabled = busy || Boolean(this.modelProblem);
     this.cancelButton.hidden = !busy;
   }
 
