@@ -1,28 +1,45 @@
 """`star-harness new-game NAME` makes a game that its own tests pass and `play --game` serves.
 
 Everything runs as real processes from a fresh folder, the way a newcomer would type it: the
-scaffold, the game's tests, `play --game ./NAME:GAME` (offline brain, no key), an encounter over
-a real WebSocket, and every frame checked against `star-harness schema --game` for that game.
+scaffold, the commands it prints run as printed (`uv run ...`, from a shell without the
+project's environment), `play --game ./NAME` (offline brain, no key), an encounter over a real
+WebSocket, and every frame checked against `star-harness schema --game` for that game. The
+scaffold's brain answers any words at all through the real server (a hypothesis test).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from itertools import count
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from websockets.sync.client import ClientConnection, connect
 
+from stack_support import start_runtime
+from starharness.mockllm import MockLlmServer
+from starharness.npc import Game, ServerSettings, load_game, start_server
+from starharness.scaffold import new_game
+
 NAME = "tea_stall"
 START_S = 60.0
+PROJECT = Path(__file__).resolve().parents[1]
+"""The star-harness project, where `uv run` finds the environment the printed commands use."""
 
 
 def _cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -89,7 +106,7 @@ def test_the_scaffold_passes_its_own_tests(made: Path, env: dict[str, str]) -> N
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 passed" in result.stdout
+    assert "3 passed" in result.stdout
 
 
 def test_a_second_game_of_the_same_name_is_refused(made: Path, env: dict[str, str]) -> None:
@@ -98,6 +115,104 @@ def test_a_second_game_of_the_same_name_is_refused(made: Path, env: dict[str, st
     assert "already exists" in result.stderr
     bad = _cli("new-game", "Tea-Stall", cwd=made.parent, env=env)
     assert bad.returncode == 2 and "not a usable package name" in bad.stderr
+
+
+def test_a_python_keyword_is_refused_as_a_keyword(tmp_path: Path, env: dict[str, str]) -> None:
+    result = _cli("new-game", "class", cwd=tmp_path, env=env)
+    assert result.returncode == 2
+    assert "'class' is not a usable package name: it is a Python keyword" in result.stderr
+    assert "lower case" not in result.stderr
+    upper = _cli("new-game", "TeaStall", cwd=tmp_path, env=env)
+    assert upper.returncode == 2 and "lower case: try teastall" in upper.stderr
+    assert not (tmp_path / "class").exists() and not (tmp_path / "TeaStall").exists()
+
+
+def _fresh_shell(env: dict[str, str]) -> dict[str, str]:
+    """A new terminal in the project: uv on PATH, no virtual environment active."""
+    shell = {k: v for k, v in env.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "UV_PROJECT")}
+    venv_bin = str(Path(sys.executable).parent)
+    shell["PATH"] = os.pathsep.join(
+        part for part in shell.get("PATH", "").split(os.pathsep) if part and part != venv_bin
+    )
+    # The shell stands in the project; the game is made in a folder of the test's own.
+    shell["UV_PROJECT"] = str(PROJECT)
+    return shell
+
+
+def _printed_commands(stdout: str) -> dict[str, list[str]]:
+    """`play it`, `test it`, `its schema` -> the command printed after each."""
+    found: dict[str, list[str]] = {}
+    for line in stdout.splitlines():
+        for what in ("play it", "test it", "its schema"):
+            if line.strip().startswith(what):
+                found[what] = shlex.split(line.strip().removeprefix(what))
+    return found
+
+
+@pytest.mark.slow
+def test_the_printed_next_steps_work_as_printed(tmp_path: Path, env: dict[str, str]) -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv is how the README runs everything"
+    shell = _fresh_shell(env)
+    made = subprocess.run(
+        ["uv", "run", "star-harness", "new-game", NAME],
+        cwd=tmp_path, env=shell, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    commands = _printed_commands(made.stdout)
+    assert set(commands) == {"play it", "test it", "its schema"}, made.stdout
+    assert all(command[:2] == ["uv", "run"] for command in commands.values()), commands
+
+    tests = subprocess.run(
+        [*commands["test it"], "-p", "no:cacheprovider"],
+        cwd=tmp_path, env=shell, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+
+    schema = subprocess.run(
+        commands["its schema"], cwd=tmp_path, env=shell, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert schema.returncode == 0, schema.stderr
+    assert "Coins" in schema.stdout or "coins" in schema.stdout
+
+    ready = tmp_path / "ready.json"
+    play = subprocess.Popen(
+        [*commands["play it"], "--port", "0", "--ready-file", str(ready)],
+        cwd=tmp_path, env=shell, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while not ready.exists():
+            assert play.poll() is None, play.stdout.read() if play.stdout else ""
+            assert time.monotonic() < deadline, "play did not become ready"
+            time.sleep(0.1)
+        with connect(json.loads(ready.read_text())["ws"], proxy=None) as ws:
+            ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
+            welcome = json.loads(ws.recv(timeout=30))
+        assert [npc["name"] for npc in welcome["npcs"]] == ["Mira"]
+    finally:
+        play.send_signal(signal.SIGINT)
+        out, _ = play.communicate(timeout=60)
+    assert play.returncode == 0, out
+
+
+def test_game_without_an_attribute_means_its_game(made: Path, env: dict[str, str]) -> None:
+    named = _cli("schema", "--game", f"./{NAME}:GAME", cwd=made.parent, env=env)
+    bare = _cli("schema", "--game", f"./{NAME}", cwd=made.parent, env=env)
+    assert named.returncode == 0, named.stderr
+    assert bare.returncode == 0, bare.stderr
+    assert bare.stdout == named.stdout
+    # Two games and no GAME: the error names the rule and the games there are.
+    two = made.parent / "two_games.py"
+    two.write_text(f"from {NAME} import GAME as _G\nTEA = _G\nCOFFEE = _G\n", encoding="utf-8")
+    ambiguous = _cli("schema", "--game", "./two_games.py", cwd=made.parent, env=env)
+    assert ambiguous.returncode != 0
+    assert "has no attribute 'GAME'" in ambiguous.stderr
+    assert "(a spec without ':attribute' means :GAME)" in ambiguous.stderr
+    assert "it holds COFFEE, TEA" in ambiguous.stderr
+    assert "--game ./two_games.py:COFFEE" in ambiguous.stderr
 
 
 def _turn(ws: ClientConnection, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -167,3 +282,131 @@ def test_play_serves_the_new_game_over_a_real_websocket(
     for frame in sent + seen:
         errors = [error.message for error in validator.iter_errors(frame)]
         assert not errors, f"{frame}: {errors[:3]}"
+
+
+# -- the scaffold's brain answers any words, through the real server ---------------------------
+
+BRAIN_GAME = "brain_stall"
+"""The scaffold made under another name, imported into this process (no clash with NAME)."""
+_ids = count()
+
+
+class _Served:
+    """The scaffolded game served on a loop in a thread: the mock LLM playing its offline brain
+    over real HTTP (one attempt: a brain that raises is an `llm_unavailable` at once), the
+    runtime, the NPC server; tests speak to it over a real WebSocket."""
+
+    def __init__(self, game: Game[Any], world: Path) -> None:
+        self._game = game
+        self._world = world
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._stack = AsyncExitStack()
+        self.ws = ""
+
+    def __enter__(self) -> _Served:
+        self._thread.start()
+        self.ws = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(START_S)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stack.aclose(), self._loop).result(START_S)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(START_S)
+        self._loop.close()
+
+    async def _start(self) -> str:
+        respond = self._game.offline_responder
+        mock = await self._stack.enter_async_context(MockLlmServer(responder=respond))
+        ctx = await start_runtime(mock.base_url, max_attempts=1, first_byte_s=30.0)
+        self._stack.push_async_callback(ctx.dispose)
+        running = await start_server(ctx, self._game, ServerSettings(port=0, world=self._world))
+        self._stack.push_async_callback(running.stop)
+        return running.ws_url
+
+
+@pytest.fixture(scope="module")
+def stall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Served]:
+    where = tmp_path_factory.mktemp("brain")
+    made = new_game(BRAIN_GAME, where)
+    with _Served(load_game(f"{made}:GAME"), where / "world.db") as served:
+        yield served
+
+
+def _turn_frames(ws: ClientConnection) -> list[dict[str, Any]]:
+    frames: list[dict[str, Any]] = []
+    while not frames or frames[-1]["t"] != "encounter.idle":
+        frames.append(json.loads(ws.recv(timeout=30)))
+    return frames
+
+
+def _talk(served: _Served, *words: str) -> list[list[dict[str, Any]]]:
+    """Walk up to Mira, say each of `words` in turn; the frames of the greeting and each turn.
+    An offer in a turn's options is accepted before the next words (selling is two steps)."""
+    encounter = f"e{next(_ids)}"
+    turns: list[list[dict[str, Any]]] = []
+    with connect(served.ws, proxy=None) as ws:
+        ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
+        assert json.loads(ws.recv(timeout=30))["t"] == "welcome"
+        ws.send(json.dumps(
+            {"t": "encounter.open", "id": encounter, "npcId": "npc-mira", "playerId": "player-1"}
+        ))  # fmt: skip
+        turns.append(_turn_frames(ws))
+        for text in words:
+            ws.send(json.dumps({"t": "encounter.say", "id": encounter, "text": text}))
+            turns.append(_turn_frames(ws))
+            offers = [
+                i for f in turns[-1] if f["t"] == "options" for i in f["items"] if "offer" in i
+            ]
+            if offers:
+                ws.send(json.dumps(
+                    {"t": "encounter.say", "id": encounter, "optionId": offers[0]["id"]}
+                ))  # fmt: skip
+                turns.append(_turn_frames(ws))
+        ws.send(json.dumps({"t": "encounter.close", "id": encounter}))
+    return turns
+
+
+def _offers(turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [i for f in turn if f["t"] == "options" for i in f["items"] if "offer" in i]
+
+
+def _spoke_without_error(turn: list[dict[str, Any]]) -> None:
+    assert [f for f in turn if f["t"] == "error"] == [], turn
+    assert any(f["t"] == "say.end" for f in turn), f"Mira said nothing: {turn}"
+
+
+def test_buy_2_tea_offers_2_cups_and_100_cups_gets_an_answer(stall: _Served) -> None:
+    greeting, asked, bought = _talk(stall, "buy 2 tea")
+    offer = _offers(asked)[0]
+    assert offer["label"] == "2 cups of tea"
+    assert [(f["name"], f["ok"]) for f in bought if f["t"] == "action"] == [("sell_tea", True)]
+    for turn in (greeting, *_talk(stall, "I'll take 100 cups of tea")):
+        _spoke_without_error(turn)
+
+
+_ORDERS = st.builds(
+    "{} {} {}".format,
+    st.sampled_from(["I'll take", "buy", "give me", "", "can I have"]),
+    st.one_of(
+        st.integers(min_value=-5, max_value=10**40).map(str),
+        st.sampled_from(["a", "an", "one", "two", "ten", "zero", "٣", "a dozen"]),
+    ),
+    st.sampled_from(["cups of tea", "tea", "cup", "mugs", "teas please", "coins", "tea:"]),
+)
+_WORDS = st.one_of(
+    _ORDERS,
+    st.text(min_size=1, max_size=300).filter(str.strip),
+    st.sampled_from(["tea:3", "tea:99999999999", "(walks up)", "I accept: 3 cups", "bye"]),
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(words=st.lists(_WORDS, min_size=1, max_size=3))
+def test_the_scaffold_brain_answers_any_words(stall: _Served, words: list[str]) -> None:
+    for turn in _talk(stall, *words):
+        _spoke_without_error(turn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +16,7 @@ def register(app: typer.Typer) -> None:
     app.command(
         "new-game",
         help="Make a small working game package NAME (a world, one NPC, one action, a persona, "
-        "an offline brain, tests) that `play --game ./NAME:GAME` runs at once.",
+        "an offline brain, tests) that `play --game ./NAME` runs at once.",
     )(new_game)
 
 
@@ -33,8 +34,10 @@ def new_game(
         made = scaffold(name, into)
     except NewGameError as error:
         raise CliError(f"new-game: {error}") from None
-    shown = made if into != Path() else Path(name)
-    typer.echo(f"Made the game {name} in {shown}/")
-    typer.echo(f"  play it     star-harness play --game ./{shown}:GAME")
-    typer.echo(f"  test it     python -m pytest {shown}")
-    typer.echo(f"  its schema  star-harness schema --game ./{shown}:GAME")
+    # Commands to type in this same shell: a bare folder name needs ./ to be read as a path.
+    folder = str(made) if made.parent != Path() else f"./{made}"
+    game = shlex.quote(f"{folder}:GAME")
+    typer.echo(f"Made the game {name} in {made}/")
+    typer.echo(f"  play it     uv run star-harness play --game {game}")
+    typer.echo(f"  test it     uv run pytest {shlex.quote(str(made))}")
+    typer.echo(f"  its schema  uv run star-harness schema --game {game}")

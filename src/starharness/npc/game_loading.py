@@ -11,6 +11,9 @@ from typing import Any
 from ..runtime.errors import StarHarnessError
 from .game import Game
 
+DEFAULT_ATTRIBUTE = "GAME"
+"""The attribute a spec without `:attr` names."""
+
 
 class GameLoadError(StarHarnessError, LookupError):
     """`--game module:attr` names nothing that is a Game; the message says why."""
@@ -21,29 +24,49 @@ def load_game(spec: str) -> Game[Any]:
 
     `package.module:attr` is imported from the Python path, then from the current directory;
     `./dir/mygame:GAME` (any spec whose module part is a path) imports the package or .py file
-    at that path, with its parent folder put first on the Python path.
+    at that path, with its parent folder put first on the Python path. Without `:attr` the
+    attribute is `GAME`, the name `new-game` and the sample game use.
     """
     module_part, colon, attribute = spec.rpartition(":")
-    if not colon or not module_part or not attribute:
+    if not colon:
+        module_part, attribute = spec, DEFAULT_ATTRIBUTE
+    if not module_part or not attribute:
         raise GameLoadError(
-            f"a game is named 'package.module:attribute' or './path/to/package:attribute', "
-            f"got {spec!r}"
+            f"a game is named 'package.module[:attribute]' or './path/to/package[:attribute]' "
+            f"(the attribute defaults to {DEFAULT_ATTRIBUTE}), got {spec!r}"
         )
-    found: object = _import(module_part)
+    module = _import(module_part)
+    found: object = module
     for part in attribute.split("."):
         try:
             found = getattr(found, part)
         except AttributeError:
-            raise GameLoadError(
-                f"the game module {module_part!r} has no attribute {attribute!r}; "
-                "name the Game object after the colon"
-            ) from None
+            raise GameLoadError(_no_attribute(module_part, attribute, module)) from None
     if not isinstance(found, Game) and callable(found):
         found = found()
     if not isinstance(found, Game):
         raise GameLoadError(f"{spec!r} is a {type(found).__name__}, not a starharness.npc.Game")
     game: Game[Any] = found  # pyright: ignore[reportUnknownVariableType]
     return game
+
+
+def _no_attribute(module_part: str, attribute: str, module: ModuleType) -> str:
+    games = sorted(
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, Game) and not name.startswith("_")
+    )
+    missing = f"the game module {module_part!r} has no attribute {attribute!r}"
+    default = f"(a spec without ':attribute' means :{DEFAULT_ATTRIBUTE})"
+    if games:
+        return (
+            f"{missing} {default}; it holds {', '.join(games)}: name one after a colon, "
+            f"e.g. --game {module_part}:{games[0]}"
+        )
+    return (
+        f"{missing} {default}, nor any other Game object; name the attribute holding the "
+        "Game (or a function making one) after a colon"
+    )
 
 
 def is_path_spec(module_part: str) -> bool:

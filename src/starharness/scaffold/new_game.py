@@ -23,11 +23,9 @@ class NewGameError(UserFacingError, ValueError):
 
 def new_game(name: str, where: Path) -> Path:
     """Write the starter game as the package `where/name`; returns its folder."""
-    if not name.isidentifier() or keyword.iskeyword(name) or name != name.lower():
-        raise NewGameError(
-            f"{name!r} is not a usable package name: use lower case letters, digits and "
-            "underscores, starting with a letter (e.g. tea_stall)"
-        )
+    problem = _name_problem(name)
+    if problem is not None:
+        raise NewGameError(f"{name!r} is not a usable package name: {problem}")
     target = where / name
     if target.exists():
         raise NewGameError(f"{target} already exists; pick another name or folder")
@@ -45,3 +43,19 @@ def new_game(name: str, where: Path) -> Path:
             text = in_names.sub(camel, text).replace(TEMPLATE.title(), title)
             path.write_text(text.replace(TEMPLATE, name), encoding="utf-8")
     return target
+
+
+def _name_problem(name: str) -> str | None:
+    """Why `name` cannot name the package, or None when it can."""
+    if keyword.iskeyword(name):
+        return (
+            f"it is a Python keyword (`import {name}` is a syntax error); pick another word, "
+            f"e.g. {name.lower()}_game"
+        )
+    if not (name.isascii() and name.isidentifier()):
+        return (
+            "use lower case letters, digits and underscores, starting with a letter, e.g. tea_stall"
+        )
+    if name != name.lower():
+        return f"package names are lower case: try {name.lower()}"
+    return None

@@ -13,6 +13,8 @@ from starharness.npc.actions import predicate
 from .world import PRICE, Tx
 
 MOODS = ("calm", "glad", "cross")
+MOST_CUPS = 10
+"""The most cups one sale pours (larger orders are refused before any guard runs)."""
 DEFAULT_MOOD = "calm"
 SPEECH = SpeechContract(
     tool_name="say", line_field="line", mood_field="mood", options_field="options", max_options=4
@@ -29,7 +31,7 @@ class SellTeaArgs(BaseModel):
 
     npc_id: str
     player_id: str
-    cups: int = Field(ge=1, le=10, description="How many cups of tea.")
+    cups: int = Field(ge=1, le=MOST_CUPS, description="How many cups of tea.")
 
 
 def _in_the_pot(tx: Tx, args: SellTeaArgs) -> bool:

@@ -9,14 +9,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
 
+from .actions import MOST_CUPS
 from .world import PRICE, SCENE_MARK
 
-_CUPS = re.compile(r"\b(\d+) cups?\b|\btea:(\d+)\b")
-_ONE = re.compile(r"\b(a|one) cup\b|\btea\b")
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_COUNT = {"a": 1, "an": 1, **{word: n for n, word in enumerate(_NUMBERS, start=1)}}
+"""Numbers said in words."""
+_CUPS = re.compile(rf"\b([0-9]+|{'|'.join(_COUNT)})\s+(?:cups?|mugs?|teas?)\b|\btea:([0-9]+)\b")
+"""How many: "2 cups", "buy 2 tea", "a cup of tea", or an option id such as "tea:3"."""
+_TEA = re.compile(r"\btea\b")
 _BYE = re.compile(r"\b(bye|goodbye|leave|later)\b")
 LEAVE = {"id": "bye", "label": "Leave"}
 ACCEPTED = "i accept: "
@@ -32,11 +37,11 @@ class Stall:
 
 
 def respond(request: ChatRequest) -> Step:
-    """One step for the NPC: act (sell) or speak."""
+    """One step for the NPC: act (sell) or speak. Any words at all get an answer."""
     stall = _stall(request)
     last = request.last_message
     if last.role == "tool":
-        return _after_action(json.loads(last.text or "{}"), stall)
+        return _after_action(_result(last.text), stall)
     said = _customer_words(request).casefold()
     if said.startswith(ACCEPTED):
         # The framework settled the offer the customer accepted and says how it went.
@@ -44,8 +49,9 @@ def respond(request: ChatRequest) -> Step:
         return _say(line, "glad", stall)
     if _BYE.search(said):
         return _say("Mind how you go. The kettle's always on.", "glad", stall)
-    wanted = _CUPS.search(said)
-    cups = int(wanted[1] or wanted[2]) if wanted else 1 if _ONE.search(said) else 0
+    cups = _cups_wanted(said)
+    if cups is not None and cups > MOST_CUPS:
+        return _say(f"I pour at most {MOST_CUPS} cups at a time, love.", "calm", stall)
     if cups:
         return ToolCalls(
             calls=[ScriptedCall(name="sell_tea", arguments=json.dumps({"cups": cups}))]
@@ -55,7 +61,32 @@ def respond(request: ChatRequest) -> Step:
     return _say(f"I only do tea, love: {PRICE} coins a cup.", "calm", stall)
 
 
-def _after_action(result: dict[str, Any], stall: Stall) -> Step:
+def _cups_wanted(said: str) -> int | None:
+    """How many cups the words ask for; None when they name no number of cups."""
+    wanted = _CUPS.search(said)
+    if wanted is None:
+        return 1 if _TEA.search(said) else None
+    number = wanted[1] or wanted[2]
+    if number in _COUNT:
+        return _COUNT[number]
+    digits = number.lstrip("0") or "0"
+    # Anything this long is far more than a pot holds (and int() refuses very long numbers).
+    return int(digits) if len(digits) <= 4 else MOST_CUPS + 1
+
+
+def _result(text: str | None) -> dict[str, Any] | None:
+    """The action's answer, or None when the call failed before the action ran (its text then
+    says what was wrong with the arguments, in prose, not JSON)."""
+    try:
+        value: object = json.loads(text or "")
+    except ValueError:
+        return None
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def _after_action(result: dict[str, Any] | None, stall: Stall) -> Step:
+    if result is None:
+        return _say(f"Sorry, love, I lost count. One to {MOST_CUPS} cups?", "calm", stall)
     if result.get("offered"):
         # Nothing changed yet: the customer sees the offer with its price and accepts it.
         return _say(f"{result.get('offer', 'That')}, love. Say the word.", "glad", stall)

@@ -1,6 +1,6 @@
 """Starter's own tests: the world keeps its rules, the offline brain sells and refuses.
 
-Run them with `python -m pytest starter` from the folder that holds the package.
+Run them with `uv run pytest starter` from the folder that holds the package.
 """
 
 from __future__ import annotations
@@ -60,4 +60,19 @@ def test_the_brain_sells_what_is_asked_and_offers_only_what_fits(tmp_path: Path)
     said = json.loads(greeting.calls[0].arguments)
     assert said["mood"] in GAME.moods
     assert [o["id"] for o in said["options"]] == ["tea:1", "tea:3", "bye"]
+    world.close()
+
+
+def test_the_brain_hears_how_many_and_never_pours_more_than_one_sale_allows(
+    tmp_path: Path,
+) -> None:
+    world = StarterWorld(tmp_path / "world.db")
+    asked = {"buy 2 tea": 2, "two cups, please": 2, "a cup of tea": 1, "tea please": 1}
+    for words, cups in asked.items():
+        step = respond(_request(_scene(world), ChatMessage(role="user", content=words)))
+        assert isinstance(step, ToolCalls)
+        assert json.loads(step.calls[0].arguments) == {"cups": cups}, words
+    too_many = respond(_request(_scene(world), ChatMessage(role="user", content="100 cups")))
+    assert isinstance(too_many, ToolCalls)
+    assert too_many.calls[0].name == "say"
     world.close()
