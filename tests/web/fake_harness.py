@@ -65,6 +65,10 @@ FAILING_TEXT = "break the model"
 ODD_MOOD_TEXT = "tell me a joke"
 """Free text answered with a mood outside the protocol's enum."""
 ODD_MOOD = "bemused"
+TRAVEL_TEXT = "passage to the hollow"
+"""Free text the NPC answers by flying the player to Kessler Hollow (a committed action)."""
+AWAY = {"id": "kessler-hollow", "name": "Kessler Hollow"}
+FAREWELL = "Strap in, captain. Next stop, the Hollow."
 
 
 @dataclass
@@ -77,6 +81,8 @@ class _Turn:
     error: dict[str, str] | None = None
     options: list[dict[str, Any]] | None = None
     """The replies after the line; the usual three when None."""
+    closes: bool = False
+    """End with `encounter.closed` instead of options and idle."""
 
 
 @dataclass
@@ -92,6 +98,10 @@ class FakeHarness:
     gel_price_moved: bool = False
     """Refuse the gel offer as a harness does when the world changed under it."""
     attitudes: dict[str, int] = field(default_factory=lambda: dict(ATTITUDES))
+    location: dict[str, str] = field(default_factory=lambda: dict(HOME))
+    closes_on_travel: bool = False
+    """End a travel turn with `encounter.closed` (no options, no idle), as a harness that closes
+    the encounter when the player leaves; otherwise the turn ends as any other."""
     port: int = 0
     _sockets: set[WebSocket] = field(default_factory=set)
     _gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -199,7 +209,7 @@ class FakeHarness:
     ) -> None:
         match frame["t"]:
             case "hello":
-                await _send(ws, {"t": "welcome", "protocol": 1, "hud": self._hud(), "npcs": NPCS})
+                await _send(ws, {"t": "welcome", "protocol": 1, "hud": self.hud(), "npcs": NPCS})
             case "encounter.open":
                 npc = next((n for n in NPCS if n["id"] == frame["npcId"]), None)
                 if npc is None:
@@ -231,7 +241,7 @@ class FakeHarness:
                         "headline": f"Day {self.day}: fuel prices climb on the ring.",
                     }
                 )
-                await self.push({"t": "hud", "playerId": PLAYER, "data": self._hud()})
+                await self.push({"t": "hud", "playerId": PLAYER, "data": self.hud()})
             case _:
                 pass  # encounter.close: nothing to answer
 
@@ -243,6 +253,11 @@ class FakeHarness:
                 return _Turn("", "neutral", error={"code": "llm_unavailable", "message": message})
             if text == GEL_TEXT:
                 return _Turn(GEL_PITCH, "pleased", options=OFFER_OPTIONS)
+            if text == TRAVEL_TEXT:
+                self.location = dict(AWAY)
+                summary = f"Passage to {AWAY['name']}: you are there."
+                action = {"name": "passage", "ok": True, "summary": summary}
+                return _Turn(FAREWELL, "friendly", action, closes=self.closes_on_travel)
             mood = ODD_MOOD if text == ODD_MOOD_TEXT else "neutral"
             return _Turn(f"You said: {text}", mood)
         choice = frame["optionId"]
@@ -288,7 +303,7 @@ class FakeHarness:
         if turn.action is not None:
             await _send(ws, {"t": "action", "id": encounter_id, **turn.action})
             if turn.action["ok"]:
-                await _send(ws, {"t": "hud", "playerId": PLAYER, "data": self._hud()})
+                await _send(ws, {"t": "hud", "playerId": PLAYER, "data": self.hud()})
         pieces = _pieces(turn.line)
         half = len(pieces) // 2
         for index, piece in enumerate(pieces):
@@ -297,12 +312,16 @@ class FakeHarness:
             await _send(ws, {"t": "say.delta", "id": encounter_id, "text": piece})
             await asyncio.sleep(0.005)  # a stream, not one burst
         await _send(ws, {"t": "say.end", "id": encounter_id, "mood": turn.mood})
+        if turn.closes:
+            await _send(ws, {"t": "encounter.closed", "id": encounter_id})
+            return
         items = OPTIONS if turn.options is None else turn.options
         options[encounter_id] = items
         await _send(ws, {"t": "options", "id": encounter_id, "items": items})
         await _send(ws, {"t": "encounter.idle", "id": encounter_id})
 
-    def _hud(self) -> dict[str, Any]:
+    def hud(self) -> dict[str, Any]:
+        """The player's view as the `welcome` and `hud` frames carry it."""
         cargo = [{"goodId": "fuel", "name": "fuel cells", "qty": self.fuel}] if self.fuel else []
         if self.gel:
             cargo.append({"goodId": "gel", "name": "medical gel", "qty": self.gel})
@@ -311,7 +330,7 @@ class FakeHarness:
             "name": "Captain Ash",
             "credits": self.credits,
             "day": self.day,
-            "location": HOME,
+            "location": self.location,
             "cargo": cargo,
             "attitudes": dict(self.attitudes),
         }

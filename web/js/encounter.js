@@ -61,6 +61,20 @@ export class EncounterController {
     }
   }
 
+  /**
+   * The NPC is no longer where the player is (the player travelled, or they did): the
+   * conversation ends. A turn still running ends first, so its line is heard as a farewell;
+   * its replies are not offered, since nobody is there to answer them.
+   */
+  npcGone() {
+    const current = this.current;
+    if (!current) return;
+    current.leaving = true;
+    current.gone = true;
+    this._dialogue.setOptions([]);
+    if (!this._dialogue.isBusy) this.close(`${current.npcName} is not here any more.`);
+  }
+
   /** The socket dropped: the harness closed every encounter of this connection. */
   connectionLost() {
     if (this.current) this._forget("The connection dropped, so the conversation ended. Walk up again once it is back.");
@@ -86,14 +100,19 @@ export class EncounterController {
           this._people.setMood(current.npcId, frame.mood);
         });
       case "options":
-        return this._ifCurrent(frame, () => this._dialogue.setOptions(frame.items));
+        // Replies to someone you are leaving (or who is gone) are never offered.
+        return this._ifCurrent(frame, (current) => {
+          if (!current.leaving) this._dialogue.setOptions(frame.items);
+        });
       case "action":
         return this._ifCurrent(frame, () => this._dialogue.addAction(frame.name, frame.ok, frame.summary));
+      case "encounter.closed":
+        // The harness ended it (the player left the place): nothing to send back.
+        return this._ifCurrent(frame, (current) => this._forget(this._farewell(current, frame.reason)));
       case "encounter.idle":
         return this._ifCurrent(frame, (current) => {
           if (current.leaving) {
-            const farewell = this._dialogue.lineText.trim();
-            this.close(farewell ? `${current.npcName}: “${farewell}”` : "");
+            this.close(this._farewell(current));
             return;
           }
           this._scene.setSpeaking(null);
@@ -120,6 +139,15 @@ export class EncounterController {
       this._dialogue.setBusy(false);
     }
     return true;
+  }
+
+  /** What stays on the panel when a conversation ends: their last line, or the reason. */
+  _farewell(current, reason = "") {
+    const farewell = this._dialogue.lineText.trim();
+    const said = farewell ? `${current.npcName}: “${farewell}”` : "";
+    const why = typeof reason === "string" ? reason.trim() : "";
+    const gone = current.gone ? `${current.npcName} is not here any more.` : "";
+    return [said, why].filter(Boolean).join(" ") || gone;
   }
 
   _ifCurrent(frame, act) {

@@ -103,6 +103,9 @@ async function start() {
       .map((npc) => ({ ...npc, place: placeNames.get(npc.locationId) ?? prettyId(npc.locationId) }));
     people.update(present, away);
     scene.setFigures(present);
+    const talkingTo = encounters.current?.npcId;
+    // Never keep talking to someone who is not here (the player travelled, or they left).
+    if (talkingTo && !present.some((npc) => npc.id === talkingTo)) encounters.npcGone();
     if (encounters.current) {
       people.setActive(encounters.current.npcId);
       scene.setActive(encounters.current.npcId);

@@ -1,0 +1,92 @@
+"""Travel: the conversation ends when the player leaves, and the page shows the new place.
+
+The fake harness flies the player to Kessler Hollow in the middle of a turn (a committed action,
+then the `hud` with the new location, then the NPC's farewell), ending the turn as today's
+harness does (options, idle) or with `encounter.closed`. Either way the dialogue closes on the
+farewell, never offers the stale replies, and the people list and HUD are the Hollow's.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fake_harness import AWAY, FAREWELL, GREETING, NPCS, PLAYER, TRAVEL_TEXT, FakeHarness
+from playwright.async_api import Page, expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+BRANDT = "npc-brandt"
+VEX = "npc-vex"
+
+
+async def _talk_then_travel(page: Page, harness: FakeHarness) -> None:
+    await page.goto(harness.url)
+    await page.get_by_test_id(f"npc-button-{BRANDT}").click()
+    await expect(page.get_by_test_id("npc-line")).to_have_text(GREETING)
+    await expect(page.get_by_test_id("say-text")).to_be_enabled()
+    await page.get_by_test_id("say-text").fill(TRAVEL_TEXT)
+    await page.get_by_test_id("say-send").click()
+
+
+async def _assert_at_the_hollow(page: Page) -> None:
+    dialogue = page.get_by_test_id("dialogue")
+    await expect(dialogue).to_have_attribute("data-state", "closed")
+    await expect(page.get_by_test_id("dialogue-npc")).to_have_text("Nobody")
+    await expect(page.get_by_test_id("dialogue-hint")).to_contain_text(FAREWELL)
+    await expect(page.get_by_test_id("options").get_by_role("button")).to_have_count(0)
+    await expect(page.get_by_test_id("say-text")).to_be_disabled()
+    await expect(page.get_by_test_id("hud-location")).to_have_text(AWAY["name"])
+    await expect(page.get_by_test_id("hud-attitude")).to_have_text("Not talking to anyone")
+    await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
+    await expect(page.get_by_test_id("title-place")).to_have_text(f"· {AWAY['name']}")
+    assert await page.evaluate("() => window.starHarness.encounter()") is None
+    # Whoever is here can be talked to at once.
+    await page.get_by_test_id(f"npc-button-{VEX}").click()
+    await expect(page.get_by_test_id("dialogue-npc")).to_have_text("Vex")
+    await expect(page.get_by_test_id("npc-line")).to_have_text(GREETING)
+
+
+async def test_a_passage_mid_turn_ends_the_conversation_on_the_farewell(
+    page: Page, harness: FakeHarness
+) -> None:
+    await _talk_then_travel(page, harness)
+    await _assert_at_the_hollow(page)
+    # The page tells the harness it walked away from the NPC it left behind.
+    opened = harness.frames("encounter.open")[0]
+    closed = await harness.wait_for("encounter.close")
+    assert closed["id"] == opened["id"]
+
+
+async def test_encounter_closed_from_the_harness_ends_the_conversation(
+    page: Page, harness: FakeHarness
+) -> None:
+    harness.closes_on_travel = True
+    await _talk_then_travel(page, harness)
+    await _assert_at_the_hollow(page)
+    # The harness closed it itself: nothing to close back.
+    assert harness.frames("encounter.close") == []
+
+
+async def test_moving_between_turns_closes_the_conversation_at_once(
+    page: Page, harness: FakeHarness
+) -> None:
+    await page.goto(harness.url)
+    await page.get_by_test_id(f"npc-button-{BRANDT}").click()
+    await expect(page.get_by_test_id("say-text")).to_be_enabled()
+    harness.location = dict(AWAY)
+    await harness.push({"t": "hud", "playerId": PLAYER, "data": harness.hud()})
+    await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "closed")
+    await expect(page.get_by_test_id("dialogue-hint")).to_have_text(
+        "Ilse Brandt is not here any more."
+    )
+    await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
+    await harness.wait_for("encounter.close")
+
+
+async def test_a_welcome_at_a_new_place_shows_its_people(page: Page, harness: FakeHarness) -> None:
+    await page.goto(harness.url)
+    await expect(page.get_by_test_id("people-list")).to_contain_text("Ilse Brandt")
+    harness.location = dict(AWAY)
+    await harness.push({"t": "welcome", "protocol": 1, "hud": harness.hud(), "npcs": NPCS})
+    await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
+    await expect(page.get_by_test_id("people-elsewhere")).to_contain_text("Ilse Brandt")
+    await expect(page.get_by_test_id("hud-location")).to_have_text(AWAY["name"])
