@@ -21,6 +21,7 @@ from . import (
     models,
     new_game,
     play,
+    plugin_cmd,
     rpc,
     run,
     schema_cmd,
@@ -42,6 +43,24 @@ app = typer.Typer(
     help="star-harness: give game NPCs an LLM brain that cannot cheat.",
 )
 
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from .. import __version__
+
+        typer.echo(f"star-harness {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """The options before any command (`star-harness --version`)."""
+
+
 for _command in (
     play,
     serve,
@@ -61,6 +80,7 @@ for _command in (
     schema_cmd,
     new_game,
     token,
+    plugin_cmd,
 ):
     _command.register(app)
 

@@ -14,10 +14,17 @@ Host = Annotated[
     str | None,
     typer.Option(help="Address to bind (default 127.0.0.1; others need --player-secret-env)."),
 ]
-Port = Annotated[int | None, typer.Option(help="Port (default 3099; 0 picks a free one).")]
+Port = Annotated[
+    int | None,
+    typer.Option(help="Port (default 3099; 0 picks a free one).", min=0, max=65535),
+]
 GameSpec = Annotated[
     str | None,
-    typer.Option("--game", help="The game as package.module:attr (default: Omega station)."),
+    typer.Option(
+        "--game",
+        help="The game as package.module[:attr] or ./path/to/package[:attr]; attr defaults to "
+        "GAME (default: Omega station).",
+    ),
 ]
 WorldFile = Annotated[
     str | None,

@@ -33,13 +33,16 @@ def print_report(report: EvalReport, console: Console) -> None:
     numbers = report.numbers()
     tokens = numbers["tokens_per_turn"]
     estimate = " (output estimated from streamed chunks)" if tokens["estimated"] else ""
-    reported_input = "n/a" if tokens["estimated"] and not tokens["input"] else tokens["input"]
+    # Means over the turns: whole tokens, with thousands separators.
+    reported_input = (
+        "n/a" if tokens["estimated"] and not tokens["input"] else _tokens(tokens["input"])
+    )
     share = numbers["cache_hit_share"]
     console.print(
         f"{report.target.label()}: {numbers['turns']} turns in {report.duration_s:.1f} s; "
         f"first say.delta median {_seconds(numbers['first_delta_s']['median'])}, "
         f"turn median {_seconds(numbers['turn_s']['median'])}; "
-        f"tokens per turn: {reported_input} in, {tokens['output']} out{estimate}; "
+        f"tokens per turn (mean): {reported_input} in, {_tokens(tokens['output'])} out{estimate}; "
         f"cache-hit share {'n/a' if share is None else f'{share:.0%}'}"
     )
     console.print(_outcome_table(report))
@@ -133,3 +136,7 @@ def _seconds(value: float | None) -> str:
 def _clip(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _tokens(mean: float | None) -> str:
+    return "n/a" if mean is None else f"{round(mean):,}"
