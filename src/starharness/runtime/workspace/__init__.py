@@ -1,5 +1,4 @@
-"""runtime/workspace: file tools (read, list, search, write, edit) confined to one project
-folder."""
+"""runtime/workspace: file tools (read, list, search, write) confined to one project folder."""
 
 from .hidden import SECRET_HOME_ENTRIES, SECRET_NAMES, HiddenList, is_secret_name, secret_files
 from .limits import (
@@ -13,7 +12,6 @@ from .plugin import (
 from .root import HiddenPathError, Workspace, WorkspaceError
 from .tools import (
     WORKSPACE_ERROR,
-    EditFileParams,
     ListFilesParams,
     ReadFileParams,
     SearchFilesParams,
@@ -25,7 +23,6 @@ __all__ = [
     "SECRET_NAMES",
     "WORKSPACE",
     "WORKSPACE_ERROR",
-    "EditFileParams",
     "HiddenList",
     "HiddenPathError",
     "Limits",

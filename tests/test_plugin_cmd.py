@@ -1,0 +1,215 @@
+"""`star-harness plugin list|add|remove`: third-party rows in the user's patch file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from starharness import app as composition
+from starharness.cli import run_cli
+
+KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+_PLUGIN_MODULE = """
+from typing import ClassVar
+from pydantic import BaseModel, ConfigDict
+from starharness.runtime.kernel import Context, Plugin
+
+
+class GreeterConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    greeting: str = "hello"
+
+
+class GreeterPlugin(Plugin[GreeterConfig]):
+    Config: ClassVar[type[BaseModel]] = GreeterConfig
+
+    async def setup(self, ctx: Context, config: GreeterConfig) -> None:
+        return None
+"""
+
+HAND_WRITTEN = """# my own rows; keep these comments
+- id: greeter_b
+  plugin: thirdparty_greeter:GreeterPlugin   # the second greeter
+  config:
+    greeting: hi
+
+# and a change of a built-in row
+- id: llm
+  merge: {max_tokens: 512}
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty home, no provider keys, and an installed third-party plugin package (a module
+    and its distribution's entry point, found on sys.path as an installed one is)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("STAR_HARNESS_HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "thirdparty_greeter.py").write_text(_PLUGIN_MODULE, encoding="utf-8")
+    info = site / "thirdparty_greeter-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: thirdparty-greeter\nVersion: 1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[star_harness.plugins]\ngreeter = thirdparty_greeter:GreeterPlugin\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    yield home
+    sys.modules.pop("thirdparty_greeter", None)
+
+
+def ok(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code = run_cli(["plugin", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def fails(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code = run_cli(["plugin", *args])
+    out, err = capsys.readouterr()
+    assert code == 2, out
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_add_list_and_remove_a_plugin_by_import_path(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = home / "patch.yml"
+    out = ok(capsys, "add", "thirdparty_greeter:GreeterPlugin", "--config", '{"greeting": "hey"}')
+    assert "added row 'greeter'" in out
+    rows = yaml.safe_load(patch.read_text(encoding="utf-8"))
+    assert rows == [
+        {
+            "id": "greeter",
+            "plugin": "thirdparty_greeter:GreeterPlugin",
+            "config": {"greeting": "hey"},
+        }
+    ]
+    # Every profile starts with it, its config validated.
+    for name in ("task", "godot"):
+        row = composition.load(name).row("greeter")
+        assert row.config.model_dump() == {"greeting": "hey"}
+    listed = ok(capsys, "list")
+    line = next(line for line in listed.splitlines() if line.startswith("greeter "))
+    assert "thirdparty_greeter:GreeterPlugin" in line and f"patch {patch}" in line
+    assert any(line.startswith("agents ") for line in listed.splitlines())
+
+    assert "removed row 'greeter'" in ok(capsys, "remove", "greeter")
+    assert yaml.safe_load(patch.read_text(encoding="utf-8")) in (None, [])
+    assert "greeter" not in [row.id for row in composition.load("task").rows]
+
+
+def test_an_entry_point_name_and_a_profile_of_its_own(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ok(capsys, "add", "greeter", "--profile", "godot", "--after", "workspace")
+    godot = [row.id for row in composition.load("godot").rows]
+    assert godot[godot.index("workspace") + 1] == "greeter"
+    assert "greeter" not in [row.id for row in composition.load("task").rows]
+    listed = ok(capsys, "list")  # task: the row is named as one for another profile
+    assert "greeter (profiles: godot)" in listed
+
+
+def test_adding_and_removing_keeps_the_users_rows_and_comments(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = home / "patch.yml"
+    patch.write_text(HAND_WRITTEN, encoding="utf-8")
+    ok(capsys, "add", "greeter")
+    text = patch.read_text(encoding="utf-8")
+    assert text.startswith(HAND_WRITTEN)
+    assert [row["id"] for row in yaml.safe_load(text)] == ["greeter_b", "llm", "greeter"]
+    ok(capsys, "remove", "greeter")
+    assert patch.read_text(encoding="utf-8") == HAND_WRITTEN
+    ok(capsys, "remove", "greeter_b")
+    assert patch.read_text(encoding="utf-8") == (
+        "# my own rows; keep these comments\n"
+        "\n"
+        "# and a change of a built-in row\n"
+        "- id: llm\n"
+        "  merge: {max_tokens: 512}\n"
+    )
+
+
+def test_a_file_a_program_wrote_in_flow_style(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = home / "patch.yml"
+    patch.write_text(json.dumps([{"id": "llm", "merge": {"max_tokens": 512}}]), encoding="utf-8")
+    ok(capsys, "add", "greeter")
+    ok(capsys, "add", "greeter", "--id", "second")
+    assert [row["id"] for row in yaml.safe_load(patch.read_text(encoding="utf-8"))] == [
+        "llm",
+        "greeter",
+        "second",
+    ]
+    ok(capsys, "remove", "greeter")
+    assert [row["id"] for row in yaml.safe_load(patch.read_text(encoding="utf-8"))] == [
+        "llm",
+        "second",
+    ]
+
+
+def test_typos_and_unknown_plugins_get_clear_errors_and_change_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = home / "patch.yml"
+    patch.write_text(HAND_WRITTEN, encoding="utf-8")
+    err = fails(capsys, "add", "thirdparty_greeter:GreeterPlugn")
+    assert "unknown plugin 'thirdparty_greeter:GreeterPlugn'" in err
+    assert "did you mean thirdparty_greeter:GreeterPlugin?" in err
+    err = fails(capsys, "add", "greter")
+    assert "no 'star_harness.plugins' entry point is named 'greter'" in err
+    assert "did you mean greeter?" in err
+    err = fails(capsys, "add", "thirdparty_greeterr:GreeterPlugin")
+    assert "cannot import 'thirdparty_greeterr'" in err
+    err = fails(capsys, "add", "greeter", "--config", '{"greting": "hi"}')
+    assert "config.greting" in err
+    err = fails(capsys, "add", "greeter", "--config", "[1, 2]")
+    assert "--config must be a mapping" in err
+    # An id a profile already has would swap that row's plugin.
+    err = fails(capsys, "add", "greeter", "--id", "agents")
+    assert "already has a row 'agents'" in err and "--replace" in err
+    # A row placed next to a row no profile has breaks every profile: refused.
+    err = fails(capsys, "add", "greeter", "--after", "agnets")
+    assert "would not load" in err and "no row 'agnets'" in err
+    err = fails(capsys, "remove", "greeter_c")
+    assert "has no row 'greeter_c'; did you mean greeter_b?" in err
+    err = fails(capsys, "remove", "approvals")
+    assert "comes from bundle" in err and "remove: true" in err
+    err = fails(capsys, "add", "greeter_b", "--id", "greeter_b")
+    assert "unknown plugin" in err
+    err = fails(capsys, "add", "greeter", "--id", "greeter_b")
+    assert "already has a row 'greeter_b'" in err and "plugin remove greeter_b" in err
+    assert patch.read_text(encoding="utf-8") == HAND_WRITTEN
+
+
+def test_replace_swaps_a_built_in_rows_plugin(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = fails(capsys, "add", "greeter", "--id", "nothere", "--replace", "--profile", "task")
+    assert "has a row 'nothere' to replace" in err
+    ok(capsys, "add", "greeter", "--id", "telemetry", "--replace")
+    row = composition.load("task").row("telemetry")
+    assert row.plugin == "greeter"
+
+
+def test_list_names_a_broken_patch_file(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (home / "patch.yml").write_text("- id: x\n  remove: true\n", encoding="utf-8")
+    err = fails(capsys, "list")
+    assert "row 'x' cannot be removed" in err
