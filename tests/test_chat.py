@@ -255,7 +255,7 @@ async def test_godot_mode_asks_before_writes_and_editor_changes(
     assert '-> ok: { "opened": "res://main.tscn" }' in text
     assert "Godot bridge: 127.0.0.1:" in text
     assert f"project {project}" in text  # the paired editor, in /status
-    assert "tools (41):" in text  # 27 godot, 4 file, delegate, goals, read_spilled, sandbox
+    assert "tools (42):" in text  # 27 godot, 5 file, delegate, goals, read_spilled, sandbox
 
 
 async def test_ctrl_c_during_an_approval_question_cancels_the_turn(
@@ -343,7 +343,7 @@ async def test_the_chat_command_reads_piped_lines(home: Path, mock: MockLlmServe
 
 
 async def test_project_needs_a_profile_with_a_workspace(home: Path, tmp_path: Path) -> None:
-    code, out, err = await _chat_process(home, "", "--project", str(tmp_path))
+    code, out, err = await _chat_process(home, "", "--profile", "task", "--project", str(tmp_path))
     assert code == 2
     assert out == ""
     assert err.startswith("error: chat: --project needs a workspace row")

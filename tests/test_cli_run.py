@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +173,80 @@ async def test_run_exits_non_zero_when_the_turn_fails(home: Path) -> None:
     assert code == 1
     assert out == ""
     assert "no such thing (mock)" in err
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+async def test_the_seed_shape_runs_a_headless_task_that_edits_a_file_and_runs_a_test(
+    home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    (project / "test_calc.py").write_text(
+        "from calc import add\nassert add(2, 3) == 5\nprint('1 passed')\n", encoding="utf-8"
+    )
+    edit = {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}
+    steps: list[dict[str, Any]] = [
+        {"behaviour": "tool_call_success", "calls": [{"name": "edit_file", "arguments": edit}]},
+        {
+            "behaviour": "tool_call_success",
+            "calls": [{"name": "shell", "arguments": {"command": "python3 test_calc.py"}}],
+        },
+        {"behaviour": "success", "text": "Fixed."},
+    ]
+    async with MockLlmServer() as mock:
+        mock.script_next(steps)
+        code, out, err = await _run_cli_process(
+            home,
+            "--profile",
+            "headless",
+            "--project",
+            str(project),
+            "--allow",
+            "edit_file",
+            "--allow",
+            "shell",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            mock.base_url,
+            "--model",
+            "mock-model",
+            "fix the failing test",
+        )
+        mock.assert_complete()
+    assert code == 0, err
+    assert out == "Fixed.\n"
+    assert (project / "calc.py").read_text(encoding="utf-8").endswith("return a + b\n")
+    assert "[tool] shell -> ok" in err and "1 passed" in err
+
+
+async def test_without_allow_the_headless_agent_is_refused_a_write(home: Path) -> None:
+    (Path.cwd() / "notes.txt").write_text("old\n", encoding="utf-8")
+    edit = {"path": "notes.txt", "old_text": "old", "new_text": "new"}
+    async with MockLlmServer() as mock:
+        mock.script_next(
+            [
+                {
+                    "behaviour": "tool_call_success",
+                    "calls": [{"name": "edit_file", "arguments": edit}],
+                },
+                {"behaviour": "success", "text": "I could not."},
+            ]
+        )
+        code, _, err = await _run_cli_process(
+            home,
+            "run",
+            "change the notes",
+            "--project",
+            str(Path.cwd()),
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            mock.base_url,
+            "--model",
+            "mock-model",
+        )
+    assert code == 0, err
+    assert "--allow edit_file" in err
+    assert (Path.cwd() / "notes.txt").read_text(encoding="utf-8") == "old\n"

@@ -128,6 +128,7 @@ async def test_mcp_lists_only_enabled_tools_and_calls_the_editor(
         listed = await session.list_tools()
         tools = {tool.name: tool for tool in listed.tools}
         assert sorted(tools) == [
+            "edit_file",
             "godot_editor_info",
             "godot_open_scene",
             "job_read",
@@ -180,7 +181,7 @@ async def test_mcp_lists_only_enabled_tools_and_calls_the_editor(
             await fake.close()
     log = errors.read_text(encoding="utf-8")
     assert "Godot bridge listening on 127.0.0.1:" in log
-    assert "serving 11 tools of profile 'godot'" in log
+    assert "serving 12 tools of profile 'godot'" in log
 
 
 async def test_allow_lets_a_mutating_tool_through_the_same_gates(

@@ -48,6 +48,32 @@ class RpcChild:
                 self.updates.append(message["params"])
         return self.answers.pop(request_id)
 
+    async def prompt_allowing(self, session_id: str, text: str) -> dict[str, Any]:
+        """`prompt`, answering `allow_once` to every approval it asks; returns its result."""
+        prompt_id = await self.send("prompt", {"sessionId": session_id, "text": text})
+        stdout = self.process.stdout
+        assert stdout is not None
+        while prompt_id not in self.answers:
+            line = await asyncio.wait_for(stdout.readline(), ANSWER_DEADLINE_S)
+            assert line, "the child ended before answering the prompt"
+            message = cast("dict[str, Any]", json.loads(line))
+            if "id" in message and "method" not in message:
+                self.answers[message["id"]] = message
+                continue
+            update = message["params"]
+            self.updates.append(update)
+            if update.get("kind") == "approval.asked":
+                answer = {
+                    "action": "answer",
+                    "sessionId": session_id,
+                    "callId": update["callId"],
+                    "answer": "allow_once",
+                }
+                await self.send("session", answer)
+        answer = self.answers.pop(prompt_id)
+        assert "result" in answer, answer
+        return cast("dict[str, Any]", answer["result"])
+
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request and return its `result`; an error answer fails the test."""
         answer = await self.answer(await self.send(method, params))

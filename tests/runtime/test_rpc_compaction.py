@@ -15,7 +15,7 @@ from rpc_child_support import rpc_child, stored_events
 from session_protocol_support import mock_rows, write_patch
 from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success
 
-WINDOW = 6_000
+WINDOW = 24_000
 """Tokens; the estimate (and the mock's requests) count 4 characters a token."""
 
 
@@ -26,7 +26,7 @@ def _compaction_patch(tmp_path: Path, base_url: str) -> Path:
         {
             "id": "compaction",
             "plugin": "starharness.runtime.context:CompactionPlugin",
-            "config": {"context_window": WINDOW, "threshold_ratio": 0.8, "retain_ratio": 0.16},
+            "config": {"context_window": WINDOW, "threshold_ratio": 0.85, "retain_ratio": 0.16},
             "before": "agents",
         },
     ]
@@ -48,8 +48,9 @@ def _summary_body(body: Any) -> bool:
 def _answer(request: ChatRequest) -> Step:
     if _is_summary(request):
         return Success(text="SUMMARY: the user sent three long notes, each acknowledged.")
-    last_user = [m.text for m in request.messages if m.role == "user"][-1]
-    return Success(text=f"ack {last_user[:8]}")
+    # The dynamic context (the date) follows the request: answer the newest note.
+    notes = [m.text for m in request.messages if m.role == "user" and m.text.startswith("note")]
+    return Success(text=f"ack {notes[-1][:8]}" if notes else "ack")
 
 
 def _note(n: int, chars: int) -> str:
@@ -74,19 +75,19 @@ async def test_a_fourth_request_over_the_window_compacts_and_is_answered_in_the_
             opened = await child.call("session", {"action": "create"})
             sid = opened["sessionId"]
             results = [
-                await child.call("prompt", {"sessionId": sid, "text": _note(n, 5_000)})
+                await child.call("prompt", {"sessionId": sid, "text": _note(n, 20_000)})
                 for n in range(1, 5)
             ]
             await child.call("shutdown", {})
         requests = [_texts(r.body) for r in mock.requests if not _summary_body(r.body)]
         summaries = [r for r in mock.requests if _summary_body(r.body)]
     assert [(r["turn"], r["reason"]) for r in results] == [(n, "completed") for n in range(1, 5)]
-    assert results[3]["text"] == "ack " + _note(4, 5_000)[:8]
+    assert results[3]["text"] == "ack " + _note(4, 20_000)[:8]
     assert len(summaries) == 1
     # The fourth turn's request to the model: the summary, then the fourth note, whole.
     fourth = requests[-1]
     assert any("SUMMARY: the user sent" in text for text in fourth)
-    assert _note(4, 5_000) in fourth
+    assert _note(4, 20_000) in fourth
     assert all(not text.startswith(("note1", "note2", "note3")) for text in fourth)
     events = stored_events(home, sid)
     kinds = [kind for kind, _ in events]

@@ -340,6 +340,41 @@ async def test_write_file_asks_for_approval_and_a_refusal_writes_nothing(project
     assert not (await call(agent, "read_file", path="README.md")).is_error
 
 
+async def test_edit_file_replaces_one_exact_occurrence_and_refuses_ambiguity(
+    project: Path, outside: Path
+) -> None:
+    agent = await agent_for(project, approvals=ApprovalsConfig(policy="never", allow=["edit_file"]))
+    target = project / "notes.txt"
+    target.write_text("alpha\nbeta\nbeta\n", encoding="utf-8")
+    target.chmod(0o640)
+    done = result(await call(agent, "edit_file", path="notes.txt", old_text="alpha", new_text="A"))
+    assert done == {"path": "notes.txt", "replacements": 1, "bytes": 12}
+    assert target.read_text("utf-8") == "A\nbeta\nbeta\n"
+    assert target.stat().st_mode & 0o777 == 0o640
+    twice = await call(agent, "edit_file", path="notes.txt", old_text="beta", new_text="B")
+    assert twice.is_error and "occurs 2 times" in twice.content
+    missing = await call(agent, "edit_file", path="notes.txt", old_text="gamma", new_text="G")
+    assert missing.is_error and "was not found" in missing.content
+    assert target.read_text("utf-8") == "A\nbeta\nbeta\n"
+    every = await call(
+        agent, "edit_file", path="notes.txt", old_text="beta", new_text="B", replace_all=True
+    )
+    assert result(every)["replacements"] == 2
+    assert target.read_text("utf-8") == "A\nB\nB\n"
+    absent = await call(agent, "edit_file", path="absent.txt", old_text="x", new_text="y")
+    assert "does not exist" in absent.content
+    escape = await call(
+        agent, "edit_file", path="../outside/secret.txt", old_text="s", new_text="x"
+    )
+    assert escape.is_error
+
+
+async def test_edit_file_needs_approval_like_write_file(project: Path) -> None:
+    agent = await agent_for(project)  # approvals: deny
+    outcome = await call(agent, "edit_file", path="README.md", old_text="a", new_text="b")
+    assert outcome.error_code == FailureCode.APPROVAL_UNAVAILABLE
+
+
 # -- the plugin --------------------------------------------------------------------------------
 
 
@@ -357,7 +392,13 @@ async def test_the_plugin_defaults_to_the_current_folder_and_guides_the_model(
     await PromptPlugin().setup(ctx.fork("prompt"), PromptConfig())
     await WorkspacePlugin().setup(ctx.fork("workspace"), WorkspaceConfig())
     assert ctx.get(WORKSPACE).root == resolved_project
-    assert ctx.get(TOOLS).names() == ["list_files", "read_file", "search_files", "write_file"]
+    assert ctx.get(TOOLS).names() == [
+        "edit_file",
+        "list_files",
+        "read_file",
+        "search_files",
+        "write_file",
+    ]
     assert f"project folder {resolved_project}" in ctx.get(PROMPT).assemble(ctx)
 
 

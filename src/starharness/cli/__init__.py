@@ -87,7 +87,7 @@ for _command in (
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run the command line `argv` (default: sys.argv) and return its exit code."""
-    args = list(argv) if argv is not None else sys.argv[1:]
+    args = run.profile_shape(list(argv) if argv is not None else sys.argv[1:])
     try:
         result = app(args=args or ["--help"], prog_name="star-harness", standalone_mode=False)
     except typer.TyperException as exc:

@@ -19,7 +19,7 @@ def register_stdio_command(app: typer.Typer, name: str, help: str, serve: Serve)
     """Add `name` to `app`: the usual profile and LLM options, then `serve` until it returns."""
 
     def command(
-        profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+        profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "agent",
         project: ProjectDir = None,
         provider: Provider = None,
         model: Model = None,

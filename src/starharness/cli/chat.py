@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ._chat_session import ChatSession
     from ._terminal_lines import LineSource
 
-DEFAULT_PROFILE = "task"
+DEFAULT_PROFILE = "agent"
 
 
 def register(app: typer.Typer) -> None:

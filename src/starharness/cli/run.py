@@ -1,4 +1,5 @@
-"""`star-harness run "TASK"`: one headless agent turn, built from the `task` profile."""
+"""`star-harness run "TASK"` (or `star-harness --profile NAME "TASK"`): one headless agent
+turn, built from the `headless` profile unless `--profile` names another."""
 
 from __future__ import annotations
 
@@ -9,6 +10,17 @@ import typer
 
 from ._errors import CliError
 from ._llm_options import BaseUrl, Model, PatchFiles, Provider
+
+PROFILE_FLAG = "--profile"
+
+
+def profile_shape(args: list[str]) -> list[str]:
+    """`star-harness --profile NAME "TASK" ...` is `star-harness run --profile NAME "TASK" ...`:
+    the seed's shape, where a profile name (such as `headless`) rather than a subcommand says
+    what runs."""
+    if args and (args[0] == PROFILE_FLAG or args[0].startswith(PROFILE_FLAG + "=")):
+        return ["run", *args]
+    return args
 
 
 def register(app: typer.Typer) -> None:
@@ -23,11 +35,12 @@ def run(
     task: Annotated[
         str, typer.Argument(help="What the agent should do.", metavar="TASK", show_default=False)
     ],
-    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "headless",
     project: Annotated[
         Path | None,
         typer.Option(
-            help="Project folder for the file tools (profiles with a workspace row, e.g. godot).",
+            help="Project folder for the file tools and the sandbox (default: the current "
+            "directory).",
             show_default=False,
         ),
     ] = None,

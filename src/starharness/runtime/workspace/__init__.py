@@ -1,4 +1,5 @@
-"""runtime/workspace: file tools (read, list, search, write) confined to one project folder."""
+"""runtime/workspace: file tools (read, list, search, write, edit) confined to one project
+folder."""
 
 from .hidden import SECRET_HOME_ENTRIES, SECRET_NAMES, HiddenList, is_secret_name, secret_files
 from .limits import (
@@ -12,6 +13,7 @@ from .plugin import (
 from .root import HiddenPathError, Workspace, WorkspaceError
 from .tools import (
     WORKSPACE_ERROR,
+    EditFileParams,
     ListFilesParams,
     ReadFileParams,
     SearchFilesParams,
@@ -23,6 +25,7 @@ __all__ = [
     "SECRET_NAMES",
     "WORKSPACE",
     "WORKSPACE_ERROR",
+    "EditFileParams",
     "HiddenList",
     "HiddenPathError",
     "Limits",

@@ -1,4 +1,5 @@
-"""The four file tools as ToolDefinitions: read_file, list_files, search_files, write_file."""
+"""The file tools as ToolDefinitions: read_file, list_files, search_files, write_file and
+edit_file."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .limits import Limits
 from .reading import list_entries, read_text
 from .root import Workspace, WorkspaceError
 from .searching import search
-from .writing import write_text
+from .writing import edit_text, write_text
 
 T = TypeVar("T")
 
@@ -77,6 +78,17 @@ class WriteFileParams(_Params):
     create_dirs: bool = Field(default=True, description="Create missing parent folders.")
 
 
+class EditFileParams(_Params):
+    path: PathText
+    old_text: str = Field(
+        min_length=1,
+        description="Text to replace, copied exactly from the file (whitespace included); "
+        "it must occur once unless replace_all is true.",
+    )
+    new_text: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(default=False, description="Replace every occurrence.")
+
+
 async def _in_thread(work: Callable[[], T]) -> T | ToolFailure:
     """Run blocking file work off the event loop; a refusal becomes a plain failure."""
     try:
@@ -88,7 +100,7 @@ async def _in_thread(work: Callable[[], T]) -> T | ToolFailure:
 def workspace_tools(
     workspace: Workspace, limits: Limits, *, writable: bool = True
 ) -> list[ToolDefinition[Any]]:
-    """The file tools bound to `workspace` (write_file only when `writable`)."""
+    """The file tools bound to `workspace` (write_file and edit_file only when `writable`)."""
 
     async def read_file(args: ReadFileParams, run: ToolRunContext) -> str | ToolFailure:
         return await _in_thread(
@@ -128,6 +140,18 @@ def workspace_tools(
             )
         )
 
+    async def edit_file(args: EditFileParams, run: ToolRunContext) -> Any:
+        return await _in_thread(
+            lambda: edit_text(
+                workspace,
+                args.path,
+                args.old_text,
+                args.new_text,
+                replace_all=args.replace_all,
+                limits=limits,
+            )
+        )
+
     tools: list[ToolDefinition[Any]] = [
         define_tool(
             "read_file",
@@ -162,6 +186,17 @@ def workspace_tools(
                 f"(at most {limits.max_write_bytes} bytes); missing folders are created.",
                 WriteFileParams,
                 write_file,
+                tags=(MUTATING, REQUIRES_APPROVAL),
+            )
+        )
+        tools.append(
+            define_tool(
+                "edit_file",
+                "Replace one exact piece of text in a project file with another (the text "
+                "must occur once, or pass replace_all); cheaper and safer than rewriting the "
+                "whole file with write_file.",
+                EditFileParams,
+                edit_file,
                 tags=(MUTATING, REQUIRES_APPROVAL),
             )
         )

@@ -47,3 +47,46 @@ def write_text(
     except OSError as exc:
         raise WorkspaceError(f"cannot write {path!r}: {exc.strerror or exc}") from exc
     return {"path": workspace.display(target), "bytes": len(data), "created": not existed}
+
+
+def edit_text(
+    workspace: Workspace,
+    path: str,
+    old_text: str,
+    new_text: str,
+    *,
+    replace_all: bool,
+    limits: Limits,
+) -> dict[str, Any]:
+    """Replace `old_text` by `new_text` in an existing text file: exactly one occurrence unless
+    `replace_all`, so an edit never lands somewhere the model did not mean."""
+    from .reading import existing_file
+
+    target = existing_file(workspace, path)
+    try:
+        raw = target.read_bytes()
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read {path!r}: {exc.strerror or exc}") from exc
+    if len(raw) > limits.max_write_bytes:
+        raise WorkspaceError(
+            f"{path!r} is {len(raw)} bytes, over the {limits.max_write_bytes}-byte write limit"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkspaceError(f"{path!r} is not UTF-8 text; edit_file edits text only") from exc
+    count = text.count(old_text)
+    if count == 0:
+        raise WorkspaceError(
+            f"old_text was not found in {path!r}; read the file and copy the text exactly "
+            "(whitespace and indentation included)"
+        )
+    if count > 1 and not replace_all:
+        raise WorkspaceError(
+            f"old_text occurs {count} times in {path!r}; include more surrounding lines so it "
+            "occurs once, or pass replace_all=true"
+        )
+    written = write_text(
+        workspace, path, text.replace(old_text, new_text), create_dirs=False, limits=limits
+    )
+    return {"path": written["path"], "replacements": count, "bytes": written["bytes"]}
