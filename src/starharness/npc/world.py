@@ -147,7 +147,8 @@ def reading_together(world: object) -> AbstractContextManager[object]:
 
 def waits_on_network(world: object) -> bool:
     """Whether the world says its calls wait on a network (a `blocks_on_network` attribute that
-    is true, as a VoyageWorld on PostgreSQL has): it is then called in threads of its own."""
+    is true, as a world kept in a database server would set): it is then called in threads of
+    its own."""
     return bool(getattr(world, "blocks_on_network", False))
 
 
