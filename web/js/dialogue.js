@@ -98,15 +98,15 @@ export class DialoguePanel {
     return this._line.text;
   }
 
-  /** Bring their latest line into view, and the replies too when the window is tall enough. */
+  /**
+   * Bring their latest line into view, and the replies and the Say box too when the window is
+   * tall enough (the line wins). Beside the scene the Say box sits below the scrolling body and
+   * always shows; on a narrow screen the page scrolls, and this scrolls it.
+   */
   reveal() {
     if (!this._open) return;
-    // The sticky header covers the top of the panel: scrolling must stop below it, however
-    // tall it is (a long name wraps), or a line scrolled to "nearest" ends under it.
-    const header = this._el.panel.querySelector(".dialogue-header");
-    if (header) this._el.panel.style.scrollPaddingTop = `${header.offsetHeight}px`;
-    const last = this._el.options.lastElementChild ?? this._el.form;
-    last.scrollIntoView({ block: "nearest" });
+    this._el.options.lastElementChild?.scrollIntoView({ block: "nearest" });
+    this._el.form.scrollIntoView({ block: "nearest" });
     this._el.npcLine.scrollIntoView({ block: "nearest" });
   }
 

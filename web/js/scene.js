@@ -5,6 +5,8 @@
 import { moodLook } from "./moods.js";
 
 const SOFTWARE_FRAME_GAP_MS = 125;
+const LABEL_MARGIN = 4;
+const LABEL_GAP = 4;
 
 /**
  * Create the view inside `container`. `onPick(npcId)` runs when a figure is clicked.
@@ -253,17 +255,43 @@ class PlaceScene {
     return label;
   }
 
+  /**
+   * Put each name over its figure's head, kept whole inside the view (a figure near the edge
+   * of a narrow view keeps its whole name) and clear of the names already placed: one that
+   * would overlap another is lifted above it.
+   */
   _placeLabels() {
     const box = this._container.getBoundingClientRect();
+    const placed = [];
+    const spots = [];
     for (const [id, label] of this._labels) {
       const figure = this._figures.get(id);
       const point = figure && this._toPage(figure.labelAnchor(this._THREE));
-      if (!point) {
-        label.hidden = true;
-        continue;
+      label.hidden = !point;
+      if (point) spots.push({ label, x: point.x - box.left, y: point.y - box.top });
+    }
+    // Nearest the viewer first: their names sit lowest, the ones behind move up.
+    spots.sort((a, b) => b.y - a.y);
+    for (const { label, x, y } of spots) {
+      const width = label.offsetWidth;
+      const height = label.offsetHeight;
+      const left = clamp(x - width / 2, LABEL_MARGIN, box.width - width - LABEL_MARGIN);
+      let top = clamp(y - height, LABEL_MARGIN, box.height - height - LABEL_MARGIN);
+      // Each lift goes above another name, so this ends within `placed.length` lifts.
+      let lifted = true;
+      while (lifted) {
+        lifted = false;
+        for (const other of placed) {
+          const apart = left >= other.right || other.left >= left + width;
+          if (!apart && top < other.bottom && other.top < top + height) {
+            top = other.top - height - LABEL_GAP;
+            lifted = true;
+          }
+        }
       }
-      label.hidden = false;
-      label.style.transform = `translate(${point.x - box.left}px, ${point.y - box.top}px) translate(-50%, -100%)`;
+      top = Math.max(LABEL_MARGIN, top);
+      placed.push({ left, right: left + width, top, bottom: top + height });
+      label.style.transform = `translate(${Math.round(left)}px, ${Math.round(top)}px)`;
     }
   }
 
@@ -304,6 +332,10 @@ class PlaceScene {
     this._renderer.domElement.style.cursor = npcId ? "pointer" : "";
     this.requestRender();
   }
+}
+
+function clamp(value, low, high) {
+  return Math.min(Math.max(value, low), Math.max(low, high));
 }
 
 function labelNumber(number) {
