@@ -515,6 +515,10 @@ async def _main(args: argparse.Namespace) -> int:
             with log.open("rb") as handle:
                 handle.seek(logged)
                 evaluated = _evaluated(handle.read().decode("utf-8", "replace"))
+            # The warm-up's access line can reach the log after its size was taken: a block
+            # with nothing evaluated before the first request is that line, not a request.
+            while evaluated and evaluated[0].evaluated is None and evaluated[0].prompt_s is None:
+                evaluated.pop(0)
             _plans(turns, evaluated)
         if not args.no_floor:
             if server is not None and settings is not None and settings.state_cache_mb:

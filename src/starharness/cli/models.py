@@ -45,10 +45,11 @@ def serve_local(
     chat_format: Annotated[
         str,
         typer.Option(
-            help="llama-cpp-python's chat handler: chatml-function-calling parses tool calls "
-            "and constrains forced calls by their schema (its template shows no tool results)."
+            help="The server's chat handler: star-harness-chatml (ours: forced calls "
+            "constrained by their schema, no HTML escaping, a prefix the cache keeps) or one "
+            "of llama-cpp-python's own, such as chatml-function-calling."
         ),
-    ] = "chatml-function-calling",
+    ] = "star-harness-chatml",
     threads: Annotated[
         int | None,
         typer.Option(help="Threads for the model; default: every core this process may use."),

@@ -17,6 +17,7 @@ from typing import BinaryIO, Final, Self
 
 import httpx
 
+from .chat_prompt import CHAT_FORMAT_NAME
 from .errors import INSTALL_HINT, LocalModelError
 from .gguf import server_installed
 
@@ -25,9 +26,10 @@ DEFAULT_PORT: Final = 8000
 """llama.cpp's Python server's own default, so the `llama-cpp` profile finds it unconfigured."""
 DEFAULT_CONTEXT: Final = 8192
 """SmolLM2's trained context; the server's default (2048) cannot hold an NPC's prompt."""
-CHAT_FORMAT: Final = "chatml-function-calling"
-"""llama-cpp-python's handler that parses tool calls and constrains a forced call's arguments
-by a grammar built from its JSON schema; its template shows the model no tool results."""
+CHAT_FORMAT: Final = CHAT_FORMAT_NAME
+"""This package's chat handler (`chat_prompt`): `chatml-function-calling`'s tool-call shape and
+grammar-constrained forced calls, without HTML escaping and with a prefix the server's cache
+keeps across steps and NPCs; like it, it shows the model no tool results."""
 _WARM_UP_BODY: Final = {
     "messages": [{"role": "user", "content": "Say hello."}],
     "max_tokens": 2,
@@ -59,7 +61,8 @@ class LocalServerSettings:
     log_file: Path | None = None
     """Where the server's own output goes; None keeps only its last lines (for errors)."""
     server_command: tuple[str, ...] | None = None
-    """What runs the server, before its flags; None: this interpreter's `llama_cpp.server`."""
+    """What runs the server, before its flags; None: this interpreter's `llama_cpp.server` with
+    this package's chat handler registered (`llama_child`)."""
     state_cache_mb: int | None = DEFAULT_STATE_CACHE_MB
     """The server's prompt-state cache (`--cache`): evaluated prompts kept in RAM, so several
     NPCs' prompts survive each other's turns; its budget in MB of model state. None: off."""
@@ -68,7 +71,7 @@ class LocalServerSettings:
 
     def command(self, port: int) -> list[str]:
         """The child's command line: the server command, then llama.cpp's server flags."""
-        runner = self.server_command or (sys.executable, "-m", "llama_cpp.server")
+        runner = self.server_command or (sys.executable, "-m", "starharness.localmodel.llama_child")
         return [
             *runner,
             "--model",

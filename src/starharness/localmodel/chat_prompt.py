@@ -1,0 +1,200 @@
+"""The ChatML prompt that `star-harness models serve-local` renders for a chat request.
+
+llama-cpp-python's `chatml-function-calling` handler renders the same shape, with three costs
+a small model on a CPU pays on every turn:
+
+- it HTML-escapes the whole conversation (`"` becomes `&#34;`, `'` becomes `&#39;`): a tool
+  call's JSON in the history costs about twice its tokens, and a small model copies the
+  entities into what it says;
+- the function list comes after the system message, so two NPCs with the same actions but
+  different personas share no prefix the server's cache can reuse;
+- a request with no forced call renders a different system message (no functions), so the
+  step after a decision evaluates the whole prompt again.
+
+Here nothing is escaped, the function list opens the system message (byte-identical for every
+request that offers the same tools), and every request with tools renders them. Rendering
+`messages[:n]` always yields a prefix of rendering `messages[:n + 1]` (before the generation
+prompt), so the server reuses everything up to the newest message. Tool messages are not
+rendered, as in `chatml-function-calling`: the `llama-cpp` provider profile declares that the
+model sees no tool results, and the harness repeats them in a user message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CHAT_FORMAT_NAME: Final = "star-harness-chatml"
+"""The chat handler's name on the server's `--chat_format`."""
+END: Final = "<|im_end|>"
+CALL_PREFIX: Final = "functions."
+MESSAGE_PREFIX: Final = "message:"
+_FUNCTIONS_INTRO: Final = "You have access to the following functions:\n"
+_FUNCTIONS_OUTRO: Final = (
+    "\nTo call a function, begin your answer with `functions.<function_name>:` and its JSON "
+    "arguments on the next line. To answer in words, begin with `message:`."
+)
+
+
+class ChatPromptError(ValueError):
+    """A request the prompt cannot be rendered from (a message without a role, a bad tool)."""
+
+
+class ToolFunction(BaseModel):
+    """One function of a request's `tools`, as the OpenAI chat API sends it."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1)
+    description: str | None = None
+    parameters: dict[str, object] = Field(default_factory=dict[str, object])
+
+
+class _Tool(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    function: ToolFunction
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str = ""
+
+
+class _CalledFunction(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1)
+    arguments: str = "{}"
+
+
+class _Call(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    function: _CalledFunction
+
+
+class _Named(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1)
+
+
+class _NamedChoice(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    function: _Named
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: str = Field(min_length=1)
+    content: str | list[_Part] | None = None
+    tool_calls: list[_Call] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallText:
+    """One call in an assistant message of the history."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: str
+    content: str
+    calls: tuple[ToolCallText, ...] = ()
+
+
+def read_tools(raw: Sequence[object] | None) -> tuple[ToolFunction, ...]:
+    """A request's `tools`, validated (ChatPromptError names the first bad one)."""
+    tools: list[ToolFunction] = []
+    for index, item in enumerate(raw or ()):
+        try:
+            tools.append(_Tool.model_validate(item).function)
+        except ValueError as exc:
+            raise ChatPromptError(f"tools[{index}] is not a function tool: {exc}") from None
+    return tuple(tools)
+
+
+def read_messages(raw: Sequence[Mapping[str, object]]) -> tuple[ChatMessage, ...]:
+    """A request's messages as the prompt needs them (content parts joined, calls kept)."""
+    messages: list[ChatMessage] = []
+    for index, item in enumerate(raw):
+        try:
+            message = _Message.model_validate(item)
+        except ValueError as exc:
+            raise ChatPromptError(f"messages[{index}] is not a chat message: {exc}") from None
+        content = message.content
+        text = "".join(part.text for part in content) if isinstance(content, list) else content
+        calls = tuple(
+            ToolCallText(call.function.name, call.function.arguments)
+            for call in message.tool_calls or ()
+        )
+        messages.append(ChatMessage(message.role, text or "", calls))
+    return tuple(messages)
+
+
+def forced_name(tool_choice: object) -> str | None:
+    """The function a `tool_choice` forces (`{"type": "function", "function": {"name": ...}}`),
+    None for "auto", "none", "required" or nothing."""
+    if not isinstance(tool_choice, Mapping):
+        return None
+    try:
+        return _NamedChoice.model_validate(tool_choice).function.name
+    except ValueError as exc:
+        raise ChatPromptError(f"tool_choice names no function: {exc}") from None
+
+
+def functions_block(tools: Sequence[ToolFunction]) -> str:
+    """The function list that opens the system message; empty without tools."""
+    if not tools:
+        return ""
+    entries = [
+        f"\n{CALL_PREFIX}{tool.name}:"
+        + (f" {tool.description.strip()}" if tool.description else "")
+        + f"\n{compact_json(tool.parameters)}\n"
+        for tool in tools
+    ]
+    return _FUNCTIONS_INTRO + "".join(entries) + _FUNCTIONS_OUTRO
+
+
+def render(messages: Sequence[ChatMessage], tools: Sequence[ToolFunction]) -> str:
+    """The conversation, without the generation prompt (see `generation_prompt`)."""
+    block = functions_block(tools)
+    seen_system = False
+    out: list[str] = []
+    for message in messages:
+        if message.role == "tool":
+            continue
+        out.append(f"<|im_start|>{message.role}\n")
+        if message.role == "system" and not seen_system:
+            seen_system = True
+            if block:
+                out.append(block + ("\n\n" if message.content else ""))
+        if message.role == "assistant":
+            out.append(_assistant_body(message, bool(tools)))
+        else:
+            out.append(message.content)
+        out.append(f"{END}\n")
+    if block and not seen_system:
+        # No system message: the functions still open the prompt, in one of their own.
+        out.insert(0, f"<|im_start|>system\n{block}{END}\n")
+    return "".join(out)
+
+
+def _assistant_body(message: ChatMessage, with_tools: bool) -> str:
+    parts: list[str] = []
+    if message.content:
+        parts.append(f"{MESSAGE_PREFIX}\n{message.content}" if with_tools else message.content)
+    parts.extend(f"{CALL_PREFIX}{call.name}:\n{call.arguments}" for call in message.calls)
+    return "\n".join(parts)
+
+
+def generation_prompt() -> str:
+    return "<|im_start|>assistant\n"
+
+
+def compact_json(value: object) -> str:
+    """JSON without the spaces a model reads as tokens (keys in the order given)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

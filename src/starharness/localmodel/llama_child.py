@@ -1,0 +1,229 @@
+"""The model server's child process: llama-cpp-python's server with this package's chat handler.
+
+Run as `python -m starharness.localmodel.llama_child FLAGS` with the flags of
+`python -m llama_cpp.server`. It registers `star-harness-chatml` (see `chat_prompt`) through
+llama-cpp-python's public handler registry, then runs that server unchanged; the server's
+own chat formats stay available by name.
+
+Only this module imports llama_cpp, and only the child process imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from llama_cpp import Llama, llama_chat_format
+from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+from .chat_prompt import (
+    CALL_PREFIX,
+    CHAT_FORMAT_NAME,
+    END,
+    MESSAGE_PREFIX,
+    ChatPromptError,
+    ToolFunction,
+    forced_name,
+    generation_prompt,
+    read_messages,
+    read_tools,
+    render,
+)
+
+_SAMPLING: Final = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+    "repeat_penalty",
+    "tfs_z",
+    "mirostat_mode",
+    "mirostat_tau",
+    "mirostat_eta",
+    "model",
+    "logits_processor",
+    "logit_bias",
+)
+_GRAMMARS: dict[str, LlamaGrammar] = {}
+"""A forced call's grammar by its schema: building one from a large `anyOf` schema costs more
+than a token, and an NPC sends the same schema on every turn."""
+
+
+def handle_chat(
+    *,
+    llama: Llama,
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[object] | None = None,
+    tool_choice: object = None,
+    stream: bool = False,
+    stop: str | list[str] | None = None,
+    max_tokens: int | None = None,
+    grammar: LlamaGrammar | None = None,
+    **options: Any,
+) -> Any:
+    """One chat completion: plain text, a forced named call, or the model's own choice."""
+    try:
+        functions = read_tools(tools)
+        prompt = render(read_messages(messages), functions) + generation_prompt()
+        forced = forced_name(tool_choice)
+    except ChatPromptError as exc:
+        raise ValueError(str(exc)) from None
+    sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
+    stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
+    if forced is None and tool_choice == "auto" and functions:
+        forced = _choose(llama, prompt, functions, sampling)
+    if forced is None:
+        grammar = grammar or _response_grammar(options.get("response_format"))
+        text_prompt = prompt + (f"{MESSAGE_PREFIX}\n" if functions else "")
+        completion: Any = llama.create_completion(
+            prompt=text_prompt,
+            stream=stream,
+            stop=stops,
+            max_tokens=max_tokens,
+            grammar=grammar,
+            **sampling,
+        )
+        return _text_chunks(completion) if stream else _text_answer(completion)
+    tool = next((tool for tool in functions if tool.name == forced), None)
+    if tool is None:
+        known = ", ".join(tool.name for tool in functions) or "none"
+        raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
+    call: Any = llama.create_completion(
+        prompt=f"{prompt}{CALL_PREFIX}{tool.name}:\n",
+        stream=stream,
+        stop=stops,
+        max_tokens=max_tokens,
+        grammar=_grammar_for(tool),
+        **sampling,
+    )
+    return _call_chunks(tool.name, call) if stream else _call_answer(tool.name, call)
+
+
+def _choose(
+    llama: Llama, prompt: str, functions: Sequence[ToolFunction], sampling: dict[str, Any]
+) -> str | None:
+    """The function the model opens its answer with, or None for words (grammar-bound)."""
+    names = " | ".join(json.dumps(f"{CALL_PREFIX}{tool.name}:") for tool in functions)
+    choice = LlamaGrammar.from_string(
+        f'root ::= functions | "{MESSAGE_PREFIX}"\nfunctions ::= {names}\n', verbose=False
+    )
+    greedy: dict[str, Any] = {**sampling, "temperature": 0}
+    picked: Any = llama.create_completion(
+        prompt=prompt, stream=False, max_tokens=None, grammar=choice, **greedy
+    )
+    text: str = picked["choices"][0]["text"]
+    if not text.startswith(CALL_PREFIX):
+        return None
+    return text.removeprefix(CALL_PREFIX).removesuffix(":")
+
+
+def _response_grammar(response_format: object) -> LlamaGrammar | None:
+    """A grammar for `response_format` (json_object or json_schema), None for text."""
+    if not isinstance(response_format, Mapping):
+        return None
+    kind = response_format.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if kind == "json_object":
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+    spec = response_format.get("json_schema")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if kind == "json_schema" and isinstance(spec, Mapping):
+        schema = spec.get("schema")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        return LlamaGrammar.from_json_schema(json.dumps(schema or {}), verbose=False)
+    return None
+
+
+def _grammar_for(tool: ToolFunction) -> LlamaGrammar:
+    schema = json.dumps(tool.parameters, sort_keys=True)
+    grammar = _GRAMMARS.get(schema)
+    if grammar is None:
+        grammar = LlamaGrammar.from_json_schema(json.dumps(tool.parameters), verbose=False)
+        _GRAMMARS[schema] = grammar
+    return grammar
+
+
+def _head(chunk: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f"chat{chunk['id']}",
+        "object": "chat.completion.chunk",
+        "created": chunk.get("created", int(time.time())),
+        "model": chunk["model"],
+    }
+
+
+def _text_chunks(chunks: Iterator[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    first = True
+    for chunk in chunks:
+        choice = chunk["choices"][0]
+        if first:
+            first = False
+            yield {**_head(chunk), "choices": [_delta({"role": "assistant", "content": ""})]}
+        finish = choice["finish_reason"]
+        delta = {"content": choice["text"]} if choice["text"] else {}
+        yield {**_head(chunk), "choices": [_delta(delta, finish)]}
+
+
+def _call_chunks(name: str, chunks: Iterator[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    call_id = None
+    for chunk in chunks:
+        choice = chunk["choices"][0]
+        if call_id is None:
+            call_id = f"call_{name}_{chunk['id']}"
+            function = {"name": name, "arguments": ""}
+            opening: dict[str, object] = {"index": 0, "id": call_id, "type": "function"}
+            opening["function"] = function
+            delta = {"role": "assistant", "content": None, "tool_calls": [opening]}
+            yield {**_head(chunk), "choices": [_delta(delta)]}
+        if choice["text"]:
+            more = {"index": 0, "function": {"arguments": choice["text"]}}
+            yield {**_head(chunk), "choices": [_delta({"tool_calls": [more]})]}
+        if choice["finish_reason"] is not None:
+            yield {**_head(chunk), "choices": [_delta({}, "tool_calls")]}
+
+
+def _delta(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+
+
+def _text_answer(completion: Mapping[str, Any]) -> dict[str, Any]:
+    choice = completion["choices"][0]
+    message = {"role": "assistant", "content": choice["text"]}
+    return _answer(completion, message, choice["finish_reason"])
+
+
+def _call_answer(name: str, completion: Mapping[str, Any]) -> dict[str, Any]:
+    arguments: str = completion["choices"][0]["text"]
+    call = {
+        "id": f"call_{name}_{completion['id']}",
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return _answer(completion, message, "tool_calls")
+
+
+def _answer(completion: Mapping[str, Any], message: dict[str, Any], finish: str) -> dict[str, Any]:
+    return {
+        "id": f"chat{completion['id']}",
+        "object": "chat.completion",
+        "created": completion.get("created", int(time.time())),
+        "model": completion["model"],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": completion.get("usage"),
+    }
+
+
+def main() -> None:
+    llama_chat_format.register_chat_completion_handler(CHAT_FORMAT_NAME)(handle_chat)
+    sys.argv[0] = "llama_cpp.server"
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
