@@ -1,9 +1,10 @@
 """docs/runtime.md's reference section, made from the code: hooks, dispatch modes, session events.
 
-`uv run python -m starharness.runtime.reference --write` regenerates it; a test fails when the
-checked-in text is not a fresh generation. Hooks are found by reading the runtime's sources (a
-module-level `NAME: Event[...] = Event("name")` and the docstring under it), so a package that
-declares a new hook is documented without being listed anywhere.
+`uv run python -m starharness.runtime.reference --write` regenerates it; `--check` exits 1 with
+a diff when the checked-in text is not a fresh generation (CI runs it). Hooks are found by
+reading the runtime's sources (a module-level `NAME: Event[...] = Event("name")` and the
+docstring under it), so a package that declares a new hook is documented without being listed
+anywhere.
 """
 
 from __future__ import annotations
@@ -194,7 +195,22 @@ def write(doc: Path) -> bool:
     return True
 
 
+def check(doc: Path) -> int:
+    """0 when `doc`'s generated section is fresh, else 1 with a diff on stderr."""
+    from .generated import check_generated, read_or_none
+
+    text = read_or_none(doc)
+    current = checked_in(text) if text is not None else None
+    if text is not None and not current:
+        sys.stderr.write(f"{doc}: no generated section (add the two markers)\n")
+        return 2
+    regenerate = f"uv run python -m starharness.runtime.reference --write {doc}"
+    return check_generated(doc, generate(), current, regenerate)
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--check"]:
+        return check(Path(argv[1]) if len(argv) > 1 else Path("docs/runtime.md"))
     if argv[:1] == ["--write"]:
         doc = Path(argv[1]) if len(argv) > 1 else Path("docs/runtime.md")
         changed = write(doc)

@@ -2,6 +2,8 @@
 
 python -m starharness.runtime.protocol.schema_gen OUT            # the JSON Schema
 python -m starharness.runtime.protocol.schema_gen --reference OUT  # the markdown reference
+
+With `--check`, nothing is written: exit 1 with a diff when OUT is not a fresh generation.
 """
 
 from __future__ import annotations
@@ -14,15 +16,24 @@ from .schema import schema_text
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "--reference":
-        Path(argv[1]).write_text(reference_text(), encoding="utf-8")
-        return 0
-    if len(argv) != 1:
+    check = "--check" in argv
+    reference = "--reference" in argv
+    rest = [arg for arg in argv if arg not in ("--check", "--reference")]
+    if len(rest) != 1 or rest[0].startswith("-"):
         sys.stderr.write(
-            "usage: python -m starharness.runtime.protocol.schema_gen [--reference] OUT\n"
+            "usage: python -m starharness.runtime.protocol.schema_gen [--reference] [--check] OUT\n"
         )
         return 2
-    Path(argv[0]).write_text(schema_text(), encoding="utf-8")
+    out = Path(rest[0])
+    text = reference_text() if reference else schema_text()
+    if check:
+        from ..generated import check_generated, read_or_none
+
+        regenerate = "uv run python -m starharness.runtime.protocol.schema_gen " + (
+            f"--reference {out}" if reference else str(out)
+        )
+        return check_generated(out, text, read_or_none(out), regenerate)
+    out.write_text(text, encoding="utf-8")
     return 0
 
 
