@@ -23,6 +23,8 @@ from ._errors import CliError
 if TYPE_CHECKING:
     from ..runtime.config import Patch, ResolvedProfile
 
+DEFAULT_PROFILE = "agent"
+"""What `list` shows without --profile: the profile of chat, rpc, acp and web."""
 _ROW_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _SUFFIX = re.compile(r"_?plugin$")
 
@@ -54,7 +56,7 @@ ProfileOption = Annotated[
     str | None,
     typer.Option(
         "--profile",
-        help="list: the profile to show (default task). add: apply the row to this profile only.",
+        help="list: the profile to show (default agent). add: apply the row to this profile only.",
         show_default=False,
     ),
 ]
@@ -63,7 +65,7 @@ ProfileOption = Annotated[
 def list_rows(profile: ProfileOption = None) -> None:
     from .. import app as composition
 
-    name = profile or "task"
+    name = profile or DEFAULT_PROFILE
     resolved = composition.load(name)
     user = _user_patch_path()
     table = [("ID", "PLUGIN", "FROM")]
@@ -434,7 +436,7 @@ def _not_in_file(row_id: str, path: Path, ids: list[str]) -> str:
     from ..runtime.config import ProfileError
 
     try:
-        resolved = composition.load("task")
+        resolved = composition.load(DEFAULT_PROFILE)
         row = next((r for r in resolved.rows if r.id == row_id), None)
     except ProfileError:
         row = None

@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
 
 
 def web(
-    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "task",
+    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "agent",
     host: Annotated[
         str, typer.Option(help="Address to bind (anything but loopback needs --auth-token-env).")
     ] = "127.0.0.1",
