@@ -342,6 +342,15 @@ async def test_the_chat_command_reads_piped_lines(home: Path, mock: MockLlmServe
     assert "> hello from a pipe\nPiped answer.\n> \n" in out
 
 
+async def test_without_a_key_chat_says_which_variable_or_flag_to_set(home: Path) -> None:
+    code, out, err = await _chat_process(home, "hello\n")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: chat needs a model: DEEPSEEK_API_KEY is not set"), err
+    assert "--provider" in err and "failed to start" not in err
+    assert err.count("\n") == 1
+
+
 async def test_project_needs_a_profile_with_a_workspace(home: Path, tmp_path: Path) -> None:
     code, out, err = await _chat_process(home, "", "--profile", "task", "--project", str(tmp_path))
     assert code == 2

@@ -271,6 +271,53 @@ def _tools_only_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
     return [Patch.of(f"{command} (no agent loop)", [{"id": r, "remove": True} for r in removed])]
 
 
+async def require_model(profile: ResolvedProfile, command: str) -> None:
+    """A CliError saying which variable or flag to set when an llm row cannot reach its model
+    (`run` and `chat` need one; the row's own start error names the plugin, not the fix)."""
+    from .runtime.llm import LlmConfig, model_problem
+
+    for row in profile.rows:
+        if issubclass(row.plugin_class, LlmPlugin) and isinstance(row.config, LlmConfig):
+            problem = await model_problem(row.config)
+            if problem is not None:
+                raise CliError(f"{command} needs a model: {problem.text}")
+
+
+async def without_unusable_models(profile: ResolvedProfile, restart: str) -> ResolvedProfile:
+    """`profile` with each llm row that cannot build its provider replaced by a placeholder that
+    answers every request with the problem and its fix (`restart`: the command to run again).
+    For the protocol servers (`rpc`, `acp`): a client connects and is told, rather than meeting
+    a process that exited."""
+    import dataclasses
+
+    from .runtime.llm import (
+        UNCONFIGURED_PLUGIN,
+        LlmConfig,
+        UnconfiguredLlmConfig,
+        UnconfiguredLlmPlugin,
+        model_problem,
+    )
+
+    rows: list[Any] = []
+    for row in profile.rows:
+        if issubclass(row.plugin_class, LlmPlugin) and isinstance(row.config, LlmConfig):
+            problem = await model_problem(row.config, restart)
+            if problem is not None:
+                name = row.config.name or row.config.provider
+                row = dataclasses.replace(
+                    row,
+                    plugin=UNCONFIGURED_PLUGIN,
+                    plugin_class=UnconfiguredLlmPlugin,
+                    config=UnconfiguredLlmConfig(
+                        problem=f"no model is configured: {problem.text}",
+                        name=name,
+                        variable=problem.variable,
+                    ),
+                )
+        rows.append(row)
+    return dataclasses.replace(profile, rows=tuple(rows))
+
+
 async def run_headless(
     profile: ResolvedProfile,
     task: str,
@@ -281,5 +328,6 @@ async def run_headless(
     """Start `profile`, run `task` as one agent turn, stop; the exit code of `run`."""
     from .runtime.loop.headless import run_task
 
+    await require_model(profile, "run")
     async with await start(profile) as runtime:
         return await run_task(runtime.ctx, task, out=out, err=err)

@@ -98,6 +98,10 @@ async def test_pre_step_can_veto_and_request_hook_can_rewrite(home: Path) -> Non
 
             handle, rec = await create_agent(rt.ctx, "c2", setup)
             assert await _run(handle, rec, "one") == "aborted"
+            vetoed = rec.of(ev.TURN_END)[-1].data
+            # A vetoed turn says who ended it, as docs/runtime.md promises for every abort.
+            assert vetoed["cause"] == "hook"
+            assert vetoed["detail"] == "a listener of agent/pre-step vetoed the step"
             assert vetoes == [1]
             assert mock.requests == []
             assert await _run(handle, rec, "two") == "completed"

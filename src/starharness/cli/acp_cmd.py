@@ -30,10 +30,13 @@ async def serve_acp_agent(resolved: ResolvedProfile) -> None:
     """Start the profile and serve one ACP client on stdio until it closes the connection."""
     from importlib.metadata import version
 
+    from ..app import without_unusable_models
     from ..runtime.acp import serve_acp
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo
 
+    # An editor that launches us without a key sees ACP's authMethods, not a crashed agent.
+    resolved = await without_unusable_models(resolved, "star-harness acp")
     async with await start(resolved) as runtime:
         info = HostInfo(
             profile=resolved.name, version=version("star-harness"), session_prefix="acp"

@@ -68,9 +68,11 @@ async def run_chat(
     import contextlib
     import signal
 
+    from ..app import require_model
     from ..runtime.config import start
     from ._chat_session import ChatSession
 
+    await require_model(resolved, "chat")
     async with await start(resolved) as runtime:
         session = ChatSession(
             runtime.ctx,

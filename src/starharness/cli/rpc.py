@@ -30,9 +30,13 @@ async def serve_rpc(resolved: ResolvedProfile) -> None:
     """Start the profile and serve the protocol on stdio until shutdown or end of input."""
     from importlib.metadata import version
 
+    from ..app import without_unusable_models
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo, serve_stdio
 
+    # Without a usable model the server still starts: initialize says so (`model`), and each
+    # prompt is refused with the variable or flag to set.
+    resolved = await without_unusable_models(resolved, "star-harness rpc")
     async with await start(resolved) as runtime:
         info = HostInfo(profile=resolved.name, version=version("star-harness"))
         await serve_stdio(runtime.ctx, info)

@@ -22,9 +22,12 @@ from acp.schema import (
     AllowedOutcome,
     AudioContentBlock,
     AuthenticateResponse,
+    AuthEnvVar,
+    AuthMethodAgent,
     ClientCapabilities,
     CloseSessionResponse,
     EmbeddedResourceContentBlock,
+    EnvVarAuthMethod,
     ForkSessionResponse,
     HttpMcpServer,
     ImageContentBlock,
@@ -43,11 +46,13 @@ from acp.schema import (
     SetSessionModeResponse,
     SseMcpServer,
     StopReason,
+    TerminalAuthMethod,
     TextContentBlock,
     ToolCallUpdate,
 )
 
 from ..protocol import (
+    MODEL_UNAVAILABLE,
     AnswerApproval,
     ApprovalAnswer,
     ApprovalAsked,
@@ -56,7 +61,9 @@ from ..protocol import (
     CreateSession,
     HostInfo,
     InitializeParams,
+    InitializeResult,
     ListSessions,
+    ModelInfo,
     PromptParams,
     PromptResult,
     ResumeSession,
@@ -94,6 +101,26 @@ _ANSWERS: dict[str, ApprovalAnswer] = {
 }
 
 
+def _auth_methods(
+    model: ModelInfo | None,
+) -> list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent]:
+    """Nothing to authenticate with a usable model; without one, how to provide it."""
+    if model is None or model.ready:
+        return []
+    problem = model.problem or "no model is configured"
+    if model.variable is not None:
+        return [
+            EnvVarAuthMethod(
+                type="env_var",
+                id=f"env:{model.variable}",
+                name=f"Set {model.variable}",
+                description=problem,
+                vars=[AuthEnvVar(name=model.variable, label=f"API key ({model.variable})")],
+            )
+        ]
+    return [AuthMethodAgent(id="configure-model", name="Configure a model", description=problem)]
+
+
 def _iso(epoch_ms: int) -> str:
     return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat()
 
@@ -117,11 +144,13 @@ class AcpAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        await self._call("initialize", InitializeParams())
+        started = await self._call("initialize", InitializeParams())
+        assert isinstance(started, InitializeResult)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(load_session=True),
             agent_info=Implementation(name=self._info.name, version=self._info.version or "0"),
+            auth_methods=_auth_methods(started.model),
         )
 
     async def new_session(
@@ -242,6 +271,10 @@ class AcpAgent:
         try:
             return await self._host.call_model(method, params)
         except RpcError as error:
+            if error.code == MODEL_UNAVAILABLE:
+                # ACP's own word for it: the client may offer the user the authMethods.
+                required = RequestError.auth_required()
+                raise RequestError(required.code, error.message, error.data) from None
             raise RequestError(error.code, error.message, error.data) from None
 
     def _on_update(self, update: WireModel) -> None:

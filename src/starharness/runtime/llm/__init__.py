@@ -54,6 +54,15 @@ from .types import (
     Usage,
     UserMessage,
 )
+from .unconfigured import (
+    UNCONFIGURED_PLUGIN,
+    ModelProblem,
+    UnconfiguredLlmConfig,
+    UnconfiguredLlmPlugin,
+    UnconfiguredProvider,
+    model_problem,
+    unconfigured,
+)
 
 __all__ = [
     "DEEPSEEK",
@@ -63,6 +72,7 @@ __all__ = [
     "OPENAI_COMPATIBLE",
     "PROFILES",
     "SESSION_HEADER",
+    "UNCONFIGURED_PLUGIN",
     "AdmissionQueue",
     "ArgumentConstraint",
     "AssistantMessage",
@@ -81,6 +91,7 @@ __all__ = [
     "LlmTimeoutError",
     "Message",
     "MissingCredentialError",
+    "ModelProblem",
     "NamedToolChoice",
     "OnRetry",
     "OpenAICompatibleProvider",
@@ -104,9 +115,14 @@ __all__ = [
     "ToolChoice",
     "ToolMessage",
     "ToolSchema",
+    "UnconfiguredLlmConfig",
+    "UnconfiguredLlmPlugin",
+    "UnconfiguredProvider",
     "UnknownProviderError",
     "Usage",
     "UserMessage",
     "build_provider",
     "get_profile",
+    "model_problem",
+    "unconfigured",
 ]

@@ -140,7 +140,10 @@ class Agent:
             self.steering.clear()
         task = self._turn_task
         if task is not None and not task.done():
-            self._cancel_cause = cause or CancelCause("user")
+            # The first cause wins: disposing a session its client closed says "close", not
+            # the "disposed" of the teardown that follows.
+            if self._cancel_cause is None:
+                self._cancel_cause = cause or CancelCause("user")
             task.cancel()
 
     async def when_idle(self) -> None:

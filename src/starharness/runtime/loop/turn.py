@@ -11,7 +11,15 @@ from ..llm.errors import ContextOverflowError, LlmError
 from ..llm.types import UserMessage
 from ..session import event_types as ev
 from ..telemetry import turn_span
-from .hooks import COMPACT, PRE_STEP, TURN_STOPPING, CompactRequest, StepPlan, TurnStopping
+from .hooks import (
+    COMPACT,
+    PRE_STEP,
+    REQUEST,
+    TURN_STOPPING,
+    CompactRequest,
+    StepPlan,
+    TurnStopping,
+)
 from .step_runner import run_step
 from .tool_phase import run_tool_calls
 from .view_log import log_view_change
@@ -24,6 +32,14 @@ _log = logging.getLogger("starharness.runtime.loop")
 
 class TurnLimitError(StarHarnessError):
     """A turn hit its step or time bound."""
+
+
+class _Vetoed(Exception):
+    """A waterfall listener vetoed the step: the turn ends `aborted` with cause `hook`."""
+
+    def __init__(self, hook: str) -> None:
+        super().__init__(hook)
+        self.hook = hook
 
 
 def log_user(agent: Agent, message: UserMessage) -> None:
@@ -52,6 +68,9 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
             cause = agent.take_cancel_cause()
             reason = "aborted"
             extra = {"cause": cause.kind, "detail": cause.reason}
+        except _Vetoed as vetoed:
+            reason = "aborted"
+            extra = {"cause": "hook", "detail": f"a listener of {vetoed.hook} vetoed the step"}
         except TurnLimitError as exc:
             reason, extra = "error", {"error": str(exc), "kind": "limit"}
         except LlmError as exc:
@@ -82,7 +101,7 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
                 PRE_STEP, StepPlan(agent, turn, step, list(messages))
             )
             if plan is None:
-                return "aborted"
+                raise _Vetoed(PRE_STEP.name)
             # What a listener changed goes into the log before it can reach the model.
             log_view_change(agent, turn, step, plan.messages, PRE_STEP.name)
             messages = agent.session.messages()
@@ -101,7 +120,7 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
             continue
         overflowed = False
         if result is None:
-            return "aborted"
+            raise _Vetoed(REQUEST.name)
         concluded = False
         if result.message.tool_calls:
             concluded = await run_tool_calls(agent, turn, step, result.message.tool_calls)

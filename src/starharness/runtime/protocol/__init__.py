@@ -5,7 +5,7 @@ from .approval_answers import decision_for
 from .approval_router import ApprovalRouter
 from .connection import Connection
 from .host import CHAT_KIND, HostInfo, SessionHost
-from .jsonrpc import MAX_DEPTH, MAX_LINE, RpcError
+from .jsonrpc import MAX_DEPTH, MAX_LINE, MODEL_UNAVAILABLE, SHUTTING_DOWN, RpcError
 from .lines import LineReader, LineTooLongError
 from .models import (
     METHODS,
@@ -26,6 +26,7 @@ from .models import (
     JobState,
     JobUpdated,
     ListSessions,
+    ModelInfo,
     PeerInfo,
     PlanStep,
     PlanUpdated,
@@ -56,8 +57,10 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE",
     "METHODS",
+    "MODEL_UNAVAILABLE",
     "PROTOCOL_VERSION",
     "SESSION_PARAMS",
+    "SHUTTING_DOWN",
     "UPDATE_ADAPTER",
     "UPDATE_METHOD",
     "AnswerApproval",
@@ -78,6 +81,7 @@ __all__ = [
     "LineReader",
     "LineTooLongError",
     "ListSessions",
+    "ModelInfo",
     "PeerInfo",
     "PlanStep",
     "PlanUpdated",

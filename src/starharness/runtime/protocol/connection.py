@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from .host import SessionHost
 from .jsonrpc import (
     INTERNAL_ERROR,
+    SHUTTING_DOWN,
     RpcError,
     error_line,
     parse_message,
@@ -20,6 +21,10 @@ _log = logging.getLogger("starharness.runtime.protocol")
 
 ReadLine = Callable[[], Awaitable[str | None]]
 """The next message (one line of text without its newline), or None at the end of input."""
+
+DRAIN_S = 30.0
+"""How long requests still running at shutdown get to finish (their sessions are disposed, so a
+prompt ends at once); past it they are cancelled and answered -32006."""
 
 
 class Connection:
@@ -33,6 +38,7 @@ class Connection:
     async def run(self, read_line: ReadLine) -> None:
         """Serve until the input ends or `shutdown` was answered; then close every session."""
         stop = asyncio.create_task(self.host.shutdown_requested.wait())
+        ended = False
         try:
             while True:
                 read = asyncio.ensure_future(read_line())
@@ -43,6 +49,7 @@ class Connection:
                     break
                 line = read.result()
                 if line is None:
+                    ended = True
                     break
                 if line.strip():
                     self.handle(line)
@@ -51,7 +58,25 @@ class Connection:
         finally:
             stop.cancel()
             await asyncio.gather(stop, return_exceptions=True)
-            await self.aclose()
+            closing = asyncio.ensure_future(self.aclose())
+            if not ended:
+                # Lines that come while the sessions close are answered -32006, not dropped.
+                await self._refuse_until(closing, read_line)
+            await closing
+
+    async def _refuse_until(self, closing: asyncio.Future[None], read_line: ReadLine) -> None:
+        while not closing.done():
+            read = asyncio.ensure_future(read_line())
+            await asyncio.wait({read, closing}, return_when=asyncio.FIRST_COMPLETED)
+            if not read.done():
+                read.cancel()
+                await asyncio.gather(read, return_exceptions=True)
+                return
+            line = read.exception() is None and read.result()
+            if not line:
+                return
+            if line.strip():
+                self.handle(line)
 
     def handle(self, line: str) -> None:
         """Start answering one incoming line (in its own task, so a long prompt blocks nothing)."""
@@ -67,11 +92,17 @@ class Connection:
             return
         try:
             result = await self.host.call(request.method, request.params)
+            if request.method == "shutdown":
+                # Its answer is the last: every request in flight is answered before it.
+                await self._others_done()
         except RpcError as error:
             if request.has_id:
                 self._send(error_line(request.id, error))
             return
         except asyncio.CancelledError:
+            if request.has_id:
+                stopped = RpcError(SHUTTING_DOWN, f"{request.method}: the server stopped first")
+                self._send(error_line(request.id, stopped))
             raise
         except Exception as error:
             _log.exception("%s failed", request.method)
@@ -82,11 +113,20 @@ class Connection:
         if request.has_id:
             self._send(result_line(request.id, result))
 
+    async def _others_done(self) -> None:
+        me = asyncio.current_task()
+        others = [task for task in self._tasks if task is not me]
+        if others:
+            await asyncio.wait(others, timeout=DRAIN_S)
+
     async def aclose(self) -> None:
-        """Let answered-but-unsent work finish, cancel what still runs, dispose the sessions."""
-        # A shutdown answer may still be on its way out; the others are cut off by disposal.
+        """Dispose the sessions, then let every request still running end and be answered (a
+        prompt ends `aborted` once its session is gone); what outlives DRAIN_S is cancelled,
+        and answered -32006."""
         await self.host.aclose()
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        while self._tasks:
+            tasks = set(self._tasks)
+            _, late = await asyncio.wait(tasks, timeout=DRAIN_S)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..approvals import ApprovalRequest, Decision
 from ..kernel import Context
+from ..llm import LLM, unconfigured
 from ..loop import AGENTS, SESSION_EVENT, AgentExistsError, AgentHandle, CancelCause, LoggedEvent
 from ..session import SESSIONS, SessionExistsError, SessionNotFoundError
 from ..session import event_types as ev
@@ -25,6 +26,7 @@ from .approval_router import ApprovalRouter
 from .jsonrpc import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
+    MODEL_UNAVAILABLE,
     NO_SUCH_APPROVAL,
     NOT_INITIALIZED,
     SESSION_BUSY,
@@ -45,6 +47,7 @@ from .models import (
     InitializeParams,
     InitializeResult,
     ListSessions,
+    ModelInfo,
     PeerInfo,
     PromptParams,
     PromptResult,
@@ -73,6 +76,7 @@ class _Open:
     turn: int = 0
     reason: str = "completed"
     error: str | None = None
+    cause: str | None = None
     prompting: bool = False
     pending: dict[str, asyncio.Future[Decision]] = field(
         default_factory=dict[str, "asyncio.Future[Decision]"]
@@ -101,6 +105,8 @@ class SessionHost:
         self._info = info
         self._send = send
         self._open: dict[str, _Open] = {}
+        # Sessions being closed: their turn's end still reaches the prompt waiting for it.
+        self._closing_sessions: dict[str, _Open] = {}
         self._initialized = False
         self._closing = False
         self.shutdown_requested = asyncio.Event()
@@ -118,8 +124,11 @@ class SessionHost:
         if spec is None:
             names = ", ".join(METHODS)
             raise RpcError(METHOD_NOT_FOUND, f"unknown method {method!r}; the methods: {names}")
-        if self._closing:
+        if self._closing or self.shutdown_requested.is_set():
             raise RpcError(SHUTTING_DOWN, "the server is shutting down")
+        if method == "shutdown" and self._initialized:
+            # At once, so a request read after this one is refused, not run.
+            self.shutdown_requested.set()
         parsed = params if isinstance(params, BaseModel) else _validate(method, spec[0], params)
         if method == "initialize":
             assert isinstance(parsed, InitializeParams)
@@ -133,7 +142,6 @@ class SessionHost:
             result = await self._prompt(parsed)
         else:
             result = ShutdownResult()
-            self.shutdown_requested.set()
         return result
 
     def _initialize(self, params: InitializeParams) -> InitializeResult:
@@ -152,7 +160,20 @@ class SessionHost:
             profile=self._info.profile,
             tools=sorted(tools),
             approvals=self._router.interactive,
+            model=self._model_info(),
         )
+
+    def _model_info(self) -> ModelInfo | None:
+        service = self._ctx.maybe(LLM)
+        if service is None or service.default_name is None:
+            return None
+        placeholder = unconfigured(service)
+        if placeholder is not None:
+            return ModelInfo(
+                ready=False, problem=placeholder.problem, variable=placeholder.variable
+            )
+        provider = service.get()
+        return ModelInfo(ready=True, provider=provider.name, model=provider.default_model)
 
     async def _session(self, params: object) -> BaseModel:
         if isinstance(params, CreateSession):
@@ -167,7 +188,7 @@ class SessionHost:
             self._get(params.session_id).handle.agent.cancel(CancelCause("user", "cancelled"))
             return SessionDone(action="cancel", session_id=params.session_id)
         assert isinstance(params, CloseSession)
-        await self._close(self._get(params.session_id), params.session_id)
+        await self._close(self._get(params.session_id), params.session_id, "close")
         return SessionDone(action="close", session_id=params.session_id)
 
     # -- sessions ----------------------------------------------------------------------------
@@ -252,25 +273,36 @@ class SessionHost:
             )
         return opened
 
-    async def _close(self, opened: _Open, session_id: str) -> None:
+    async def _close(self, opened: _Open, session_id: str, why: str) -> None:
+        """Dispose the session; a turn it runs ends `aborted` with cause `why`."""
         self._open.pop(session_id, None)
+        self._closing_sessions[session_id] = opened
+        opened.handle.agent.cancel(CancelCause("disposed", why))
         opened.release()
         for future in opened.pending.values():
             if not future.done():
                 future.set_result(NO_ANSWER)
-        await opened.handle.dispose()
+        try:
+            await opened.handle.dispose()
+        finally:
+            self._closing_sessions.pop(session_id, None)
 
     # -- prompts -----------------------------------------------------------------------------
 
     async def _prompt(self, params: PromptParams) -> PromptResult:
         opened = self._get(params.session_id)
         agent = opened.handle.agent
+        placeholder = unconfigured(self._ctx.maybe(LLM))
+        if placeholder is not None:
+            raise RpcError(
+                MODEL_UNAVAILABLE, placeholder.problem, {"variable": placeholder.variable}
+            )
         if opened.prompting or agent.status == "running":
             raise RpcError(
                 SESSION_BUSY, f"session {params.session_id!r} is running a turn; wait for it"
             )
         opened.prompting = True
-        opened.text, opened.error, opened.reason = "", None, "completed"
+        opened.text, opened.error, opened.reason, opened.cause = "", None, "completed", None
         try:
             agent.followup(params.text)
             await agent.when_idle()
@@ -283,6 +315,7 @@ class SessionHost:
                 "reason": opened.reason,
                 "text": opened.text,
                 "error": opened.error,
+                "cause": opened.cause,
             }
         )
 
@@ -291,7 +324,7 @@ class SessionHost:
 
     def _observe(self, session_id: str, logged: LoggedEvent) -> None:
         event = logged.event
-        opened = self._open.get(session_id)
+        opened = self._open.get(session_id) or self._closing_sessions.get(session_id)
         if opened is not None:
             kind = event.type
             if kind == ev.ASSISTANT_MESSAGE:
@@ -301,10 +334,12 @@ class SessionHost:
                 opened.reason = event.data["reason"]
                 error = event.data.get("error")
                 opened.error = None if error is None else str(error)
+                cause = event.data.get("detail") or event.data.get("cause")
+                opened.cause = None if cause is None else str(cause)
         update = update_for(session_id, event)
         if update is None:
             return
-        if opened is not None and isinstance(update, ApprovalAsked):
+        if session_id in self._open and opened is not None and isinstance(update, ApprovalAsked):
             opened.asked[update.call_id] = update
         self._send(update)
 
@@ -334,10 +369,13 @@ class SessionHost:
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Dispose every session this connection opened (waiting questions are rejected)."""
+        """Dispose every session this connection opened (waiting questions are rejected); a
+        running turn ends `aborted` with cause `shutdown`, or `disconnect` when the client
+        left without one."""
         self._closing = True
+        why = "shutdown" if self.shutdown_requested.is_set() else "disconnect"
         for session_id, opened in list(self._open.items()):
-            await self._close(opened, session_id)
+            await self._close(opened, session_id, why)
 
 
 def _validate(method: str, spec: type[BaseModel] | TypeAdapter[Any], params: dict[str, Any]) -> Any:

@@ -25,6 +25,7 @@ NOT_INITIALIZED: Final = -32003
 SESSION_EXISTS: Final = -32004
 NO_SUCH_APPROVAL: Final = -32005
 SHUTTING_DOWN: Final = -32006
+MODEL_UNAVAILABLE: Final = -32007
 
 MAX_LINE: Final = 16 * 1024 * 1024
 """The longest message, in UTF-8 bytes (a prompt with a large paste fits); a longer line is

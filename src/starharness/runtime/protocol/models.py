@@ -44,6 +44,18 @@ class InitializeParams(WireModel):
     client: PeerInfo | None = None
 
 
+class ModelInfo(WireModel):
+    """Whether `prompt` can reach a model; the server starts and answers without one."""
+
+    ready: bool
+    provider: str | None = None
+    model: str | None = None
+    problem: str | None = None
+    """When not ready: what is missing and how to fix it (the variable or flag to set)."""
+    variable: str | None = None
+    """When not ready for want of a key: the environment variable that would hold it."""
+
+
 class InitializeResult(WireModel):
     protocol_version: int
     server: PeerInfo
@@ -52,6 +64,9 @@ class InitializeResult(WireModel):
     """Tool names the profile registers (the model may call them)."""
     approvals: bool
     """True when approval questions are sent to this client (an interactive profile)."""
+    model: ModelInfo | None = None
+    """The profile's model (absent when the profile has none); `prompt` fails with -32007 while
+    `ready` is false."""
 
 
 # -- session ---------------------------------------------------------------------------------
@@ -167,6 +182,9 @@ class PromptResult(WireModel):
     text: str
     """The assistant's final text of the turn (the last step's)."""
     error: str | None = None
+    cause: str | None = None
+    """Why an `aborted` turn ended: `user` (cancel), `close` (the session was closed),
+    `shutdown`, `disconnect`, ... as the turn's log records it."""
 
 
 # -- shutdown --------------------------------------------------------------------------------

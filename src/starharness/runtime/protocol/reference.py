@@ -17,6 +17,7 @@ from .jsonrpc import (
     MAX_ID_CHARS,
     MAX_LINE,
     METHOD_NOT_FOUND,
+    MODEL_UNAVAILABLE,
     NO_SUCH_APPROVAL,
     NOT_INITIALIZED,
     PARSE_ERROR,
@@ -43,7 +44,16 @@ _ERRORS = [
     (NOT_INITIALIZED, "a request before `initialize`"),
     (SESSION_EXISTS, "`create` with an id that is taken"),
     (NO_SUCH_APPROVAL, "an answer for a call that is not waiting for one"),
-    (SHUTTING_DOWN, "a request after `shutdown`"),
+    (
+        SHUTTING_DOWN,
+        "a request after `shutdown` (`initialize` too), or one still running when the server "
+        "stopped",
+    ),
+    (
+        MODEL_UNAVAILABLE,
+        "`prompt` while no model is usable (no key): the message names the variable or flag to "
+        "set; `initialize` reports it in `model`",
+    ),
 ]
 
 _INTRO = f"""\

@@ -1,0 +1,108 @@
+"""Starting without a usable model: a placeholder for an llm row whose provider cannot be built.
+
+An editor that launches `star-harness acp`, or a client of `rpc`, must be able to connect and
+learn that a model needs configuring (ACP's `authMethods`, rpc's `initialize.model`) rather
+than see a crashed process. The placeholder provides the LLM service the agent rows need; every
+request to it fails with the same `MissingCredentialError` naming the variable or flag to set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from ..kernel import Context, Plugin
+from .errors import MissingCredentialError, ProviderConfigError
+from .keys import LLM
+from .plugin import LlmConfig, build_provider
+from .profiles import get_profile
+from .service import LlmService
+from .types import LlmRequest, StreamChunk
+
+UNCONFIGURED_PLUGIN = "starharness.runtime.llm.unconfigured:UnconfiguredLlmPlugin"
+MODEL_FLAGS = (
+    "or choose a model with --provider, --model and --base-url (a local OpenAI-compatible "
+    "server: --provider openai-compatible --base-url http://127.0.0.1:8080/v1 --model NAME)"
+)
+
+
+class UnconfiguredLlmConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    problem: str
+    """What keeps the configured model from being used, and how to fix it."""
+    name: str = "unconfigured"
+    variable: str | None = None
+    """The environment variable that would hold the missing key, when a key is what is missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProblem:
+    text: str
+    variable: str | None
+
+
+class UnconfiguredProvider:
+    """Stands in for a provider that could not be built; every request fails with `problem`."""
+
+    def __init__(self, name: str, problem: str, variable: str | None = None) -> None:
+        self._name = name
+        self.problem = problem
+        self.variable = variable
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def default_model(self) -> str:
+        return "none"
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        raise MissingCredentialError(self.problem)
+        yield  # pragma: no cover - makes this an async generator, as callers expect
+
+    async def aclose(self) -> None:
+        return None
+
+
+class UnconfiguredLlmPlugin(Plugin[UnconfiguredLlmConfig]):
+    """Provides `ctx.get(LLM)` holding only an UnconfiguredProvider."""
+
+    Config: ClassVar[type[BaseModel]] = UnconfiguredLlmConfig
+    provides = (LLM,)
+
+    async def setup(self, ctx: Context, config: UnconfiguredLlmConfig) -> None:
+        service = ctx.maybe(LLM)
+        if service is None:
+            service = LlmService()
+            ctx.provide(LLM, service)
+        provider = UnconfiguredProvider(config.name, config.problem, config.variable)
+        ctx.scope.add(service.register(provider))
+
+
+async def model_problem(config: LlmConfig, restart: str | None = None) -> ModelProblem | None:
+    """Why the provider `config` describes cannot be built, with the fix; None if it can.
+    `restart`: the command to run again once the variable is set (a server that keeps running)."""
+    try:
+        provider = await build_provider(config)
+    except MissingCredentialError as exc:
+        variable = config.api_key_env or get_profile(config.provider).api_key_env
+        again = f"; set it and restart `{restart}`," if restart else ";"
+        return ModelProblem(f"{exc}{again} {MODEL_FLAGS}", variable)
+    except ProviderConfigError as exc:
+        return ModelProblem(f"{exc}; {MODEL_FLAGS}", None)
+    await provider.aclose()
+    return None
+
+
+def unconfigured(service: LlmService | None) -> UnconfiguredProvider | None:
+    """The default provider when it is a placeholder; None when it is usable (or there is no
+    model at all)."""
+    if service is None or service.default_name is None:
+        return None
+    provider = service.get()
+    return provider if isinstance(provider, UnconfiguredProvider) else None
