@@ -6,6 +6,7 @@ every request in flight at `shutdown` is answered, and what comes after it gets 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -83,6 +84,7 @@ async def test_acp_without_a_key_answers_initialize_with_auth_methods(
         cast(Client, _QuietClient()), sys.executable, *args, env=child_env(home), cwd=tmp_path
     ) as (conn, _process):
         init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
+        assert init.auth_methods is not None
         [method] = init.auth_methods
         dumped = method.model_dump(by_alias=True, exclude_none=True)
         assert dumped["type"] == "env_var"
@@ -159,8 +161,6 @@ async def test_shutdown_mid_turn_answers_the_prompt_first_then_refuses_what_foll
             late_init = await child.send("initialize", {"protocolVersion": 1})
             late_session = await child.send("session", {"action": "list"})
             rest = (await child.read_to_end()).decode().splitlines()
-    import json
-
     answers = [json.loads(line) for line in rest]
     by_id = {a["id"]: a for a in answers if "id" in a}
     order = [a["id"] for a in answers if "id" in a]
