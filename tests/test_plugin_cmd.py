@@ -6,9 +6,12 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from starharness import app as composition
 from starharness.cli import run_cli
@@ -213,3 +216,56 @@ def test_list_names_a_broken_patch_file(home: Path, capsys: pytest.CaptureFixtur
     (home / "patch.yml").write_text("- id: x\n  remove: true\n", encoding="utf-8")
     err = fails(capsys, "list")
     assert "row 'x' cannot be removed" in err
+
+
+@st.composite
+def _patch_files(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list[str], dict[str, str]]:
+    """A hand-written patch file: rows in block style, comments above and beside them, blank
+    lines, a config in flow or block style; its rows, lead comments and inline comments."""
+    count = draw(st.integers(1, 5))
+    ids = [f"r{n}" for n in range(count)]
+    if draw(st.booleans()):
+        ids[draw(st.integers(0, count - 1))] = "llm"
+    text, rows, leads, inline = "", [], [], {}
+    for row_id in ids:
+        if draw(st.booleans()):
+            text += "\n"
+        if draw(st.booleans()):
+            leads.append(f"# about {row_id}")
+            text += f"# about {row_id}\n"
+        if row_id == "llm":
+            tokens = draw(st.integers(1, 9999))
+            rows.append({"id": "llm", "merge": {"max_tokens": tokens}})
+            text += f"- id: llm\n  merge: {{max_tokens: {tokens}}}\n"
+            continue
+        plugin = "starharness.runtime.ask_user:AskUserPlugin"
+        rows.append({"id": row_id, "plugin": plugin, "profiles": ["task"]})
+        note = f"  # {row_id} asks" if draw(st.booleans()) else ""
+        if note:
+            inline[row_id] = note.strip()
+        flow = draw(st.booleans())
+        text += f"- id: {row_id}\n  plugin: {plugin}{note}\n"
+        text += "  profiles: [task]\n" if flow else "  profiles:\n  - task\n"
+    return text, rows, leads, inline
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_remove_cuts_exactly_its_row_and_no_comment(
+    home: Path, capsys: pytest.CaptureFixture[str], data: st.DataObject
+) -> None:
+    text, rows, leads, inline = data.draw(_patch_files())
+    gone = data.draw(st.sampled_from([row["id"] for row in rows]))
+    patch = home / "patch.yml"
+    patch.write_text(text, encoding="utf-8")
+    ok(capsys, "remove", gone)
+    after = patch.read_text(encoding="utf-8")
+    assert (yaml.safe_load(after) or []) == [row for row in rows if row["id"] != gone]
+    for comment in leads:  # a comment above a row is the user's: never cut
+        assert comment in after
+    for row_id, comment in inline.items():
+        assert (comment in after) == (row_id != gone)
