@@ -68,6 +68,29 @@ ODD_MOOD = "bemused"
 TRAVEL_TEXT = "passage to the hollow"
 """Free text the NPC answers by flying the player to Kessler Hollow (a committed action)."""
 AWAY = {"id": "kessler-hollow", "name": "Kessler Hollow"}
+STORY_TEXT = "tell me about the station"
+"""Free text the NPC answers at length (a paragraph), for layout tests."""
+STORY = (
+    "Omega was a mining platform before it was a port: the ring you walked in on was the ore "
+    "conveyor, and the bar sits where the smelter foreman drank himself out of a job. Keep "
+    "your hold sealed and your manifest honest."
+)
+LONG_CARGO = [
+    {"goodId": f"good-{n}", "name": name, "qty": qty}
+    for n, (name, qty) in enumerate(
+        [
+            ("hydroponic seed vaults", 12),
+            ("reactor-grade coolant", 250),
+            ("medical gel", 3),
+            ("nebula spice", 1),
+            ("salvaged navigation cores", 7),
+            ("drive parts", 40),
+            ("sealed diplomatic pouches", 2),
+            ("coffee", 1_500),
+        ]
+    )
+]
+"""A hold full of goods with long names: what a long cargo line must show whole."""
 FAREWELL = "Strap in, captain. Next stop, the Hollow."
 
 
@@ -99,6 +122,8 @@ class FakeHarness:
     """Refuse the gel offer as a harness does when the world changed under it."""
     attitudes: dict[str, int] = field(default_factory=lambda: dict(ATTITUDES))
     location: dict[str, str] = field(default_factory=lambda: dict(HOME))
+    cargo: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    """More goods in the hold, after the fuel and gel bought in the test."""
     closes_on_travel: bool = False
     """End a travel turn with `encounter.closed` (no options, no idle), as a harness that closes
     the encounter when the player leaves; otherwise the turn ends as any other."""
@@ -253,6 +278,8 @@ class FakeHarness:
                 return _Turn("", "neutral", error={"code": "llm_unavailable", "message": message})
             if text == GEL_TEXT:
                 return _Turn(GEL_PITCH, "pleased", options=OFFER_OPTIONS)
+            if text == STORY_TEXT:
+                return _Turn(STORY, "amused")
             if text == TRAVEL_TEXT:
                 self.location = dict(AWAY)
                 summary = f"Passage to {AWAY['name']}: you are there."
@@ -325,6 +352,7 @@ class FakeHarness:
         cargo = [{"goodId": "fuel", "name": "fuel cells", "qty": self.fuel}] if self.fuel else []
         if self.gel:
             cargo.append({"goodId": "gel", "name": "medical gel", "qty": self.gel})
+        cargo.extend(self.cargo)
         return {
             "playerId": PLAYER,
             "name": "Captain Ash",

@@ -157,14 +157,14 @@ export function prettyId(id) {
 }
 
 /**
- * "2 × fuel cells": the count, its sign and the first word of the name are bound by no-break
+ * "2 × fuel cells": the count, its sign and the name's first word are joined by no-break
  * spaces, so a narrow HUD wraps inside a long name, never between a number and its item.
  */
 function entryLine(entry) {
   if (!entry || typeof entry !== "object") return String(entry);
   const name = String(entry.name ?? entry.goodId ?? entry.id ?? "?");
   const qty = entry.qty ?? entry.quantity;
-  return typeof qty === "number" ? `${NUMBER.format(qty)}\u00a0×\u00a0${name.replace(" ", "\u00a0")}` : name;
+  return typeof qty === "number" ? `${NUMBER.format(qty)}\u00a0×\u00a0${name}` : name;
 }
 
 function attitudeWord(attitude) {
