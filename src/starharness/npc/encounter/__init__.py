@@ -6,6 +6,7 @@ from .game_tools import GameDefinitionError, GameKit
 from .host import EncounterHost
 from .lifecycle import PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .mapping import FrameMapper, FrameSink, SpeechStyle, error_code_for
+from .prefix_warmer import PrefixWarmer, StaticPrefix, static_prefix
 from .presets import ARCHETYPE_ORDER, PROTOCOL_ORDER, ArchetypePreset, ArchetypePresets
 from .speech_stream import LineStream
 from .speech_tool import DEFAULT_DESCRIPTION, HEARD, define_speech_tool
@@ -28,8 +29,11 @@ __all__ = [
     "GameDefinitionError",
     "GameKit",
     "LineStream",
+    "PrefixWarmer",
     "SpeechConclusion",
     "SpeechStyle",
+    "StaticPrefix",
     "define_speech_tool",
     "error_code_for",
+    "static_prefix",
 ]

@@ -135,6 +135,10 @@ class ArchetypePresets:
         self._presets: dict[str, ArchetypePreset] = {}
         self._warned: set[str] = set()
 
+    def profile(self) -> ProviderProfile | None:
+        """The provider profile the encounters' agents use, if their provider declares one."""
+        return _profile_of(self._ctx, self._options)
+
     def get(self, archetype: str) -> ArchetypePreset:
         """The preset of `archetype` (the game's default one when it is not declared)."""
         preset = self._presets.get(archetype)

@@ -16,12 +16,12 @@ from starlette.websockets import WebSocket
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS, AgentOptions
 from ...runtime.session import SESSIONS, StoreUnreachableError
-from ..encounter import ArchetypePreset, ArchetypePresets, Encounter, GameKit
+from ..encounter import ArchetypePreset, ArchetypePresets, Encounter, GameKit, PrefixWarmer
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
-from ..world import NewsItem, World, calls_inline, waits_on_network
+from ..world import NewsItem, NpcCard, World, calls_inline, waits_on_network
 from ..world_calls import WorldCalls
 from .access import admit
 from .clock import WorldClock
@@ -94,6 +94,10 @@ class NpcServer:
         self.connections: set[Connection] = set()
         self._players: dict[str, dict[Connection, int]] = {}
         self._owners: dict[Encounter, Connection] = {}
+        self.prefix_warmer = PrefixWarmer(
+            ctx, self._presets, self._agent_options, self._all_npcs, lambda: bool(self._owners)
+        )
+        """Evaluates every NPC's static prompt on a local model server before anyone talks."""
         self._pending: set[asyncio.Task[str | None]] = set()
         self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
         self._opens = TokenBucket(
@@ -404,13 +408,19 @@ class NpcServer:
             self._release(connection, connection.player_id)
 
     def start(self) -> None:
-        """Start delivering the fan-out's news and the server-side schedule (if configured)."""
+        """Start delivering the fan-out's news and the server-side schedule (if configured),
+        and warming a local model server's cache with the NPCs' prompts."""
         self._outage_records.install()
         self.fanout.start(self)
         self.clock.start()
+        self.prefix_warmer.start(self._presets.profile())
+
+    async def _all_npcs(self) -> list[NpcCard]:
+        return await self._calls.run(_npcs_of, self._world)
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
+        await self.prefix_warmer.aclose()
         await self.clock.aclose()
         self._outage_records.uninstall()
         await self.world_watch.aclose()
@@ -423,6 +433,10 @@ class NpcServer:
         if self._world_threads is not None:
             # Every call was awaited above; a thread still running is one a cancel left behind.
             await asyncio.to_thread(self._world_threads.shutdown)
+
+
+def _npcs_of(world: World) -> list[NpcCard]:
+    return list(world.npcs())
 
 
 async def _refuse(websocket: WebSocket, message: str) -> None:

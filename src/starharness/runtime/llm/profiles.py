@@ -65,6 +65,10 @@ class ProviderProfile:
     result; whoever needs the model to read one must also say it in a user message."""
     argument_constraint: ArgumentConstraint = "none"
     """Whether and how the server constrains tool arguments to their schema (see the type)."""
+    warm_prefixes: bool = False
+    """True: the server keeps evaluated prompts (a local server's prompt cache) and computes
+    every prompt token on this machine, so evaluating each agent's static prefix while nobody
+    waits saves the first request its longest part."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -125,6 +129,9 @@ LLAMA_CPP = ProviderProfile(
     shows_tool_results=False,
     # A named tool choice is generated under a grammar made from that tool's JSON schema.
     argument_constraint="forced-grammar",
+    # `models serve-local` keeps evaluated prompts in RAM (`--cache`): a warmed NPC's greeting
+    # evaluates its scene, not its 2,000-token system message and tools.
+    warm_prefixes=True,
 )
 
 PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(

@@ -1,0 +1,102 @@
+"""On a local model server the NPC server evaluates each NPC's static prefix before anyone
+talks, byte-equal to what that NPC's encounter will send, and stops when a player talks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from stack_support import start_runtime
+from starharness.eval import scripted_player
+from starharness.mockllm import ChatRequest, MockLlmServer
+from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
+from starharness.npc import GameKit, RunningServer, ServerSettings, start_server
+from starharness.voyage import GAME, PLAYER_ID
+
+WAIT_S = 30
+
+
+@asynccontextmanager
+async def _serving(
+    tmp_path: Path, provider: str, responder: Callable[[ChatRequest], Any]
+) -> AsyncIterator[tuple[MockLlmServer, RunningServer]]:
+    async with MockLlmServer(responder=responder, plays=PLAYS_LLAMA_CPP) as mock:
+        ctx = await start_runtime(mock.base_url, provider=provider, max_attempts=1)
+        try:
+            running = await start_server(
+                ctx, GAME, ServerSettings(port=0, world=tmp_path / "world.db")
+            )
+            try:
+                yield mock, running
+            finally:
+                await running.stop()
+        finally:
+            await ctx.dispose()
+
+
+def _is_warming(body: Any) -> bool:
+    return isinstance(body, dict) and len(body.get("messages", [])) == 1
+
+
+async def test_every_npc_prefix_is_warmed_and_a_greeting_begins_with_it(tmp_path: Path) -> None:
+    async with _serving(tmp_path, "llama-cpp", GAME.offline_responder) as (mock, running):
+        warmer = running.server.prefix_warmer
+        async with asyncio.timeout(WAIT_S):
+            await warmer.wait()
+        npcs = [npc.id for npc in running.server.world.npcs() if npc.alive]
+        assert warmer.warmed == npcs and len(npcs) >= 4
+        warm_bodies = [record.body for record in mock.requests]
+        assert len(warm_bodies) == len(npcs) and all(_is_warming(b) for b in warm_bodies)
+        for body in warm_bodies:
+            assert body["max_tokens"] == 1
+            assert body["messages"][0]["role"] == "system"
+            assert body["tool_choice"] == {"type": "function", "function": {"name": "decide"}}
+
+        async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
+            for npc in ("npc-karsk", "npc-brandt"):
+                seen = len(mock.requests)
+                await me.open(f"open-{npc}", npc, timeout_s=WAIT_S)
+                greeting = mock.requests[seen].body
+                warmed = warm_bodies[npcs.index(npc)]
+                # Byte-equal: the server's cache reuses only an identical token prefix.
+                assert greeting["messages"][0] == warmed["messages"][0]
+                assert greeting["tools"] == warmed["tools"]
+                assert len(greeting["messages"]) > 1
+
+
+async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) -> None:
+    release = asyncio.Event()
+    warm_seen = asyncio.Event()
+
+    async def responder(request: ChatRequest) -> Any:
+        if len(request.messages) == 1:  # a prefix being warmed: held until the player is in
+            warm_seen.set()
+            await release.wait()
+        return await asyncio.to_thread(GAME.offline_responder, request)
+
+    async with _serving(tmp_path, "llama-cpp", responder) as (mock, running):
+        async with asyncio.timeout(WAIT_S):
+            await warm_seen.wait()
+        async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
+            opening = asyncio.create_task(me.open("e1", "npc-karsk", timeout_s=WAIT_S))
+            # The encounter is open (its greeting queued behind the warm request in flight).
+            async with asyncio.timeout(WAIT_S):
+                while not running.server.encounters:  # noqa: ASYNC110 (no event for it)
+                    await asyncio.sleep(0.01)
+            release.set()
+            await opening
+            async with asyncio.timeout(WAIT_S):
+                await running.server.prefix_warmer.wait()
+        assert len(running.server.prefix_warmer.warmed) == 1
+        assert sum(_is_warming(record.body) for record in mock.requests) == 1
+
+
+async def test_a_provider_that_keeps_no_prompts_is_sent_no_warming(tmp_path: Path) -> None:
+    async with _serving(tmp_path, "openai-compatible", GAME.offline_responder) as (mock, running):
+        await running.server.prefix_warmer.wait()
+        await asyncio.sleep(0.2)  # a warming task, if one had started, would have sent by now
+        assert running.server.prefix_warmer.warmed == []
+        assert mock.requests == []
