@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import ToolCall
 from starharness.runtime.tools import (
     TOOLS,
+    UNLISTED_TOOLS,
     ToolConflictError,
     ToolDefinition,
     ToolRegistry,
     ToolsConfig,
     ToolsPlugin,
+    ordered_names,
     tool,
 )
 
@@ -168,3 +173,68 @@ def test_config_rejects_bad_values() -> None:
         ToolsConfig(max_parallel=0)
     with pytest.raises(ValueError, match="unknown_field"):
         ToolsConfig.model_validate({"unknown_field": 1})
+
+
+# -- tool order (the seed's toolOrder) ---------------------------------------------------------
+
+
+async def test_the_tool_order_places_listed_tools_around_the_unlisted_ones() -> None:
+    root = Context()
+    config = ToolsConfig(tool_order=["shell", UNLISTED_TOOLS, "delegate", "not_registered"])
+    await ToolsPlugin().setup(root.fork("tools"), config)
+    registry = root.get(TOOLS)
+    for name in ("read_file", "delegate", "edit_file", "shell", "write_file"):
+        registry.register(_echo(name, name))
+    agent = root.child("agent")
+    agent.get(TOOLS).register(_echo("agent_only", "mine"))
+    assert [s.name for s in registry.schemas()] == [
+        "shell",
+        "edit_file",
+        "read_file",
+        "write_file",
+        "delegate",
+    ]
+    assert [s.name for s in agent.get(TOOLS).schemas()] == [
+        "shell",
+        "agent_only",
+        "edit_file",
+        "read_file",
+        "write_file",
+        "delegate",
+    ]
+    assert registry.names() == sorted(registry.names())  # names() stays a sorted listing
+
+
+def test_without_the_placeholder_unlisted_tools_come_last_and_repeats_are_refused() -> None:
+    assert ordered_names(["c", "a", "b"], ["b"]) == ["b", "a", "c"]
+    assert ordered_names(["c", "a", "b"], [UNLISTED_TOOLS]) == ["a", "b", "c"]
+    with pytest.raises(ValidationError, match="'b' is listed twice"):
+        ToolsConfig(tool_order=["b", UNLISTED_TOOLS, "b"])
+    with pytest.raises(ValidationError, match="listed twice"):
+        ToolsConfig(tool_order=[UNLISTED_TOOLS, UNLISTED_TOOLS])
+
+
+_NAMES = st.lists(st.sampled_from("abcdefgh"), unique=True)
+
+
+@given(names=_NAMES, order=_NAMES, placeholder=st.integers(min_value=-1, max_value=8))
+def test_an_ordering_is_a_permutation_that_keeps_the_listed_order(
+    names: list[str], order: list[str], placeholder: int
+) -> None:
+    if placeholder >= 0:
+        order = [*order[:placeholder], UNLISTED_TOOLS, *order[placeholder:]]
+    result = ordered_names(names, order)
+    assert sorted(result) == sorted(names)
+    listed = [name for name in order if name in names]
+    assert [name for name in result if name in order] == listed
+    unlisted = [name for name in result if name not in order]
+    assert unlisted == sorted(unlisted)
+    if unlisted:  # contiguous, where the placeholder stands (or at the end)
+        first = result.index(unlisted[0])
+        assert result[first : first + len(unlisted)] == unlisted
+        before = (
+            [n for n in order[: order.index(UNLISTED_TOOLS)] if n in names]
+            if (UNLISTED_TOOLS in order)
+            else listed
+        )
+        assert result[:first] == before

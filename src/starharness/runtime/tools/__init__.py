@@ -22,7 +22,7 @@ from .hooks import (
 from .keys import TOOLS
 from .pipeline import RunFactory
 from .plugin import ToolsConfig, ToolsPlugin
-from .registry import ToolConflictError, ToolRegistry
+from .registry import UNLISTED_TOOLS, ToolConflictError, ToolRegistry, ordered_names
 from .results import (
     FailureCode,
     ToolFailure,
@@ -40,6 +40,7 @@ __all__ = [
     "TOOL_POST_EXECUTE",
     "TOOL_PRE_EXECUTE",
     "TOOL_RESULT",
+    "UNLISTED_TOOLS",
     "CancelSignal",
     "Execute",
     "FailureCode",
@@ -62,6 +63,7 @@ __all__ = [
     "define_raw_tool",
     "define_tool",
     "describe_invalid",
+    "ordered_names",
     "parameters_schema",
     "render_content",
     "tool",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..kernel import Context, Plugin
 from .definition import REQUIRES_APPROVAL
 from .keys import TOOLS
-from .registry import ToolRegistry
+from .registry import UNLISTED_TOOLS, ToolRegistry, check_tool_order
 
 
 class ToolsConfig(BaseModel):
@@ -21,6 +21,16 @@ class ToolsConfig(BaseModel):
     """Tool names and `tag:NAME` entries whose calls go to the approval service first."""
     max_parallel: int = Field(default=16, ge=1)
     """At most this many concurrency-safe calls of one step run at once."""
+    tool_order: list[str] = [UNLISTED_TOOLS]
+    """The order of the tool schemas in every request (the seed's `toolOrder`): names first,
+    then `<unlisted-tools>` for all the others sorted by name, then more names. Without the
+    placeholder the unlisted tools come last. Order matters to a model's attention and to the
+    provider's prompt cache (a stable prefix); names not registered are skipped."""
+
+    @field_validator("tool_order")
+    @classmethod
+    def _no_repeats(cls, order: list[str]) -> list[str]:
+        return list(check_tool_order(order))
 
 
 class ToolsPlugin(Plugin[ToolsConfig]):
@@ -34,5 +44,6 @@ class ToolsPlugin(Plugin[ToolsConfig]):
             default_timeout_s=config.default_timeout_s,
             ask=config.ask,
             max_parallel=config.max_parallel,
+            tool_order=config.tool_order,
         )
         ctx.provide(TOOLS, registry)

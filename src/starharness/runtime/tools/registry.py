@@ -14,6 +14,8 @@ from .results import ToolOutcome
 from .run import CancelSignal, ToolRunContext
 
 _TAG_PREFIX = "tag:"
+UNLISTED_TOOLS = "<unlisted-tools>"
+"""In a tool order, where every tool the order does not name goes (sorted by name)."""
 
 Layer = Context | None
 """An agent layer's context, or None for the global layer."""
@@ -23,8 +25,31 @@ class ToolConflictError(StarHarnessError, ValueError):
     """A tool with that name is already registered in the same layer."""
 
 
+def check_tool_order(order: Sequence[str]) -> tuple[str, ...]:
+    """`order` as given, refused when a name repeats or the placeholder appears twice."""
+    seen: set[str] = set()
+    for name in order:
+        if name in seen:
+            raise ValueError(f"tool order: {name!r} is listed twice")
+        seen.add(name)
+    return tuple(order)
+
+
+def ordered_names(names: Iterable[str], order: Sequence[str]) -> list[str]:
+    """`names` in `order`: listed names where they are listed (those not registered are
+    skipped), every other name sorted at `<unlisted-tools>`, or after the listed ones when the
+    order has no placeholder."""
+    present = set(names)
+    listed = [name for name in order if name in present or name == UNLISTED_TOOLS]
+    rest = sorted(present - set(order))
+    if UNLISTED_TOOLS not in listed:
+        return [*listed, *rest]
+    at = listed.index(UNLISTED_TOOLS)
+    return [*listed[:at], *rest, *listed[at + 1 :]]
+
+
 class _Resolved:
-    """What one chain of layers sees: name -> tool, and schemas sorted by name."""
+    """What one chain of layers sees: name -> tool, and schemas in the tool order."""
 
     __slots__ = ("schemas", "tools", "version")
 
@@ -33,10 +58,12 @@ class _Resolved:
         self.tools: dict[str, ToolDefinition[Any]] = {}
         self.schemas: tuple[ToolSchema, ...] = ()
 
-    def refresh(self, version: int, tools: dict[str, ToolDefinition[Any]]) -> None:
+    def refresh(
+        self, version: int, tools: dict[str, ToolDefinition[Any]], order: Sequence[str]
+    ) -> None:
         self.version = version
         self.tools = tools
-        schemas = tuple(tools[name].schema for name in sorted(tools))
+        schemas = tuple(tools[name].schema for name in ordered_names(tools, order))
         # Keep the old tuple when nothing visible changed, so callers can compare by identity.
         if schemas != self.schemas:
             self.schemas = schemas
@@ -45,10 +72,11 @@ class _Resolved:
 class _Store:
     """Every layer's tools, shared by all views of one registry."""
 
-    __slots__ = ("filter_version", "filters", "global_view", "settings", "table")
+    __slots__ = ("filter_version", "filters", "global_view", "order", "settings", "table")
 
-    def __init__(self, settings: PipelineSettings) -> None:
+    def __init__(self, settings: PipelineSettings, order: Sequence[str]) -> None:
         self.settings = settings
+        self.order = tuple(order)
         self.table: LayeredTable[ToolDefinition[Any]] = LayeredTable("tool", ToolConflictError)
         self.filters: dict[Layer, frozenset[str]] = {}
         """Agent layers narrowed to these names (they and their children see no others)."""
@@ -73,7 +101,7 @@ class _Store:
             merged = table.merged(chain)
             for names in narrow:
                 merged = {name: tool for name, tool in merged.items() if name in names}
-            into.refresh(version, merged)
+            into.refresh(version, merged, self.order)
         return into
 
 
@@ -94,8 +122,10 @@ class ToolRegistry(Bindable["ToolRegistry"]):
         default_timeout_s: float | None = 120.0,
         ask: Iterable[str] = (_TAG_PREFIX + REQUIRES_APPROVAL,),
         max_parallel: int = 16,
+        tool_order: Sequence[str] = (UNLISTED_TOOLS,),
     ) -> None:
-        """`ask` lists tool names and `tag:NAME` entries whose calls need approval."""
+        """`ask` lists tool names and `tag:NAME` entries whose calls need approval;
+        `tool_order` is the order of the schemas sent to the model (`ordered_names`)."""
         if max_parallel < 1:
             raise ValueError("max_parallel must be at least 1")
         entries = list(ask)
@@ -105,7 +135,7 @@ class ToolRegistry(Bindable["ToolRegistry"]):
             ask_tags=frozenset(e[len(_TAG_PREFIX) :] for e in entries if e.startswith(_TAG_PREFIX)),
             max_parallel=max_parallel,
         )
-        self._store = _Store(settings)
+        self._store = _Store(settings, check_tool_order(tool_order))
         self._ctx: Context | None = None
         self._chain: tuple[Layer, ...] = (None,)
         self._resolved = self._store.global_view
@@ -161,7 +191,8 @@ class ToolRegistry(Bindable["ToolRegistry"]):
         return sorted(self._view().tools)
 
     def schemas(self) -> tuple[ToolSchema, ...]:
-        """The visible tools' schemas sorted by name; the same tuple object until they change."""
+        """The visible tools' schemas in the tool order (by name unless configured); the same
+        tuple object until they change."""
         return self._view().schemas
 
     # -- running calls -----------------------------------------------------------------------
