@@ -7,14 +7,14 @@ import asyncio
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.async_api import expect
 from web_support import launch_chromium, require_chromium, watch_page_errors
 from webui_support import free_port, record_encounter
 
 from session_protocol_support import child_env, write_patch
-from starharness.sdk import Client, RpcCallError, TurnEnded
+from starharness.runtime.protocol import MODEL_UNAVAILABLE
+from starharness.sdk import Client, RpcCallError
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
@@ -45,10 +45,11 @@ async def test_web_starts_without_a_key_and_says_how_to_configure_a_model(
         assert process.stderr is not None
         banner = await asyncio.wait_for(process.stderr.readline(), 60)
         assert url in banner.decode(), banner
-        async with httpx.AsyncClient(trust_env=False) as http:
-            status = (await http.get(f"{url}/api/status")).json()
-        assert status["model"]["ready"] is False
-        assert "DEEPSEEK_API_KEY is not set" in status["model"]["problem"]
+        async with await Client.connect_websocket(f"ws://127.0.0.1:{port}/rpc") as client:
+            assert client.server is not None and client.server.model is not None
+            assert client.server.model.ready is False
+            assert client.server.model.variable == "DEEPSEEK_API_KEY"
+            assert "DEEPSEEK_API_KEY is not set" in (client.server.model.problem or "")
 
         async with launch_chromium() as browser:
             page = await browser.new_page(viewport={"width": 1280, "height": 800})
@@ -72,18 +73,14 @@ async def test_web_starts_without_a_key_and_says_how_to_configure_a_model(
             await expect(page.locator("[data-editors=none]")).to_be_visible()
             assert errors == []
 
-        # A client that prompts anyway hears which variable to set: as the session protocol's
-        # error for it, or as the error its turn ends with.
+        # A client that prompts anyway is refused with the session protocol's own error.
         async with await Client.connect_websocket(f"ws://127.0.0.1:{port}/rpc") as client:
             session = await client.create_session("no-model")
-            try:
-                ends = [u async for u in session.prompt("hello") if isinstance(u, TurnEnded)]
-            except RpcCallError as refused:
-                heard = refused.message
-            else:
-                assert [end.reason for end in ends] == ["error"]
-                heard = ends[0].error or ""
-            assert "DEEPSEEK_API_KEY is not set" in heard
+            with pytest.raises(RpcCallError) as refused:
+                async for _ in session.prompt("hello"):
+                    pass
+            assert refused.value.code == MODEL_UNAVAILABLE
+            assert "DEEPSEEK_API_KEY is not set" in refused.value.message
     finally:
         if process.returncode is None:
             process.terminate()

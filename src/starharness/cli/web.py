@@ -95,13 +95,14 @@ async def run_web(resolved: ResolvedProfile, settings: WebSettings) -> None:
     """Start the profile and the web UI; serve until interrupted."""
     from importlib.metadata import version
 
+    from .. import app as composition
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo
-    from ..webui import start_web, without_unusable_models
+    from ..webui import start_web
 
     # Without a usable model the page still opens: transcripts and the Godot panel need none,
-    # and the page says how to configure one.
-    resolved = await without_unusable_models(resolved)
+    # and the page says how to configure one (initialize's `model`).
+    resolved = await composition.without_unusable_models(resolved, "star-harness web")
     async with await start(resolved) as runtime:
         info = HostInfo(
             profile=resolved.name, version=version("star-harness"), session_prefix="web"

@@ -5,7 +5,6 @@ session store and the Godot bridge; nothing in runtime/, npc/ or godot/ imports 
 """
 
 from .access import Access
-from .no_model import ModelStatus, model_status, without_unusable_models
 from .run import DEFAULT_PORT, RunningWeb, WebSettings, serve_web, start_web
 from .server import STATIC, WebUi
 
@@ -13,12 +12,9 @@ __all__ = [
     "DEFAULT_PORT",
     "STATIC",
     "Access",
-    "ModelStatus",
     "RunningWeb",
     "WebSettings",
     "WebUi",
-    "model_status",
     "serve_web",
     "start_web",
-    "without_unusable_models",
 ]

@@ -29,7 +29,6 @@ from ..runtime.protocol.jsonrpc import (
 from ..runtime.session import SESSIONS
 from .access import TOKEN_COOKIE, Access
 from .godot_panel import godot_check, godot_status
-from .no_model import model_status
 from .transcripts import transcript_detail, transcript_list
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -79,7 +78,6 @@ class WebUi:
     def app(self, access: Access) -> ASGIApp:
         routes = [
             Route("/", self._index),
-            Route("/api/status", self._status),
             Route("/api/transcripts", self._transcripts),
             Route("/api/transcripts/{session_id}", self._transcript),
             Route("/api/godot", self._godot),
@@ -98,9 +96,6 @@ class WebUi:
         if token:  # the guard let it through, so it is the right one
             response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
         return response
-
-    async def _status(self, request: Request) -> Response:
-        return JSONResponse({"model": model_status(self.ctx).model_dump(mode="json")})
 
     async def _transcripts(self, request: Request) -> Response:
         return JSONResponse({"transcripts": await transcript_list(self.ctx.get(SESSIONS).store)})

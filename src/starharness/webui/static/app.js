@@ -1,7 +1,7 @@
 // The web UI: one WebSocket speaking the session protocol, three tabs.
 
 import { ChatView } from "./chat.js";
-import { getJson, withToken } from "./dom.js";
+import { withToken } from "./dom.js";
 import { GodotView } from "./godot.js";
 import { SessionClient } from "./rpc.js";
 import { TranscriptsView } from "./transcripts.js";
@@ -34,9 +34,8 @@ for (const tab of document.querySelectorAll("[role=tab]")) {
 }
 
 await client.connect();
-await client.request("initialize", { protocolVersion: 1, client: { name: "star-harness web" } });
-const { model } = await getJson("/api/status");
-if (!model.ready) chat.noModel(model.problem);
+const { model } = await client.request("initialize", { protocolVersion: 1, client: { name: "star-harness web" } });
+if (model && !model.ready) chat.noModel(model.problem);
 await chat.start();
 document.body.dataset.ready = "true";
 window.starHarnessWeb = { client, chat, select };
