@@ -39,11 +39,11 @@ Apply = Callable[[Tx, _Args], Mapping[str, Any] | None]
 Narrate = Callable[[A, Mapping[str, Any]], str]
 """`narrate(args, effect)`: one line for the `action` frame and the model."""
 
-OFFER_NOTE: Final = (
-    "Nothing has changed yet: the player sees your offer and accepts or declines it. Tell them "
-    "your terms; do not say the deal is done."
-)
-"""What the model reads after its call became an offer (constant: it never varies per call)."""
+OFFER_NOTE: Final = "offered, not done: the player has not answered"
+"""What the model reads after its call became an offer (constant: it never varies per call).
+
+A status, not an instruction: a small model read a sentence addressed to it ("Tell them your
+terms; do not say the deal is done.") aloud to the player."""
 OFFER_SENTENCE: Final = (
     " It takes from the player, so calling it makes an offer: nothing changes until they accept it."
 )
@@ -261,7 +261,7 @@ async def _offer(
         binding.report(refused)
         return refused.result
     offer = propose(draft)
-    return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "note": OFFER_NOTE}
+    return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
 
 
 def _draft(
