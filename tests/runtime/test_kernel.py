@@ -237,6 +237,32 @@ async def test_emit_logs_a_failing_listener_and_still_calls_the_rest(
     assert "listener of test/ping failed" in caplog.text
 
 
+async def test_emit_refuses_async_listeners_instead_of_never_awaiting_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    root = Context()
+    ran: list[str] = []
+
+    async def later(value: str) -> None:
+        ran.append(value)
+
+    class Handler:
+        async def __call__(self, value: str) -> None:
+            ran.append(value)
+
+    for listener in (later, Handler()):
+        with pytest.raises(TypeError, match="is async, and emit never awaits"):
+            root.on(PING, listener)  # type: ignore[arg-type]
+    # A plain function that returns a coroutine gets past `on`: emit logs it, closes the
+    # coroutine (no "never awaited" warning) and still calls the other listeners.
+    root.on(PING, lambda value: later(value))  # type: ignore[arg-type, return-value]
+    root.on(PING, ran.append)
+    with caplog.at_level(logging.ERROR):
+        root.emit(PING, "x")
+    assert ran == ["x"]
+    assert "returned an awaitable; emit does not await" in caplog.text
+
+
 async def test_serial_and_bail() -> None:
     root = Context()
     hook: Hook[int, str] = Hook("test/hook")

@@ -1,8 +1,10 @@
-"""Typed events with four dispatch modes: emit, serial, bail and waterfall."""
+"""Typed events with four dispatch modes: emit, serial, bail and waterfall (no `parallel`: see
+docs/runtime.md, "Why there is no parallel dispatch")."""
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
@@ -73,6 +75,15 @@ class _Removal:
                 bucket.remove(self._fn)
 
 
+def _is_async(listener: object) -> bool:
+    call = getattr(listener, "__call__", None)  # noqa: B004 (an object with async __call__)
+    return inspect.iscoroutinefunction(listener) or inspect.iscoroutinefunction(call)
+
+
+def _name(listener: object) -> str:
+    return getattr(listener, "__qualname__", None) or repr(listener)
+
+
 class EventBus:
     """Registers listeners (each registration returns a disposer) and dispatches to them."""
 
@@ -110,6 +121,13 @@ class EventBus:
         return False
 
     def on(self, event: Event[T], listener: Listener[T]) -> Disposer:
+        """Listen to `event`; an async listener is refused (emit never awaits)."""
+        if _is_async(listener):
+            raise TypeError(
+                f"the listener {_name(listener)} of {event!r} is async, and emit never awaits "
+                "its listeners (it would never run); listen to a Hook with on_hook instead, or "
+                "start the work in a task that something owns and awaits"
+            )
         return self._add(event.name, listener)
 
     def on_hook(self, hook: Hook[T, R], listener: HookListener[T, R]) -> Disposer:
@@ -119,7 +137,9 @@ class EventBus:
         return self._add(hook.name, listener)
 
     def emit(self, event: Event[T], payload: T) -> None:
-        """Call every listener; one that raises is logged and does not starve the others."""
+        """Call every listener; one that raises is logged and does not starve the others.
+        Never awaits: `on` refuses an async listener, and an awaitable a listener returns is
+        closed unrun and logged."""
         own = self._listeners.get(event.name)
         # A copy either way: a listener may unsubscribe while being called.
         listeners = self._chain(event.name) if self._parent is not None or not own else [*own]
@@ -127,9 +147,20 @@ class EventBus:
             return
         for listener in listeners:
             try:
-                listener(payload)
+                answer: object = listener(payload)
             except Exception:
                 _log.exception("listener of %s failed", event.name)
+                continue
+            if answer is not None and inspect.isawaitable(answer):
+                # Got past `on` (a plain function that returns a coroutine): never run it.
+                if inspect.iscoroutine(answer):
+                    answer.close()
+                _log.error(
+                    "listener %s of %s returned an awaitable; emit does not await, so it did "
+                    "not run (listen to a Hook instead)",
+                    _name(listener),
+                    event.name,
+                )
 
     async def serial(self, hook: Hook[T, R], payload: T) -> None:
         """Await every listener in order; an exception propagates to the caller."""
