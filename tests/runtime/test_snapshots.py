@@ -48,8 +48,12 @@ def model(request: ChatRequest) -> Step:
             calls=[ScriptedCall(id="plan", name="todo_write", arguments=json.dumps(plan))]
         )
     if last.role == "user" or (last.role == "tool" and last.tool_call_id == "plan"):
-        turn = sum(1 for m in request.messages if m.role == "user" and m.text.startswith("task"))
-        return produce_call(SIZES[(turn - 1) % len(SIZES)], f"p{request.turn}")
+        # The task's own number (older tasks may be summarized away; the newest never is).
+        newest = [
+            m.text for m in request.messages if m.role == "user" and m.text.startswith("task")
+        ]
+        turn = int(newest[-1].split(":", 1)[0].removeprefix("task "))
+        return produce_call(SIZES[turn % len(SIZES)], f"p{request.turn}")
     return Success(text=f"step {request.turn} done")
 
 
