@@ -106,6 +106,9 @@ class _Turn:
     """The replies after the line; the usual three when None."""
     closes: bool = False
     """End with `encounter.closed` instead of options and idle."""
+    parts: bool = False
+    """The player left: the harness ends the encounter after this turn (as the real one does
+    once the NPC can no longer meet the player)."""
 
 
 @dataclass
@@ -129,6 +132,8 @@ class FakeHarness:
     the encounter when the player leaves; otherwise the turn ends as any other."""
     port: int = 0
     _sockets: set[WebSocket] = field(default_factory=set)
+    _open: set[str] = field(default_factory=set[str])
+    """Encounters open on the harness's side; closing another is `unknown_encounter`."""
     _gate: asyncio.Event = field(default_factory=asyncio.Event)
     _engine: uvicorn.Server | None = None
     _task: asyncio.Task[None] | None = None
@@ -240,6 +245,7 @@ class FakeHarness:
                 if npc is None:
                     await _error(ws, frame["id"], "unknown_npc", f"no NPC {frame['npcId']!r}")
                     return
+                self._open.add(frame["id"])
                 opened = {"t": "encounter.opened", "id": frame["id"], "npcName": npc["name"]}
                 await _send(ws, {**opened, "attitude": self.attitudes[npc["id"]]})
                 await self._turn(ws, frame["id"], _Turn(GREETING, "neutral"), options)
@@ -267,8 +273,13 @@ class FakeHarness:
                     }
                 )
                 await self.push({"t": "hud", "playerId": PLAYER, "data": self.hud()})
+            case "encounter.close":
+                if frame["id"] not in self._open:
+                    message = f"no open encounter {frame['id']!r} on this connection"
+                    await _error(ws, frame["id"], "unknown_encounter", message)
+                self._open.discard(frame["id"])
             case _:
-                pass  # encounter.close: nothing to answer
+                pass
 
     def _reply(self, frame: dict[str, Any], offered: list[dict[str, Any]]) -> _Turn | None:
         if "text" in frame:
@@ -284,7 +295,7 @@ class FakeHarness:
                 self.location = dict(AWAY)
                 summary = f"Passage to {AWAY['name']}: you are there."
                 action = {"name": "passage", "ok": True, "summary": summary}
-                return _Turn(FAREWELL, "friendly", action, closes=self.closes_on_travel)
+                return _Turn(FAREWELL, "friendly", action, closes=self.closes_on_travel, parts=True)
             mood = ODD_MOOD if text == ODD_MOOD_TEXT else "neutral"
             return _Turn(f"You said: {text}", mood)
         choice = frame["optionId"]
@@ -339,6 +350,8 @@ class FakeHarness:
             await _send(ws, {"t": "say.delta", "id": encounter_id, "text": piece})
             await asyncio.sleep(0.005)  # a stream, not one burst
         await _send(ws, {"t": "say.end", "id": encounter_id, "mood": turn.mood})
+        if turn.parts:
+            self._open.discard(encounter_id)
         if turn.closes:
             await _send(ws, {"t": "encounter.closed", "id": encounter_id})
             return

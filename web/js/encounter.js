@@ -5,6 +5,8 @@ import { friendlyError } from "./errors.js";
 
 /** Reply ids that mean the player leaves: said, answered, then the encounter is closed. */
 export const LEAVE_OPTION_IDS = Object.freeze(["bye", "leave"]);
+/** How many ended encounters the page remembers, to recognise their late frames. */
+const ENDED_KEPT = 8;
 
 export class EncounterController {
   constructor({ send, playerId, dialogue, scene, people, hud }) {
@@ -16,6 +18,7 @@ export class EncounterController {
     this._hud = hud;
     this._counter = 0;
     this.current = null;
+    this._ended = [];
   }
 
   /** Walk up to `npc` (`{id, name}`); walking up to someone else first walks away. */
@@ -124,6 +127,14 @@ export class EncounterController {
     }
   }
 
+  /**
+   * Whether `frame` only says an encounter the page already left is gone (the harness ended
+   * it first, as when the player travels): expected, nothing to tell the player.
+   */
+  isStale(frame) {
+    return frame.code === "unknown_encounter" && this._ended.includes(frame.id);
+  }
+
   /** An `error` frame about the current encounter; true when it was one. */
   handleError(frame) {
     const current = this.current;
@@ -157,6 +168,7 @@ export class EncounterController {
   }
 
   _forget(reason) {
+    this._ended = [...this._ended.slice(-(ENDED_KEPT - 1)), this.current.id];
     this.current = null;
     this._dialogue.close(reason);
     this._scene.setActive(null);

@@ -140,6 +140,7 @@ async function start() {
         ticker.add(frame.locationId, frame.headline);
         return;
       case "error":
+        if (encounters.isStale(frame)) return;
         encounters.handleError(frame);
         problems.showError(frame.code, frame.message);
         return;
