@@ -239,8 +239,8 @@ def _project_patch(command: str, resolved: ResolvedProfile, folder: Path) -> Pat
     if not rows:
         raise CliError(
             f"{command}: --project needs a workspace row, and profile {resolved.name!r} has "
-            "none; use --profile godot, or add a row with plugin "
-            "starharness.runtime.workspace:WorkspacePlugin"
+            "none; use --profile godot or a default profile (agent; headless for run), or "
+            "add a row with plugin starharness.runtime.workspace:WorkspacePlugin"
         )
     return Patch.of(
         f"{command} --project", [{"id": row, "merge": {"root": str(folder)}} for row in rows]
