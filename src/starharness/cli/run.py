@@ -27,7 +27,10 @@ def register(app: typer.Typer) -> None:
     """Add the `run` command to `app`."""
     app.command(
         "run",
-        help="Run one task headless: the answer streams to stdout, tool calls to stderr.",
+        help=(
+            "Run one task headless: the answer streams to stdout, tool calls to stderr. "
+            'The same: star-harness --profile NAME "TASK".'
+        ),
     )(run)
 
 
