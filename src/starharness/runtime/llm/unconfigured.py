@@ -62,8 +62,12 @@ class UnconfiguredProvider:
         return "none"
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        # An async generator (callers iterate it), which fails on its first step.
+        for chunk in self._refuse():
+            yield chunk
+
+    def _refuse(self) -> tuple[StreamChunk, ...]:
         raise MissingCredentialError(self.problem)
-        yield  # pragma: no cover - makes this an async generator, as callers expect
 
     async def aclose(self) -> None:
         return None
