@@ -67,7 +67,13 @@ ODD_MOOD_TEXT = "tell me a joke"
 ODD_MOOD = "bemused"
 TRAVEL_TEXT = "passage to the hollow"
 """Free text the NPC answers by flying the player to Kessler Hollow (a committed action)."""
-AWAY = {"id": "kessler-hollow", "name": "Kessler Hollow"}
+AWAY: dict[str, Any] = {
+    "id": "kessler-hollow",
+    "name": "Kessler Hollow",
+    "description": "A hollowed rock at the edge of the belt; nobody asks where cargo came from.",
+    "people": [{"id": "npc-vex", "name": "Vex"}],
+}
+"""Where passage takes the player: its view says who is here (HOME's leaves it to `welcome`)."""
 STORY_TEXT = "tell me about the station"
 """Free text the NPC answers at length (a paragraph), for layout tests."""
 STORY = (
@@ -124,7 +130,7 @@ class FakeHarness:
     gel_price_moved: bool = False
     """Refuse the gel offer as a harness does when the world changed under it."""
     attitudes: dict[str, int] = field(default_factory=lambda: dict(ATTITUDES))
-    location: dict[str, str] = field(default_factory=lambda: dict(HOME))
+    location: dict[str, Any] = field(default_factory=lambda: dict(HOME))
     cargo: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     """More goods in the hold, after the fuel and gel bought in the test."""
     closes_on_travel: bool = False

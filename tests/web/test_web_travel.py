@@ -9,7 +9,7 @@ farewell, never offers the stale replies, and the people list and HUD are the Ho
 from __future__ import annotations
 
 import pytest
-from fake_harness import AWAY, FAREWELL, GREETING, NPCS, PLAYER, TRAVEL_TEXT, FakeHarness
+from fake_harness import AWAY, FAREWELL, GREETING, HOME, NPCS, PLAYER, TRAVEL_TEXT, FakeHarness
 from playwright.async_api import Page, expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -38,6 +38,7 @@ async def _assert_at_the_hollow(page: Page) -> None:
     await expect(page.get_by_test_id("hud-attitude")).to_have_text("Not talking to anyone")
     await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
     await expect(page.get_by_test_id("title-place")).to_have_text(f"· {AWAY['name']}")
+    await expect(page.get_by_test_id("place-description")).to_have_text(AWAY["description"])
     assert await page.evaluate("() => window.starHarness.encounter()") is None
     # Whoever is here can be talked to at once.
     await page.get_by_test_id(f"npc-button-{VEX}").click()
@@ -93,3 +94,20 @@ async def test_a_welcome_at_a_new_place_shows_its_people(page: Page, harness: Fa
     await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
     await expect(page.get_by_test_id("people-elsewhere")).to_contain_text("Ilse Brandt")
     await expect(page.get_by_test_id("hud-location")).to_have_text(AWAY["name"])
+
+
+async def test_the_view_says_who_is_here_when_people_move(page: Page, harness: FakeHarness) -> None:
+    await page.goto(harness.url)
+    await expect(page.get_by_test_id("people-list")).to_have_text("1 Jonah Karsk2 Ilse Brandt")
+    await expect(page.get_by_test_id("place-description")).to_be_hidden()
+    await page.get_by_test_id(f"npc-button-{BRANDT}").click()
+    await expect(page.get_by_test_id("say-text")).to_be_enabled()
+    # Ilse left the station (the player did not): the view's own list of people says so.
+    harness.location = {**HOME, "people": [{"id": "npc-karsk", "name": "Jonah Karsk"}]}
+    await harness.push({"t": "hud", "playerId": PLAYER, "data": harness.hud()})
+    await expect(page.get_by_test_id("people-list")).to_have_text("1 Jonah Karsk")
+    await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "closed")
+    await expect(page.get_by_test_id("dialogue-hint")).to_have_text(
+        "Ilse Brandt is not here any more."
+    )
+    await expect(page.get_by_test_id("hud-location")).to_have_text(HOME["name"])

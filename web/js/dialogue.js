@@ -73,6 +73,12 @@ export class DialoguePanel {
     this.setBusy(true);
   }
 
+  /** Where the player is: the game's line about the place shows while nobody is talked to. */
+  setPlace(description) {
+    this._el.place.textContent = description;
+    this._el.place.hidden = !description;
+  }
+
   /** The name the harness gave the NPC (it may differ from the list's). */
   setNpcName(npcName) {
     this._el.npcName.textContent = npcName;

@@ -135,10 +135,19 @@ export function locationOf(data) {
   return { id: "", name: "" };
 }
 
-/** The game's word for what the place looks like (`location.scene`), when it gives one. */
-export function sceneOf(data) {
+/**
+ * What the game says about the place beyond its name, each part only when it gives it:
+ * `scene` (its word for the look), `description` (a line about it) and `people` (`[{id, name}]`,
+ * who is here now: fresher than `welcome.npcs`, or null when the view does not say).
+ */
+export function placeDetails(data) {
   const place = data ? data.location : undefined;
-  return place && typeof place === "object" && typeof place.scene === "string" ? place.scene : "";
+  const given = place && typeof place === "object" && !Array.isArray(place) ? place : {};
+  const text = (value) => (typeof value === "string" ? value.trim() : "");
+  const people = Array.isArray(given.people)
+    ? given.people.filter((npc) => npc && typeof npc.id === "string" && npc.id)
+    : null;
+  return { scene: text(given.scene), description: text(given.description), people };
 }
 
 /** `{npcId: attitude}` from a view's `attitudes`, or nothing. */

@@ -2,7 +2,7 @@
 
 import { DialoguePanel } from "./dialogue.js";
 import { EncounterController } from "./encounter.js";
-import { Hud, prettyId, sceneOf } from "./hud.js";
+import { Hud, placeDetails, prettyId } from "./hud.js";
 import { Connection, frameUrl, playerFromPage } from "./net.js";
 import { PeopleList } from "./people.js";
 import { placeLook } from "./places.js";
@@ -63,6 +63,7 @@ async function start() {
       npcName: byId("dialogue-npc"),
       mood: byId("dialogue-mood"),
       hint: byId("dialogue-hint"),
+      place: byId("place-description"),
       playerLine: byId("player-line"),
       npcLine: byId("npc-line"),
       cards: byId("action-cards"),
@@ -96,8 +97,16 @@ async function start() {
 
   function showPeople() {
     const here = hud.location().id;
-    const isHere = (npc) => !here || npc.locationId === here;
-    present = npcs.filter(isHere).map((npc, index) => ({ ...npc, number: index + 1 }));
+    // Who is here: the view's own list when it has one (people move), else welcome's by place.
+    const listed = placeDetails(hud.data).people;
+    const known = new Map(npcs.map((npc) => [npc.id, npc]));
+    const isHere = listed
+      ? (npc) => listed.some((person) => person.id === npc.id)
+      : (npc) => !here || npc.locationId === here;
+    const hereNow = listed
+      ? listed.map((person) => ({ ...known.get(person.id), ...person, locationId: here }))
+      : npcs.filter(isHere);
+    present = hereNow.map((npc, index) => ({ ...npc, name: npc.name || prettyId(npc.id), number: index + 1 }));
     const away = npcs
       .filter((npc) => !isHere(npc))
       .map((npc) => ({ ...npc, place: placeNames.get(npc.locationId) ?? prettyId(npc.locationId) }));
@@ -119,7 +128,9 @@ async function start() {
     byId("title-place").textContent = place.name ? `· ${place.name}` : "";
     document.title = place.name ? `${place.name} · star-harness` : "star-harness";
     byId("stage").setAttribute("aria-label", place.name || "Where you are");
-    scene.setPlace(placeLook({ id: place.id, scene: sceneOf(data) }));
+    const details = placeDetails(data);
+    scene.setPlace(placeLook({ id: place.id, scene: details.scene }));
+    dialogue.setPlace(details.description);
     showPeople();
   }
 
