@@ -68,6 +68,7 @@ class _Player:
     player_id: str = ""
     money: int = 100
     ore: int = 0
+    open_ids: set[str] = field(default_factory=set[str])
 
     def hud(self) -> dict[str, Any]:
         return {"money": self.money, "cargo": {"ore": self.ore}}
@@ -109,13 +110,23 @@ class FakeHarness:
             case Hello(player_id=player_id):
                 return self._welcome(player_id, player)
             case EncounterOpen():
-                return self._open(frame)
+                answer = self._open(frame)
+                if isinstance(answer[0], EncounterOpened):
+                    player.open_ids.add(frame.id)
+                return answer
             case EncounterSay(option_id=str(option_id)):
                 return self._choose(frame.id, option_id, player)
             case EncounterSay(text=str(text)):
                 return self._say(frame.id, text)
-            case EncounterClose():
+            case EncounterClose(id=encounter_id) if encounter_id in player.open_ids:
+                player.open_ids.discard(encounter_id)
                 return []
+            case EncounterClose(id=encounter_id):
+                # As the harness does: the terminal client's fences rely on this answer.
+                message = f"no open encounter {encounter_id!r} on this connection"
+                return [
+                    ErrorFrame(id=encounter_id, code=ErrorCode.UNKNOWN_ENCOUNTER, message=message)
+                ]
             case WorldTick(days=days):
                 return [WorldEvent(location_id="dock", headline=f"{days} days pass")]
             case _:

@@ -41,10 +41,12 @@ async def test_a_scripted_session_trades_and_shows_every_result() -> None:
         "encounter.say",
         "encounter.say",
         "world.tick",
+        "encounter.close",  # the fence the client waits for after a tick
         "encounter.say",
         "encounter.close",
     ]
-    opened, buy, ship, _, free = harness.received[1:6]
+    assert harness.received[5] == {"t": "encounter.close", "id": "talk-fence-1"}
+    opened, buy, ship, _, _, free = harness.received[1:7]
     assert opened == {"t": "encounter.open", "id": "talk-1", "npcId": "n1", "playerId": "p1"}
     assert buy == {"t": "encounter.say", "id": "talk-1", "optionId": "buy"}
     assert ship == {"t": "encounter.say", "id": "talk-1", "optionId": "ship"}

@@ -57,7 +57,7 @@ def flatten_hud(
 ) -> dict[str, str]:
     """Nested HUD objects as dotted keys with printable values, in the harness's order.
 
-    Common shapes read as words: a place `{id, name}` as its name, a hold `[{name, qty}]` as
+    Common shapes read as words: a place `{id, name, ...}` as its name, a hold `[{name, qty}]` as
     "5 × rope", and ids in `names` (NPC ids from `welcome`) as those names.
     """
     flat: dict[str, str] = {}
@@ -96,7 +96,9 @@ def _flatten_into(
 ) -> None:
     for key, value in data.items():
         name = f"{prefix}{names.get(key, key)}"
-        if isinstance(value, dict) and set(value) == {"id", "name"}:
+        if isinstance(value, dict) and "id" in value and isinstance(value.get("name"), str):
+            # Something with an id and a name (a place, a person) reads as its name; the rest
+            # of it (a description, who is there) is for richer clients.
             flat[name] = _printable(value["name"])
         elif isinstance(value, dict) and value:
             _flatten_into(flat, f"{name}.", value, names)

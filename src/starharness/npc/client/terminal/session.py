@@ -99,6 +99,8 @@ class _Talk:
             if self._state.fatal is not None:
                 self._out.line(self._state.fatal, "bold red")
                 return EXIT_FAILED
+            if self._state.fence_wanted:
+                await self._fence(Phase.IDLE, ends_on_idle=True)
 
     async def _type(self, lines: AsyncIterator[str]) -> int:
         await self._state.ready.wait()
@@ -138,6 +140,9 @@ class _Talk:
                 await self._close()
             case Tick(days):
                 await self._connection.tick(days)
+                # Wait until the harness has done the tick, or refused it, before reading on:
+                # at the end of piped input the refusal would otherwise be lost.
+                await self._fence(self._state.phase, ends_on_idle=False)
             case ListNpcs():
                 self._view.show_npcs()
             case Help():
@@ -146,6 +151,10 @@ class _Talk:
                 self._out.line(problem, "yellow")
             case Nothing() | Quit():
                 pass
+
+    async def _fence(self, then: Phase, *, ends_on_idle: bool) -> None:
+        fence_id = self._state.begin_fence(then, ends_on_idle=ends_on_idle)
+        await self._connection.close_encounter(fence_id)
 
     async def _open(self, npc_id: str) -> None:
         state = self._state

@@ -19,6 +19,15 @@ class Phase(Enum):
     OPENING = "opening"
     TURN = "turn"
     IDLE = "idle"
+    SETTLING = "settling"
+    """Waiting for the harness to answer a fence: everything it does for the frames sent
+    before it (a refused say, a tick and its refusal) has then been sent."""
+
+
+FENCE_PREFIX = "talk-fence-"
+"""Fences are `encounter.close` frames for ids no encounter has; the harness answers each with
+`unknown_encounter` after it has handled every frame sent before (it handles a connection's
+frames one at a time), and nothing else happens."""
 
 
 _READY_PHASES = frozenset({Phase.LOBBY, Phase.IDLE})
@@ -38,6 +47,15 @@ class TalkState:
     phase: Phase = Phase.HANDSHAKE
     fatal: str | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    fence_wanted: bool = False
+    """Set by the view when only a fence can tell whether a turn is still running."""
+    fence_id: str | None = None
+    """The fence being waited for in SETTLING."""
+    after_fence: Phase = Phase.IDLE
+    fence_ends_on_idle: bool = False
+    """Whether the current encounter's `encounter.idle` also ends the wait (a fence asked after
+    a turn's error: the idle says that turn is over)."""
+    _fences_sent: int = 0
     _encounters_opened: int = 0
 
     def enter(self, phase: Phase) -> None:
@@ -47,6 +65,23 @@ class TalkState:
             self.ready.set()
         else:
             self.ready.clear()
+
+    def begin_fence(self, then: Phase, *, ends_on_idle: bool) -> str:
+        """Wait for a fence before reading input again; `then` is the phase after it. Returns
+        the fence's id to send."""
+        self._fences_sent += 1
+        self.fence_wanted = False
+        self.fence_id = f"{FENCE_PREFIX}{self._fences_sent}"
+        self.after_fence = then
+        self.fence_ends_on_idle = ends_on_idle
+        self.enter(Phase.SETTLING)
+        return self.fence_id
+
+    def fence_answered(self, fence_id: str) -> None:
+        """The harness answered `fence_id`: go on unless something else already moved on."""
+        if self.phase is Phase.SETTLING and fence_id == self.fence_id:
+            self.fence_id = None
+            self.enter(self.after_fence)
 
     def begin_encounter(self, npc_name: str) -> str:
         """Start opening a new encounter and return its fresh id."""

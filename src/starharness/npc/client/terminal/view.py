@@ -19,10 +19,11 @@ from ...frames import (
 from ..handlers import DownFrameHandler
 from .printer import Printer
 from .render import error_words, hud_changes, hud_summary, offer_words
-from .state import Phase, TalkState
+from .state import FENCE_PREFIX, Phase, TalkState
 
 # Errors after which the harness still ends the turn with `encounter.idle`.
 _IDLE_FOLLOWS = frozenset({ErrorCode.LLM_UNAVAILABLE})
+_TURN_PHASES = frozenset({Phase.OPENING, Phase.TURN})
 
 
 class TalkView(DownFrameHandler):
@@ -111,15 +112,22 @@ class TalkView(DownFrameHandler):
             self._out.line(f"✘ {frame.name} refused: {frame.summary}", "red")
 
     def on_encounter_idle(self, frame: EncounterIdle) -> None:
-        if frame.id != self._state.encounter_id:
+        state = self._state
+        if frame.id != state.encounter_id:
             return
         self._streaming = False
         self._out.end_stream()
-        self._state.enter(Phase.IDLE)
+        if state.phase is Phase.SETTLING and not state.fence_ends_on_idle:
+            return  # a tick's fence: only its answer ends the wait
+        state.fence_id = None
+        state.enter(Phase.IDLE)
 
     def on_error(self, frame: ErrorFrame) -> None:
-        self._out.line(f"! {error_words(frame.code, frame.message)}", "bold red")
         state = self._state
+        if frame.id is not None and frame.id.startswith(FENCE_PREFIX):
+            state.fence_answered(frame.id)  # this client's own fence: nothing to show
+            return
+        self._out.line(f"! {error_words(frame.code, frame.message)}", "bold red")
         if state.phase is Phase.HANDSHAKE:
             state.fail(f"the harness refused player {state.player_id!r}: {frame.message}")
         elif frame.id is None or frame.id != state.encounter_id:
@@ -128,9 +136,12 @@ class TalkView(DownFrameHandler):
             # A refused open, or an encounter the harness has already forgotten.
             state.end_encounter()
             self.show_npcs()
-        elif frame.code not in _IDLE_FOLLOWS:
-            # The say was refused before a turn began, so no idle will come.
-            state.enter(Phase.IDLE)
+        elif frame.code not in _IDLE_FOLLOWS and state.phase in _TURN_PHASES:
+            # Either the say was refused before a turn began (no idle will come) or the error
+            # ended the turn (its idle follows): the code alone cannot tell (`limit` is both),
+            # and reading on at once would send the next line while the NPC may still answer.
+            # A fence tells: its answer comes after everything the harness did for the say.
+            state.fence_wanted = True
 
     def on_world_event(self, frame: WorldEvent) -> None:
         self._out.line(f"news [{frame.location_id}] {frame.headline}", "italic blue")
