@@ -16,8 +16,11 @@ export function buildRoom(THREE, scene, world) {
   );
   floor.rotation.x = -Math.PI / 2;
   scene.add(floor);
+  const tiles = new THREE.GridHelper(24, 24, 0x4a443d, 0x3d3833);
+  tiles.position.y = 0.002;
+  scene.add(tiles);
 
-  const wallMaterial = new THREE.MeshStandardMaterial({ color: 0x3a3631, roughness: 0.95 });
+  const wallMaterial = new THREE.MeshStandardMaterial({ color: 0x4a4540, roughness: 0.95 });
   const back = new THREE.Mesh(new THREE.PlaneGeometry(24, 6), wallMaterial);
   back.position.set(0, 3, -4);
   scene.add(back);
