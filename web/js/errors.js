@@ -5,15 +5,15 @@ const FRIENDLY = Object.freeze({
   bad_option: "That reply is no longer on offer. Pick one of the current replies or type your own.",
   unknown_encounter: "That conversation has already ended. Walk up to them again to keep talking.",
   encounter_exists: "You are already talking to them.",
-  busy: "Not right now: they are still talking, or the station is out of reach. Wait a moment, then try again.",
+  busy: "Not right now: they are still talking, or the game's world is out of reach. Wait a moment, then try again.",
   unknown_npc: "There is nobody by that name here.",
-  unknown_player: "The game does not know your captain. Check the ?player= part of the address.",
+  unknown_player: "The game does not know you as this player. Check the ?player= part of the address.",
   npc_unavailable: "They do not respond right now.",
   llm_unavailable:
     "No answer: the character's mind (the language model) could not be reached. Try again in a moment.",
   unauthorized:
     "This server needs an access token. Open the page with ?token=… added to the address.",
-  forbidden: "This connection cannot do that: it plays another captain, or the clock is the game's.",
+  forbidden: "This connection cannot do that: it plays someone else, or the clock is the game's.",
   limit: "That was too much at once. Slow down or say something shorter.",
   internal: "Something went wrong inside the game server. Walk away and try again.",
 });
