@@ -1,7 +1,7 @@
 """Each NPC's static prompt prefix, evaluated by a caching model server before anyone talks.
 
 On a local model server the longest part of a greeting is the NPC's system message and tools
-(about 2,000 tokens for Omega station: 40 s on two busy cores). The server keeps evaluated
+(about 2,000 tokens for the sample game's NPCs: 40 s on two busy cores). The server keeps evaluated
 prompts in its cache, so sending each NPC's prefix once, with one token to generate, while no
 player talks, leaves a greeting only its scene to evaluate. Only for providers whose profile
 asks for it (`ProviderProfile.warm_prefixes`); a cloud model is never sent these requests.
