@@ -13,6 +13,7 @@ import pytest_asyncio
 from starharness.eval import EvalSettings, Target, load_scenarios, run_eval
 from starharness.mockllm import MockLlmServer
 from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
+from starharness.npc.encounter.decision import OUTCOME_PREFIX
 from starharness.runtime.llm import (
     DEEPSEEK,
     LLAMA_CPP,
@@ -226,6 +227,21 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
     forced = [body["tool_choice"]["function"]["name"] for body in turn_bodies]
     assert forced == ["decide", "npc_speak"] * len(turns)
     assert all(body["tool_choice"]["function"]["name"] == "decide" for body in warming)
+    # A decision's result is repeated for the model (the server hides tool results), except
+    # "none": then the player's words stay the last thing said before the NPC speaks.
+    speech = [body for body in turn_bodies if body["tool_choice"]["function"]["name"] != "decide"]
+    outcomes = {"none": 0, "action": 0}
+    for body in speech:
+        call = next(m for m in reversed(body["messages"]) if m.get("tool_calls"))
+        decided = json.loads(call["tool_calls"][0]["function"]["arguments"])
+        told = body["messages"][-1]
+        if decided["action"]["name"] == "none":
+            outcomes["none"] += 1
+            assert told["role"] == "tool" and body["messages"][-2] is call
+        else:
+            outcomes["action"] += 1
+            assert told["role"] == "user" and told["content"].startswith(OUTCOME_PREFIX)
+    assert outcomes["none"] >= 1
     assert all(turn.verdicts["completed"].passed for turn in turns)
     assert all(turn.verdicts["spoke_via_action"].passed for turn in turns)
 

@@ -98,7 +98,9 @@ def define_decision_tool(
             )
             result = {"action": decision.name, **inner}
         plan = run.ctx.maybe(TURN_PLAN)
-        if plan is not None and not plan.shows_tool_results:
+        # Nothing happened on "none": a repeated result would only put a JSON message between
+        # the player's words and the NPC's answer, and a small model answers that message.
+        if plan is not None and not plan.shows_tool_results and decision.tool is not None:
             run.defer_context(OUTCOME_PREFIX + json.dumps(result, ensure_ascii=False))
         return result
 
