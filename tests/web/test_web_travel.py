@@ -39,6 +39,8 @@ async def _assert_at_the_hollow(page: Page) -> None:
     await expect(page.get_by_test_id("people-list")).to_have_text("1 Vex")
     await expect(page.get_by_test_id("title-place")).to_have_text(f"· {AWAY['name']}")
     await expect(page.get_by_test_id("place-description")).to_have_text(AWAY["description"])
+    # Omega's bar is Omega station's; the Hollow is drawn as a plain room.
+    assert await page.evaluate("() => window.starHarness.place()") == "room"
     assert await page.evaluate("() => window.starHarness.encounter()") is None
     # Whoever is here can be talked to at once.
     await page.get_by_test_id(f"npc-button-{VEX}").click()
