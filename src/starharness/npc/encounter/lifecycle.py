@@ -71,6 +71,7 @@ class Encounter:
         "_mapper",
         "_offers",
         "_options",
+        "_parting",
         "_plan",
         "_preset",
         "_running",
@@ -102,6 +103,9 @@ class Encounter:
         self._committed: list[CommittedAction] = []
         self._handle: AgentHandle | None = None
         self._closing: asyncio.Task[None] | None = None
+        self._parting = False
+        """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
+        the NPC's next line is its farewell, and the encounter closes after it."""
         kit = host.kit
         # Offers leave room for at least one of the model's own options (a way out).
         self._offers = OfferDesk(max(1, kit.style.contract.max_options - 1))
@@ -359,6 +363,9 @@ class Encounter:
         # Whatever else was offered was priced on the world before this deal.
         self._offers.withdraw_all()
         self._on_attempt(attempt)
+        if attempt.ok:
+            world = self._host.world
+            self._parting = not await self._calls.run(world.can_meet, self.npc.id, self.player_id)
         if await self._read_scene():
             self._begin(UserMessage(acceptance_note(offer, attempt)))
 
@@ -404,6 +411,13 @@ class Encounter:
                 self._host.usage(usage)
         self._conclusion.on_event(event)
         self._mapper.on_event(event)
+        if kind == ev.TURN_END and self._parting and self._closing is None:
+            # The player left with the deal (a passage, say): after the NPC's farewell and
+            # `encounter.idle`, the encounter is over; a later say hears `unknown_encounter`.
+            self._closed = True
+            self._closing = asyncio.get_running_loop().create_task(
+                self._shut_down(), name=f"close encounter {self.id}"
+            )
 
     def _on_attempt(self, attempt: ActionAttempt) -> None:
         self._mapper.on_attempt(attempt)
