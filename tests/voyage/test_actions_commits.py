@@ -25,7 +25,7 @@ async def test_a_sale_moves_credits_and_both_holds_and_is_remembered(world: Voya
     before = ledger(world)
     result = await Bench(world).call("player_buys", good_id="fuel", qty=5, unit_price=430)
     assert result["ok"] is True
-    assert result["summary"] == "Sold 5 fuel cells for 2,150 credits."
+    assert result["summary"] == "Bought 5 fuel cells for 2,150 credits."  # the player's side
     assert result["their_credits"] == before.credits[PLAYER_ID] - 2_150
     after = ledger(world)
     assert after.credits == {
@@ -85,7 +85,7 @@ async def test_accepted_and_refused_attempts_are_audited(world: VoyageWorld) -> 
     with world.snapshot() as reader:
         refused, accepted = reader.audit_log(2)
     assert (accepted.action, accepted.ok, accepted.reason) == ("player_buys", True, None)
-    assert accepted.summary == "Sold 2 fuel cells for 900 credits."
+    assert accepted.summary == "Bought 2 fuel cells for 900 credits."
     assert accepted.arguments == {
         "good_id": "fuel",
         "qty": 2,

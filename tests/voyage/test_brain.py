@@ -18,8 +18,8 @@ Day 1. Omega station: The Rusty Nebula, a dim bar on the docking ring; the dock 
 Jonah Karsk: 48,000 credits.
 Sells from the hold, units at going price: fuel cells [fuel] 40 at 450, medical gel [medgel] \
 12 at 1,100, nebula spice [spice] 6 at 2,900.
-Buys at going price: real coffee [coffee] 160, medical gel [medgel] 1,100, drive parts [parts] \
-1,500, nebula spice [spice] 2,900.
+Buys, paying 75-85% of the going price shown: real coffee [coffee] 160, medical gel [medgel] \
+1,100, drive parts [parts] 1,500, nebula spice [spice] 2,900.
 The player: Captain Ash, 12,000 credits; hold: empty.
 Attitude to the player: 0 (neutral).
 Jobs on offer to the player: [quest-medgel] "bring 10 medical gel for a clinic", reward 14,000.

@@ -45,7 +45,7 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(
 
         bought = await me.pick("e1", first["id"])
         assert actions(bought) == [("player_buys", True)]
-        assert bought[0]["summary"] == "Sold 5 fuel cells for 2,250 credits."
+        assert bought[0]["summary"] == "Bought 5 fuel cells for 2,250 credits."
         assert "Pleasure doing business" in line(bought)
         huds = [f["data"] for f in bought if f["t"] == "hud"]
         assert huds and huds[-1]["credits"] == 9_750
@@ -68,7 +68,7 @@ async def test_a_full_visit_greet_buy_refusal_haggle_leave(
         assert (await me.close("e1"))["code"] == "unknown_encounter"
         visits = _visits(stack.world)
         assert len(visits) == 1
-        assert "Sold 5 fuel cells for 2,250 credits." in visits[0]
+        assert "Bought 5 fuel cells for 2,250 credits." in visits[0]
 
 
 async def test_a_return_visit_recalls_the_last_deal(

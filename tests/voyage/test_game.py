@@ -77,10 +77,10 @@ async def test_closing_an_encounter_remembers_the_visit(world: VoyageWorld) -> N
     with world.snapshot() as reader:
         memory = reader.memories(SMUGGLER, PLAYER_ID)[-1]
     assert memory.kind == "visit"
-    assert memory.text == "They came by. Sold 5 fuel cells for 2,250 credits."
+    assert memory.text == "They came by. Bought 5 fuel cells for 2,250 credits."
     scene = world.scene(SMUGGLER, PLAYER_ID)
     assert "They bought 5 fuel cells for 2,250" in scene
-    assert "They came by. Sold 5 fuel cells" in scene
+    assert "They came by. Bought 5 fuel cells" in scene
 
 
 def test_a_visit_without_deals_is_remembered_as_talk(world: VoyageWorld) -> None:

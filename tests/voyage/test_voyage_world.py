@@ -108,7 +108,10 @@ def test_player_view_is_json_and_follows_the_world(world: VoyageWorld) -> None:
     view = world.player_view(PLAYER_ID)
     assert view == json.loads(json.dumps(view))
     assert view["credits"] == 12_000 and view["cargo"] == [] and view["day"] == 1
-    assert view["location"] == {"id": OMEGA, "name": "Omega station"}
+    place = view["location"]
+    assert (place["id"], place["name"]) == (OMEGA, "Omega station")
+    assert place["description"].startswith("The Rusty Nebula")
+    assert [person["id"] for person in place["people"]] == [DOCK_MASTER, SMUGGLER]
     with world.transaction() as tx:
         tx.move_cargo(SMUGGLER, PLAYER_ID, "medgel", 2)
         tx.add_credits(PLAYER_ID, -2_200)

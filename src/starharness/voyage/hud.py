@@ -7,9 +7,20 @@ from pydantic import Field
 from starharness.npc.frames import WireModel
 
 
-class HudPlace(WireModel):
+class HudPerson(WireModel):
     id: str
     name: str
+
+
+class HudPlace(WireModel):
+    """Where the player stands; a `hud` frame with a new place is the player's arrival."""
+
+    id: str
+    name: str
+    description: str = ""
+    """What the place looks like (a client may pick its scene by `id`)."""
+    people: list[HudPerson] = Field(default_factory=list[HudPerson])
+    """The NPCs here, whom the player may meet."""
 
 
 class HudCargo(WireModel):

@@ -177,8 +177,8 @@ def price_within_band(
             f"the going price of {good_name(tx, args.good_id)} here is {price:,}; name a unit "
             f"price between {band.low:,} and {band.high:,} (you said {args.unit_price:,})",
             {"going": price, "low": band.low, "high": band.high, "asked": args.unit_price},
-            f"{args.unit_price:,} a unit is out of the question: {good_name(tx, args.good_id)} "
-            f"goes for about {price:,} here.",
+            f"{args.unit_price:,} a unit is out of the question: the going price of "
+            f"{good_name(tx, args.good_id)} here is {price:,}.",
         )
 
     return guard

@@ -11,11 +11,11 @@ from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_actio
 
 from ..content.seed import INTEL
 from ..store import Intel, WorldTx
+from ..store.scene import INTEL_MEMORY
 from ._naming import listing
 from .guards import attitude_at_least, can_afford, same_location
 
 SELL_INTEL = "sell_intel"
-INTEL_MEMORY = "intel"
 
 
 class IntelArgs(BaseModel):
@@ -83,8 +83,11 @@ def _sell(tx: WorldTx, args: IntelArgs) -> Mapping[str, Any]:
 
 def _terms(tx: WorldTx, args: IntelArgs) -> OfferTerms:
     item = _intel(tx, args)
-    cost = f"{item.price:,} cr" if item.price else "free"
-    return OfferTerms(f'Buy the {item.kind} "{item.title}"', cost, {"price": item.price})
+    if not item.price:
+        return OfferTerms(f'Hear the {item.kind} "{item.title}"', "free", {"price": 0})
+    return OfferTerms(
+        f'Buy the {item.kind} "{item.title}"', f"{item.price:,} cr", {"price": item.price}
+    )
 
 
 SELL_RUMOUR = define_game_action(
@@ -104,8 +107,11 @@ SELL_RUMOUR = define_game_action(
         can_afford(lambda a: a.player_id, _price),
     ],
     apply=_sell,
+    # From the player's side, as every action card reads.
     narrate=lambda args, effect: (
-        f'Sold the {effect["kind"]} "{effect["title"]}" for {effect["price"]:,} credits.'
+        f'Bought the {effect["kind"]} "{effect["title"]}" for {effect["price"]:,} credits.'
+        if effect["price"]
+        else f'Heard the {effect["kind"]} "{effect["title"]}".'
     ),
     takes_from=Role.PLAYER,
     terms=_terms,

@@ -1,52 +1,22 @@
-"""The price band: how far from the going price an NPC may set the price of a deal."""
+"""The price bands the trade guards enforce (defined with the game's content, where the offline
+brain reads them too)."""
 
-from __future__ import annotations
+from ..content.prices import (
+    BUY_CEILING,
+    PRICE_BAND,
+    SELL_FLOOR,
+    PriceBand,
+    band_around,
+    buy_band,
+    sell_band,
+)
 
-import math
-from dataclasses import dataclass
-
-PRICE_BAND = 0.25
-"""An NPC may price a unit up to 25% below or above the going price where it stands."""
-SELL_FLOOR = 0.9
-"""An NPC sells at no less than 90% of the going price (and no more than 125%)..."""
-BUY_CEILING = 0.85
-"""...and buys at no more than 85% of it (and no less than 75%): every price it pays is below
-every price it asks at the same place and day, so buying and selling back always loses."""
-
-
-@dataclass(frozen=True, slots=True)
-class PriceBand:
-    """The unit prices allowed for one good at one place."""
-
-    going: int
-    low: int
-    high: int
-
-    def allows(self, unit_price: int) -> bool:
-        return self.low <= unit_price <= self.high
-
-    def nearest(self, unit_price: int) -> int:
-        """The allowed unit price closest to the one asked for."""
-        return max(self.low, min(self.high, unit_price))
-
-
-def band_around(going: int, share: float = PRICE_BAND) -> PriceBand:
-    """The band of unit prices within `share` of the going price (never below 1)."""
-    low = max(1, math.ceil(going * (1 - share)))
-    high = max(low, math.floor(going * (1 + share)))
-    return PriceBand(going, low, high)
-
-
-def sell_band(going: int) -> PriceBand:
-    """The unit prices an NPC may sell at: from 90% to 125% of the going price."""
-    low = max(1, math.ceil(going * SELL_FLOOR))
-    high = max(low, math.floor(going * (1 + PRICE_BAND)))
-    return PriceBand(going, low, high)
-
-
-def buy_band(going: int) -> PriceBand:
-    """The unit prices an NPC may buy at: from 75% to 85% of the going price, always below
-    the lowest price it sells at (at a going price of 1 both are 1: no gain either way)."""
-    high = max(1, min(math.floor(going * BUY_CEILING), sell_band(going).low - 1))
-    low = max(1, min(high, math.ceil(going * (1 - PRICE_BAND))))
-    return PriceBand(going, low, high)
+__all__ = [
+    "BUY_CEILING",
+    "PRICE_BAND",
+    "SELL_FLOOR",
+    "PriceBand",
+    "band_around",
+    "buy_band",
+    "sell_band",
+]

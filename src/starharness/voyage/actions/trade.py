@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
 from ..content.seed import GOODS
+from ..content.words import units_of
 from ..store import WorldTx
 from ._naming import good_name, listing
 from .guards import (
@@ -102,7 +103,7 @@ def _trade(
     tx.remember(
         args.npc_id,
         args.player_id,
-        f"They {player_did} {args.qty} {name} for {total:,} ({args.unit_price:,} each).",
+        f"They {player_did} {units_of(args.qty, name)} for {total:,} ({args.unit_price:,} each).",
         kind="trade",
         action=player_did,
         good_id=args.good_id,
@@ -127,7 +128,9 @@ def _buy_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
     """The player buys: they give credits."""
     name = good_name(tx, args.good_id)
     return OfferTerms(
-        f"Buy {args.qty} {name} at {args.unit_price:,}", f"{args.total:,} cr", _quote(tx, args)
+        f"Buy {units_of(args.qty, name)} at {args.unit_price:,}",
+        f"{args.total:,} cr",
+        _quote(tx, args),
     )
 
 
@@ -135,16 +138,19 @@ def _sell_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
     """The player sells: they give goods."""
     name = good_name(tx, args.good_id)
     return OfferTerms(
-        f"Sell {args.qty} {name} for {args.total:,} cr", f"{args.qty} {name}", _quote(tx, args)
+        f"Sell {units_of(args.qty, name)} for {args.total:,} cr",
+        units_of(args.qty, name),
+        _quote(tx, args),
     )
 
 
-def _sold(args: TradeArgs, effect: Mapping[str, Any]) -> str:
-    return f"Sold {args.qty} {effect['good']} for {args.total:,} credits."
+# Action cards read from the player's side: the player buys when the NPC sells.
+def _player_bought(args: TradeArgs, effect: Mapping[str, Any]) -> str:
+    return f"Bought {units_of(args.qty, effect['good'])} for {args.total:,} credits."
 
 
-def _bought(args: TradeArgs, effect: Mapping[str, Any]) -> str:
-    return f"Bought {args.qty} {effect['good']} for {args.total:,} credits."
+def _player_sold(args: TradeArgs, effect: Mapping[str, Any]) -> str:
+    return f"Sold {units_of(args.qty, effect['good'])} for {args.total:,} credits."
 
 
 _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
@@ -164,7 +170,7 @@ SELL = define_game_action(
         can_afford(lambda a: a.player_id, _total, unit=lambda a: a.unit_price),
     ],
     apply=_sell,
-    narrate=_sold,
+    narrate=_player_bought,
     takes_from=Role.PLAYER,
     terms=_buy_terms,
 )
@@ -186,7 +192,7 @@ BUY = define_game_action(
         can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
     ],
     apply=_buy,
-    narrate=_bought,
+    narrate=_player_sold,
     takes_from=Role.PLAYER,
     terms=_sell_terms,
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..content.seed import GOODS
+from ..content.words import singular
 from .options import Option, decode
 from .scene import SceneView, number
 
@@ -44,15 +46,23 @@ _HAGGLE = re.compile(
     r"\b(cheaper|discount|too (much|expensive|steep|high|pricey)|lower|haggle|knock|"
     r"come down|best price|better price|bargain|rip-?off|robbery)\b"
 )
-_OFFER = re.compile(r"\b(how about|what about|i'?ll (give|pay)|would you take)\s+(\d[\d,]*)\b")
+_OFFER = re.compile(
+    r"\b(how about|what about|i'?ll (give|pay)|would you take|(?:can|could|will|would) you do)"
+    r"\s+(\d[\d,]*)\b"
+)
 _BUY = re.compile(r"\b(buy|take|purchase|get|want|need|i'?ll have|give me|gimme)\b")
 _PRICES = re.compile(
     r"\b(price|prices|how much|cost|costs|wares|stock|goods|selling|for sale|offer)\b"
 )
 _GREET = re.compile(r"\b(hi|hello|hey|evening|morning|greetings|howdy)\b")
+_UNITS = sorted(
+    {word for good in GOODS for word in (good.name.split()[-1], singular(good.name).split()[-1])}
+    | {"unit", "piece", "cell", "crate", "can", "cup"}
+)
+"""What a unit of a good is called: "300 a fuel cell", "90 per crate", "1,000 a gel"."""
 _UNIT_PRICE = re.compile(
-    r"(?:at|for|@)?\s*(\d[\d,]*)\s*(?:credits?\s*)?(?:each|apiece|a unit|per unit|a piece|/unit|"
-    r"a cell|per cell)\b"
+    r"(?:at|for|@)?\s*(\d[\d,]*)\s*(?:credits?\s*|cr\s*)?(?:each|apiece|/unit|"
+    r"(?:a|per|for a|for one)\s+(?:[a-z-]+\s+){0,2}?(?:" + "|".join(_UNITS) + r"))\b"
 )
 _PRICE = re.compile(r"\b(?:at|for|@)\s*(\d[\d,]*)\b")
 _QTY = re.compile(r"\b(\d+)\b")
@@ -120,6 +130,9 @@ def _english(text: str, scene: SceneView) -> Intent:
     if _HAGGLE.search(text) or (offer and not _BUY.search(text[: offer.start()])):
         price = unit or total or (number(offer[3]) if offer else None)
         return Intent("haggle", good, qty, price, price_is_total=unit is None and bool(total))
+    if unit is not None and good and not _BUY.search(text):
+        # "300 credits a fuel cell?": a price put to the NPC, not a quantity.
+        return Intent("haggle", good, qty, unit)
     if _BUY.search(text) or (good and qty):
         if good is None and _PRICES.search(text):
             return Intent("prices")

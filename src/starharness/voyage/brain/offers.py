@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..content.words import units_of
 from .options import Option, decode, trade_id
 from .plans import buy_offer
-from .scene import SceneView, Ware
+from .scene import Passage, SceneView, Ware
 from .tools import BUY_GOODS, COMPLETE_QUEST, SELL_GOODS, SELL_INTEL, SELL_PASSAGE
 from .voice import money
 
@@ -25,17 +26,22 @@ def buy_option(ware: Ware, qty: int, unit: int | None = None) -> Option:
     price = ware.price if unit is None else unit
     special = unit is not None and unit != ware.price
     label = (
-        f"{qty} {ware.name} at {money(price)} ({money(qty * price)})"
+        f"{units_of(qty, ware.name)} at {money(price)} ({money(qty * price)})"
         if special
-        else f"Buy {qty} {ware.name} ({money(qty * price)})"
+        else f"Buy {units_of(qty, ware.name)} ({money(qty * price)})"
     )
     return Option(trade_id("buy", ware.good_id, qty, price if special else None), label)
+
+
+def working_option(passage: Passage) -> Option:
+    """A berth worked off instead of paid for, for a player short of the fare."""
+    return Option(f"work:{passage.destination_id}", f"Work your passage to {passage.name}")
 
 
 def sell_option(ware: Ware, qty: int, unit: int) -> Option:
     return Option(
         trade_id("sell", ware.good_id, qty, unit),
-        f"Sell {qty} {ware.name} at {money(unit)} ({money(qty * unit)})",
+        f"Sell {units_of(qty, ware.name)} at {money(unit)} ({money(qty * unit)})",
     )
 
 
@@ -70,8 +76,10 @@ def standard_options(
             found.append(sell_option(ware, held, buy_offer(ware.price)))
             break
     extras: list[Option] = []
-    if scene.their_jobs:
-        job = scene.their_jobs[0]
+    # Only a job the player can hand over now: an offer the guards refuse is a dead end.
+    ready = [job for job in scene.their_jobs if scene.held(job.good_id) >= job.qty]
+    if ready:
+        job = ready[0]
         extras.append(Option(f"deliver:{job.id}", f'Hand over the job "{job.title}"'))
     if scene.passages:
         extras.append(PASSAGE)
@@ -123,6 +131,8 @@ def _offer_call(option: Option, scene: SceneView) -> tuple[str, dict[str, Any]] 
         return SELL_INTEL, {"intel_id": choice.subject}
     if choice.verb == "travel":
         return SELL_PASSAGE, {"destination": choice.subject}
+    if choice.verb == "work":
+        return SELL_PASSAGE, {"destination": choice.subject, "work": True}
     if choice.verb == "deliver":
         return COMPLETE_QUEST, {"quest_id": choice.subject}
     return None

@@ -1,7 +1,8 @@
 """The options the brain offers: stable ids that say what picking them does.
 
 `buy:fuel:5` buys five fuel cells at the going price, `buy:fuel:5:428` at 428 a unit;
-`sell:parts:3`, `intel:<id>`, `job:<id>`, `deliver:<id>`, `travel:<place>`, `prices`,
+`sell:parts:3`, `intel:<id>`, `job:<id>`, `deliver:<id>`, `travel:<place>`,
+`work:<place>` (a working passage, for a player who cannot pay the fare), `prices`,
 `rumours`, `jobs` and `bye` say the rest.
 """
 
@@ -44,7 +45,7 @@ def decode(option_id: str) -> Choice | None:
             price = int(numbers[1]) if len(numbers) == 2 else None
             return Choice(verb, parts[1], int(numbers[0]), price)
         return None
-    if verb in ("intel", "job", "deliver", "travel") and len(parts) == 2 and parts[1]:
+    if verb in ("intel", "job", "deliver", "travel", "work") and len(parts) == 2 and parts[1]:
         return Choice(verb, parts[1])
     if verb in ("prices", "rumours", "jobs", "bye", "passage") and len(parts) == 1:
         return Choice(verb)

@@ -6,17 +6,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..content.prices import buy_band, sell_band
 from .intents import Intent
 from .options import Option
 from .scene import SceneView
 from .transcript import Transcript
 
-ACCEPT_SHARE = 0.9
-"""The lowest share of the going price the brain's traders accept without a fight."""
 FIRST_DISCOUNT = 0.95
-BUY_SHARE = 0.85
-"""The most the brain's traders pay, as a share of the going price: the game's traders buy
-below what they sell at (the lowest they sell at is ACCEPT_SHARE), so no round trip pays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +45,14 @@ class Situation:
 
 
 def accepted_floor(going: int) -> int:
-    return math.ceil(going * ACCEPT_SHARE)
+    """The lowest unit price the brain's traders sell at: the bottom of the game's sell band."""
+    return sell_band(going).low
 
 
 def buy_offer(going: int) -> int:
-    """What the brain's traders pay a unit for what they buy."""
-    return max(1, min(math.floor(going * BUY_SHARE), accepted_floor(going) - 1))
+    """What the brain's traders pay a unit for what they buy: the top of the game's buy band
+    (below every price they sell at, so no round trip pays), so the offer always commits."""
+    return buy_band(going).high
 
 
 def first_discount(going: int) -> int:

@@ -13,6 +13,7 @@ from .offers import (
     sell_option,
     standard_options,
     with_bye,
+    working_option,
 )
 from .options import Option, decode
 from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer, first_discount
@@ -49,6 +50,7 @@ def decide(s: Situation) -> Plan:
         "deliver": _deliver,
         "passage": _passage,
         "travel": _travel,
+        "work": _work,
         "bye": _bye,
     }
     return handlers.get(s.intent.kind, _chat)(s)
@@ -95,7 +97,7 @@ def _prices(s: Situation) -> Plan:
     parts = [wares_line(scene, limit=6)]
     if scene.sells and scene.buys:
         # The price the NPC pays, the one its sell options carry, not the going price.
-        buying = ", ".join(f"{w.name} at {money(accepted_floor(w.price))}" for w in scene.buys)
+        buying = ", ".join(f"{w.name} at {money(buy_offer(w.price))}" for w in scene.buys)
         parts.append(f"I buy {buying}.")
     parts.append(passages_line(scene))
     line = " ".join(part for part in parts if part) or "Nothing for sale today."
@@ -256,12 +258,17 @@ def _rumours(s: Situation) -> Plan:
     open_to = [item for item in scene.intel if scene.attitude >= item.min_attitude]
     if open_to:
         item = open_to[0]
-        price = "free" if not item.price else f"{money(item.price)} credits"
+        if item.price:
+            line = f'I might know something about "{item.title}". {money(item.price)} credits.'
+            label = f'Pay {money(item.price)} for "{item.title}"'
+        else:
+            line = f'I might know something about "{item.title}". That one costs nothing.'
+            label = f'Tell me about "{item.title}"'
         return Say(
-            f'I might know something about "{item.title}". It\'s yours for {price}.{news}',
+            f"{line}{news}",
             "friendly" if scene.attitude >= 20 else "neutral",
             with_bye(
-                Option(f"intel:{item.id}", f'Pay for "{item.title}"'),
+                Option(f"intel:{item.id}", label),
                 *standard_options(scene, skip=frozenset({"rumours"}))[:1],
             ),
         )
@@ -287,10 +294,16 @@ def _jobs(s: Situation) -> Plan:
     scene = s.scene
     if scene.their_jobs:
         job = scene.their_jobs[0]
+        if scene.held(job.good_id) >= job.qty:
+            return Say(
+                f'You still owe me "{job.title}", {s.addr}.',
+                mood_for(scene.attitude),
+                with_bye(Option(f"deliver:{job.id}", "I have it here"), PRICES),
+            )
         return Say(
-            f'You still owe me "{job.title}", {s.addr}.',
+            f'You still owe me "{job.title}", {s.addr}. Come back when you have it all.',
             mood_for(scene.attitude),
-            with_bye(Option(f"deliver:{job.id}", "I have it here"), PRICES),
+            standard_options(scene, skip=frozenset({"jobs"})),
         )
     open_to = [j for j in scene.open_jobs if (j.min_attitude or -100) <= scene.attitude]
     if not open_to:
@@ -323,7 +336,12 @@ def _deliver(s: Situation) -> Plan:
     return act(COMPLETE_QUEST, quest_id=wanted)
 
 
-def _passage(s: Situation) -> Plan:
+def passage_offer(s: Situation) -> Say:
+    """The berths the player can take now (a working passage when no fare fits)."""
+    return _passage(s)
+
+
+def _passage(s: Situation) -> Say:
     scene = s.scene
     if not scene.passages:
         return Say(
@@ -338,20 +356,31 @@ def _passage(s: Situation) -> Plan:
         if p.fare <= scene.player_credits
     ]
     if not options:
+        # Nobody is stranded: a player who cannot pay the fare works the voyage off.
         cheapest = min(p.fare for p in scene.passages)
         return Say(
-            f"{passages_line(scene)} You'd need {money(cheapest)} for the cheapest, {s.addr}.",
+            f"{passages_line(scene)} You'd need {money(cheapest)} for the cheapest, {s.addr}. "
+            "Short of that, you can work your passage: the crew always needs hands.",
             mood_for(scene.attitude),
-            standard_options(scene, skip=frozenset({"passage"})),
+            with_bye(*(working_option(p) for p in scene.passages)),
         )
     return Say(passages_line(scene), mood_for(scene.attitude), with_bye(*options))
 
 
 def _travel(s: Situation) -> Plan:
     wanted = s.intent.subject or ""
-    if not any(p.destination_id == wanted for p in s.scene.passages):
+    route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
+    if route is None or route.fare > s.scene.player_credits:
         return _passage(s)
     return act(SELL_PASSAGE, destination=wanted)
+
+
+def _work(s: Situation) -> Plan:
+    wanted = s.intent.subject or ""
+    route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
+    if route is None or route.fare <= s.scene.player_credits:
+        return _passage(s)
+    return act(SELL_PASSAGE, destination=wanted, work=True)
 
 
 def _bye(s: Situation) -> Plan:

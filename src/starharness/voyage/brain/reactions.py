@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..content.words import units_of
 from .offers import (
     PRICES,
     USUAL_LOT,
@@ -15,8 +16,8 @@ from .offers import (
     with_bye,
 )
 from .options import Option
-from .plans import Plan, Say, Situation, accepted_floor, act
-from .policy import which_ware
+from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer
+from .policy import passage_offer, which_ware
 from .scene import Ware
 from .tools import (
     BUY_GOODS,
@@ -31,6 +32,8 @@ from .tools import (
 from .transcript import Call
 from .voice import money, mood_for, to_player
 
+FAREWELL = (Option("bye", "Board the ship"), Option("wave", "Wave goodbye"))
+"""What a player who just bought passage may answer: they have left, so nothing but goodbye."""
 WARMER = 5
 """A deal at the asking price warms the NPC by this much."""
 
@@ -82,6 +85,10 @@ def _str(data: dict[str, Any], key: str, default: str = "") -> str:
     return value if isinstance(value, str) else default
 
 
+def _units(result: dict[str, Any]) -> str:
+    return units_of(_int(result, "qty"), _str(result, "good", "goods"))
+
+
 def _facts(result: dict[str, Any]) -> dict[str, Any]:
     facts = result.get("facts")
     return facts if isinstance(facts, dict) else {}  # pyright: ignore[reportUnknownVariableType]
@@ -98,9 +105,11 @@ def _offered(s: Situation, call: Call) -> Say:
     name = s.scene.goods().get(_str(args, "good_id"), "goods")
     qty, unit = _int(args, "qty", 1), _int(args, "unit_price")
     if call.name == SELL_GOODS:
-        line = f"{qty} {name} at {money(unit)} a unit, {money(qty * unit)} all told."
+        line = f"{units_of(qty, name)} at {money(unit)} a unit, {money(qty * unit)} all told."
     elif call.name == BUY_GOODS:
-        line = f"I'll give you {money(qty * unit)} for {qty} {name}, {money(unit)} a unit."
+        line = f"I'll give you {money(qty * unit)} for {units_of(qty, name)}, {money(unit)} a unit."
+    elif call.name == SELL_PASSAGE and args.get("work") is True:
+        line = "You'll work the voyage off: galley and cargo, no fare."
     elif call.name == SELL_PASSAGE:
         line = "A berth's yours at the posted fare."
     elif call.name == COMPLETE_QUEST:
@@ -121,12 +130,9 @@ def accepted(s: Situation) -> Say:
             "wary",
             standard_options(scene),
         )
-    if "Passage to" in said:
-        return Say(
-            f"Berth's yours. Fair winds, {s.addr}.",
-            "friendly",
-            (Option("bye", "Board the ship"), PRICES),
-        )
+    if "passage to" in said.casefold():
+        # The player has left with the ship: a farewell, and the encounter ends after it.
+        return Say(f"Berth's yours. Fair winds, {s.addr}.", "friendly", FAREWELL)
     return Say(
         f"Pleasure doing business, {s.addr}. You've {money(scene.player_credits)} credits now.",
         "pleased",
@@ -140,7 +146,7 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
         credits = _int(result, "their_credits", scene.player_credits)
         units = {_str(call.arguments, "good_id"): _int(result, "your_units_left")}
         return Say(
-            f"Done. {result.get('qty')} {result.get('good')} for {money(_int(result, 'total'))}; "
+            f"Done. {_units(result)} for {money(_int(result, 'total'))}; "
             f"you've {money(credits)} left, {s.addr}.",
             "pleased",
             standard_options(scene, credits=credits, units=units),
@@ -148,8 +154,7 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
     if call.name == BUY_GOODS:
         credits = _int(result, "their_credits", scene.player_credits)
         return Say(
-            f"Pleasure doing business. {result.get('qty')} {result.get('good')}, "
-            f"{money(_int(result, 'total'))} paid out.",
+            f"Pleasure doing business. {_units(result)}, {money(_int(result, 'total'))} paid out.",
             "pleased",
             standard_options(scene, credits=credits),
         )
@@ -163,7 +168,7 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
         )
     if call.name == OFFER_QUEST:
         return Say(
-            f"It's yours: {result.get('qty')} {result.get('good')}, "
+            f"It's yours: {_units(result)}, "
             f"{money(_int(result, 'reward'))} on delivery. Don't make me wait.",
             "friendly",
             with_bye(PRICES),
@@ -180,7 +185,7 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
             f"Berth's yours: {_str(result, 'destination')}, {days} day{'s' if days != 1 else ''} "
             "out. Fair winds.",
             "friendly",
-            (Option("bye", "Board the ship"), PRICES),
+            FAREWELL,
         )
     return Say(f"Done, {s.addr}.", mood_for(scene.attitude), standard_options(scene))
 
@@ -218,6 +223,9 @@ def _refused(s: Situation, call: Call, result: dict[str, Any]) -> Say:
             "wary",
             standard_options(s.scene, skip=frozenset({"rumours"})),
         )
+    if call.name == SELL_PASSAGE and reason in ("insufficient_funds", "can_pay"):
+        # The berths that fit the purse now, in the NPC's words (the hint is for the model).
+        return passage_offer(s)
     if call.name == COMPLETE_QUEST and reason == "condition_unmet":
         need, have = _int(facts, "need"), _int(facts, "have")
         return Say(
@@ -250,19 +258,19 @@ def _sale_refused(s: Situation, call: Call, reason: str, facts: dict[str, Any], 
         fits = payable(have, unit, s.scene.player_credits)
         if fits == have:
             return Say(
-                f"I've only got {have} {ware.name} left, {s.addr}. Take them all?",
+                f"I've only got {units_of(have, ware.name)} left, {s.addr}. Take them all?",
                 "neutral",
                 with_bye(buy_option(ware, have, unit), PRICES),
             )
         if fits:
             return Say(
-                f"I've only got {have} {ware.name} left, {s.addr}, and your purse pays for "
-                f"{fits} of them.",
+                f"I've only got {units_of(have, ware.name)} left, {s.addr}, and your purse "
+                f"pays for {fits} of them.",
                 "neutral",
                 with_bye(buy_option(ware, fits, unit), PRICES),
             )
         return Say(
-            f"I've only got {have} {ware.name} left, {s.addr}, and you can't pay for one.",
+            f"I've only got {units_of(have, ware.name)} left, {s.addr}, and you can't pay for one.",
             "neutral",
             with_bye(PRICES),
         )
@@ -287,10 +295,22 @@ def _purchase_refused(
         have = _int(facts, "have")
         if have:
             return Say(
-                f"You've only got {have} {ware.name} in your hold, {s.addr}. I'll take those.",
+                f"You've only got {units_of(have, ware.name)} in your hold, {s.addr}. "
+                "I'll take those.",
                 "neutral",
                 with_bye(sell_option(ware, have, unit)),
             )
+    if ware is not None and reason == "price_out_of_band":
+        # The NPC's own call named a price the game does not allow it to pay: it offers the
+        # most it may pay instead (never repeats the hint's "you said", which is about itself).
+        top = min(_int(facts, "high") or buy_offer(ware.price), buy_offer(ware.price))
+        qty = min(_int(call.arguments, "qty", 1), s.scene.held(ware.good_id)) or 1
+        return Say(
+            f"{money(top)} a unit is the most I pay for {ware.name}, {s.addr}: "
+            f"{money(top * qty)} for {qty}.",
+            "neutral",
+            with_bye(sell_option(ware, qty, top), PRICES),
+        )
     if ware is not None and reason == "insufficient_funds":
         fits = _int(facts, "max_qty")
         line = f"I have {money(_int(facts, 'have'))}, the deal is {money(_int(facts, 'need'))}."

@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..content.prices import BUYS_LINE as _BUYS
+from ..content.prices import SELLS_LINE as _SELLS
+
 _NUMBER = r"\d{1,3}(?:,\d{3})*|\d+"
 
 _DAY = re.compile(r"^Day (\d+)\. ([^:]+)")
 _SELF = re.compile(r"^([^:]+): (" + _NUMBER + r") credits\.$")
-_SELLS = "Sells from the hold, units at going price: "
-_BUYS = "Buys at going price: "
 _PLAYER = re.compile(r"^The player: (.+), (" + _NUMBER + r") credits; hold: (.*)\.$")
 _ATTITUDE = re.compile(r"^Attitude to the player: (-?\d+) \((\w+)\)\.$")
 _THEIR_JOBS = "Jobs the player took on here: "
@@ -27,7 +28,9 @@ _SOLD_WARE = re.compile(r"^(.+) \[([^\]]+)\] (\d+) at (" + _NUMBER + r")$")
 _BOUGHT_WARE = re.compile(r"^(.+) \[([^\]]+)\] (" + _NUMBER + r")$")
 _HELD = re.compile(r"^(" + _NUMBER + r") (.+)$")
 _JOB = re.compile(
-    r'\[([^\]]+)\] "([^"]*)", reward (' + _NUMBER + r")(?: \(needs attitude (-?\d+)\))?"
+    r'\[([^\]]+)\] "([^"]*)", reward ('
+    + _NUMBER
+    + r")(?: for (\d+) \[([^\]]+)\])?(?: \(needs attitude (-?\d+)\))?"
 )
 _INTEL_ITEM = re.compile(
     r'\[([^\]]+)\] (\w+) "([^"]*)" (' + _NUMBER + r"|free) \(needs attitude (-?\d+)\)"
@@ -57,6 +60,9 @@ class Job:
     title: str
     reward: int
     min_attitude: int | None
+    good_id: str = ""
+    qty: int = 0
+    """What the job takes (0: the scene did not say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +212,14 @@ def _hold(text: str) -> dict[str, int]:
 
 def _jobs(line: str) -> list[Job]:
     return [
-        Job(m[1], m[2], number(m[3]), int(m[4]) if m[4] is not None else None)
+        Job(
+            m[1],
+            m[2],
+            number(m[3]),
+            int(m[6]) if m[6] is not None else None,
+            m[5] or "",
+            int(m[4]) if m[4] is not None else 0,
+        )
         for m in _JOB.finditer(line)
     ]
 

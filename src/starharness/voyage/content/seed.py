@@ -184,7 +184,9 @@ ACTORS = (
     ActorSeed(QUARTERMASTER, "Nadia Okoro", "npc", TRADER, CERES, 25_000, QUARTERMASTER_PERSONA),
 )
 
-# The player starts with an empty hold; traders start with what they sell.
+# The player starts with an empty hold; traders start with what they sell. Every good an NPC
+# sells has a buyer at Omega station, and every place has a passage seller who lets a player
+# short of the fare work the voyage off: no player is ever stranded (tests/voyage/test_game_walk).
 CARGO = (
     CargoSeed(SMUGGLER, "fuel", 40),
     CargoSeed(SMUGGLER, "medgel", 12),
@@ -211,9 +213,12 @@ TRADE_LINES = (
     TradeLineSeed(BROKER, "parts", sells=True, buys=True, restock_to=15),
     TradeLineSeed(BROKER, "medgel", sells=False, buys=True),
     TradeLineSeed(BROKER, "fuel", sells=False, buys=True),
+    TradeLineSeed(BROKER, "ore", sells=False, buys=True),
     TradeLineSeed(QUARTERMASTER, "ore", sells=True, buys=False, restock_to=100),
-    TradeLineSeed(QUARTERMASTER, "medgel", sells=True, buys=False, restock_to=25),
-    TradeLineSeed(QUARTERMASTER, "fuel", sells=True, buys=False, restock_to=80),
+    # Okoro buys back what she sells (below her selling price): a hold of fuel or gel
+    # brought here is never dead weight.
+    TradeLineSeed(QUARTERMASTER, "medgel", sells=True, buys=True, restock_to=25),
+    TradeLineSeed(QUARTERMASTER, "fuel", sells=True, buys=True, restock_to=80),
     TradeLineSeed(QUARTERMASTER, "parts", sells=False, buys=True),
     TradeLineSeed(QUARTERMASTER, "coffee", sells=False, buys=True),
 )

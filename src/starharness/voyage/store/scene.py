@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..content.prices import BUYS_LINE as BUYS
+from ..content.prices import SELLS_LINE as SELLS
 from .memory import MemoryBudget, summarise_memories
 from .reader import WorldReader
 from .rows import Actor, Intel, Location, Memory, NewsItem, Quest, Route
 
-SELLS = "Sells from the hold, units at going price: "
-BUYS = "Buys at going price: "
 PLAYER = "The player: "
 ATTITUDE = "Attitude to the player: "
 PLAYER_JOBS = "Jobs the player took on here: "
@@ -18,6 +18,8 @@ INTEL = "Intel for sale: "
 PASSAGE = "Passage for sale: "
 MEMORIES = "Memories of the player: "
 
+INTEL_MEMORY = "intel"
+"""The memory kind a sale of intel leaves (the intel action writes it)."""
 NEWS_DAYS = 7
 NEWS_ITEMS = 3
 CHARS_PER_TOKEN = 4
@@ -167,7 +169,12 @@ def gather_scene(
         attitude=reader.attitude(npc_id, player_id),
         player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
         open_quests=side.open_quests,
-        intel=side.intel,
+        # What this player bought already is no longer for sale to them.
+        intel=[
+            item
+            for item in side.intel
+            if not reader.count_memories(npc_id, player_id, kind=INTEL_MEMORY, ref=item.id)
+        ],
         routes=side.routes,
         route_names=side.route_names,
         news=side.news,
@@ -231,7 +238,9 @@ def _quest_lines(data: SceneData) -> list[str]:
 
 
 def _quest(quest: Quest) -> str:
-    text = f'[{quest.id}] "{quest.title}", reward {quest.reward:,}'
+    # What the job takes, in ids: a reader can tell whether the player holds enough.
+    wants = f"{quest.qty} [{quest.good_id}]"
+    text = f'[{quest.id}] "{quest.title}", reward {quest.reward:,} for {wants}'
     if quest.status == "open" and quest.min_attitude > -100:
         text += f" (needs attitude {quest.min_attitude})"
     return text

@@ -247,6 +247,11 @@ class VoyageWorld:
             if player is None or player.kind != "player":
                 raise UnknownEntityError("player", player_id)
             location = reader.location(player.location_id)
+            people = [
+                {"id": npc.id, "name": npc.name}
+                for npc in reader.npcs()
+                if npc.location_id == player.location_id and npc.alive
+            ]
             names = {good.id: good.name for good in reader.goods()}
             hold = reader.cargo(player_id)
             day = reader.day()
@@ -260,6 +265,8 @@ class VoyageWorld:
             "location": {
                 "id": player.location_id,
                 "name": location.name if location else player.location_id,
+                "description": location.description if location else "",
+                "people": people,
             },
             "cargo": [
                 {"goodId": good, "name": names.get(good, good), "qty": qty}
@@ -301,7 +308,11 @@ class VoyageWorld:
 
     def tick(self, days: int) -> list[NewsItem]:
         """Advance the clock by days (1..365): prices drift, stock refills, news happens."""
-        return self.run_action(lambda tx: advance(tx, days, self._clock_rules))
+        return self.run_action(lambda tx: self.pass_days(tx, days))
+
+    def pass_days(self, tx: object, days: int) -> list[NewsItem]:
+        """`tick`'s clock inside a transaction already open (a voyage that takes days)."""
+        return advance(self._own_tx(tx), days, self._clock_rules)
 
     # helpers
 

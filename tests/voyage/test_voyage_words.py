@@ -1,0 +1,91 @@
+"""What the player reads: action cards from their side, counts in English, no hint for the model
+in their face, and a price per unit read as a price."""
+
+from __future__ import annotations
+
+import pytest
+from voyage_action_support import Bench
+from voyage_brain_support import ARRIVAL, Conversation, option_ids, speech
+
+from starharness.voyage import VoyageWorld
+from starharness.voyage.brain.intents import classify
+from starharness.voyage.brain.scene import SceneView, Ware
+from starharness.voyage.content import DOCK_MASTER, DOCK_MASTER_PERSONA, OMEGA
+from starharness.voyage.content.seed import LOCATIONS
+from starharness.voyage.content.words import units_of
+
+
+@pytest.mark.parametrize(
+    ("qty", "name", "said"),
+    [
+        (1, "fuel cells", "1 fuel cell"),
+        (5, "fuel cells", "5 fuel cells"),
+        (1, "drive parts", "1 drive part"),
+        (1, "medical gel", "1 medical gel"),
+        (1_000, "titanium ore", "1,000 titanium ore"),
+    ],
+)
+def test_a_count_of_goods_reads_as_english(qty: int, name: str, said: str) -> None:
+    assert units_of(qty, name) == said
+
+
+async def test_action_cards_read_from_the_players_side(world: VoyageWorld) -> None:
+    bought = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=450)
+    assert bought["summary"] == "Bought 1 fuel cell for 450 credits."
+    sold = await Bench(world).call("player_sells", good_id="fuel", qty=1, unit_price=380)
+    assert sold["ok"] is False  # Karsk does not buy fuel: Ilse does
+    sold = await Bench(world, npc_id=DOCK_MASTER).call(
+        "player_sells", good_id="fuel", qty=1, unit_price=380
+    )
+    assert sold["summary"] == "Sold 1 fuel cell for 380 credits."
+    hint = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=10)
+    assert "goes for" not in str(hint) and "going price of fuel cells here is 450" in str(hint)
+
+
+async def test_a_free_rumour_is_offered_as_free_without_a_pay_label(world: VoyageWorld) -> None:
+    heard = await Bench(world, npc_id=DOCK_MASTER).call("sell_intel", intel_id="intel-hiring")
+    assert heard["summary"] == 'Heard the rumour "who is hiring".'
+    talk = Conversation(persona=DOCK_MASTER_PERSONA).player(ARRIVAL)
+    talk.scene(
+        "Day 1. Omega station: the docking ring.\nIlse Brandt: 30,000 credits.\n"
+        "The player: Captain Ash, 12,000 credits; hold: empty.\n"
+        "Attitude to the player: 10 (neutral).\n"
+        'Intel for sale: [intel-hiring] rumour "who is hiring" free (needs attitude 0).\n'
+        "Memories of the player: You have never dealt with them."
+    )
+    step = talk.player("Any rumours?").ask()
+    said = speech(step)
+    assert "for free" not in said["line"] and "Pay" not in str(said["options"])
+    assert "intel:intel-hiring" in option_ids(step)
+
+
+@pytest.mark.parametrize(
+    "text", ["Can you do 300 a fuel cell?", "could you do 300 per cell", "300 credits a fuel cell?"]
+)
+def test_a_price_per_unit_is_a_price_not_a_quantity(text: str) -> None:
+    scene = SceneView(sells=[Ware("fuel", "fuel cells", 450, 40)])
+    intent = classify(text, scene, [])
+    assert (intent.kind, intent.good_id, intent.price, intent.qty) == ("haggle", "fuel", 300, None)
+
+
+def test_the_station_has_one_name() -> None:
+    assert next(place.name for place in LOCATIONS if place.id == OMEGA) == "Omega station"
+
+
+def test_a_refused_berth_is_told_in_the_npcs_words_not_the_models_hint() -> None:
+    talk = Conversation(persona=DOCK_MASTER_PERSONA).player(ARRIVAL)
+    talk.scene(
+        "Day 1. Omega station: the docking ring.\nIlse Brandt: 30,000 credits.\n"
+        "The player: Captain Ash, 500 credits; hold: empty.\n"
+        "Attitude to the player: 10 (neutral).\n"
+        "Passage for sale: Ceres Deep [ceres-deep] 1,800, 1d; "
+        "Kessler's Hollow [kessler-hollow] 2,500, 2d\n"
+        "Memories of the player: You have never dealt with them."
+    )
+    talk.player("I'll work my passage to Ceres Deep")
+    hint = "they can pay the 1,800 fare; sell them the berth with work=false"
+    call = talk.called("sell_passage", {"destination": "ceres-deep", "work": True})
+    talk.result(call, {"ok": False, "reason": "can_pay", "hint": hint, "facts": {}})
+    said = speech(talk.ask())
+    assert "work=" not in said["line"] and "sell I" not in said["line"]
+    assert "Ceres Deep" in said["line"]
