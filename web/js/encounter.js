@@ -110,8 +110,12 @@ export class EncounterController {
       case "action":
         return this._ifCurrent(frame, () => this._dialogue.addAction(frame.name, frame.ok, frame.summary));
       case "encounter.closed":
-        // The harness ended it (the player left the place): nothing to send back.
-        return this._ifCurrent(frame, (current) => this._forget(this._farewell(current, frame.reason)));
+        // The harness ended it (the player left the place): nothing to send back. Any field
+        // beyond `id` is not words for the player, so the panel keeps their last line.
+        return this._ifCurrent(frame, (current) => {
+          current.gone = true;
+          this._forget(this._farewell(current));
+        });
       case "encounter.idle":
         return this._ifCurrent(frame, (current) => {
           if (current.leaving) {
@@ -152,13 +156,11 @@ export class EncounterController {
     return true;
   }
 
-  /** What stays on the panel when a conversation ends: their last line, or the reason. */
-  _farewell(current, reason = "") {
+  /** What stays on the panel when a conversation ends: their last line, or why it ended. */
+  _farewell(current) {
     const farewell = this._dialogue.lineText.trim();
-    const said = farewell ? `${current.npcName}: “${farewell}”` : "";
-    const why = typeof reason === "string" ? reason.trim() : "";
-    const gone = current.gone ? `${current.npcName} is not here any more.` : "";
-    return [said, why].filter(Boolean).join(" ") || gone;
+    if (farewell) return `${current.npcName}: “${farewell}”`;
+    return current.gone ? `${current.npcName} is not here any more.` : "";
   }
 
   _ifCurrent(frame, act) {
