@@ -108,6 +108,9 @@ async def test_the_view_says_who_is_here_when_people_move(page: Page, harness: F
     harness.location = {**HOME, "people": [{"id": "npc-karsk", "name": "Jonah Karsk"}]}
     await harness.push({"t": "hud", "playerId": PLAYER, "data": harness.hud()})
     await expect(page.get_by_test_id("people-list")).to_have_text("1 Jonah Karsk")
+    await expect(page.get_by_test_id("people-elsewhere")).to_have_text(
+        "Elsewhere: Ilse Brandt, Vex (Kessler Hollow)."
+    )
     await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "closed")
     await expect(page.get_by_test_id("dialogue-hint")).to_have_text(
         "Ilse Brandt is not here any more."

@@ -106,10 +106,14 @@ async function start() {
     const hereNow = listed
       ? listed.map((person) => ({ ...known.get(person.id), ...person, locationId: here }))
       : npcs.filter(isHere);
-    present = hereNow.map((npc, index) => ({ ...npc, name: npc.name || prettyId(npc.id), number: index + 1 }));
-    const away = npcs
-      .filter((npc) => !isHere(npc))
-      .map((npc) => ({ ...npc, place: placeNames.get(npc.locationId) ?? prettyId(npc.locationId) }));
+    present = hereNow.map((npc, index) => ({
+      ...npc,
+      name: npc.name || prettyId(npc.id),
+      number: index + 1,
+    }));
+    // Someone who left here since `welcome` is elsewhere, but where is not known.
+    const placeOf = (id) => (id === here ? "" : placeNames.get(id) ?? prettyId(id));
+    const away = npcs.filter((npc) => !isHere(npc)).map((npc) => ({ ...npc, place: placeOf(npc.locationId) }));
     people.update(present, away);
     scene.setFigures(present);
     const talkingTo = encounters.current?.npcId;

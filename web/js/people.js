@@ -37,7 +37,7 @@ export class PeopleList {
     this._empty.hidden = present.length > 0;
     this._elsewhere.hidden = elsewhere.length === 0;
     this._elsewhere.textContent = elsewhere.length
-      ? `Elsewhere: ${elsewhere.map((npc) => `${npc.name} (${npc.place})`).join(", ")}.`
+      ? `Elsewhere: ${elsewhere.map((npc) => (npc.place ? `${npc.name} (${npc.place})` : npc.name)).join(", ")}.`
       : "";
     this._refresh();
   }
