@@ -1,16 +1,22 @@
 """Travel: the conversation ends when the player leaves, and the page shows the new place.
 
 The fake harness flies the player to Kessler Hollow in the middle of a turn (a committed action,
-then the `hud` with the new location, then the NPC's farewell), ending the turn as today's
-harness does (options, idle) or with `encounter.closed`. Either way the dialogue closes on the
-farewell, never offers the stale replies, and the people list and HUD are the Hollow's.
+then the `hud` with the new location, then the NPC's farewell), ending the turn as the harness
+does (options, idle, then the encounter is gone) or with `encounter.closed`. Either way the
+dialogue closes on the farewell, never offers the stale replies, and the people list and HUD are
+the Hollow's. The last test buys passage for real, from Omega station's offline brain.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from fake_harness import AWAY, FAREWELL, GREETING, HOME, NPCS, PLAYER, TRAVEL_TEXT, FakeHarness
 from playwright.async_api import Page, expect
+from real_stack import omega_station
+from test_web_e2e import FrameLog
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -116,3 +122,45 @@ async def test_the_view_says_who_is_here_when_people_move(page: Page, harness: F
         "Ilse Brandt is not here any more."
     )
     await expect(page.get_by_test_id("hud-location")).to_have_text(HOME["name"])
+
+
+async def test_a_passage_through_the_real_server(page: Page, tmp_path: Path) -> None:
+    """Omega station with its offline brain: buying passage from Ilse ends her conversation on
+    her farewell and shows Ceres Deep, with no problem shown for the harness's own ending."""
+    async with omega_station(tmp_path) as stack:
+        log = FrameLog(page)
+        await page.goto(stack.url)
+        mark = log.mark()
+        await page.get_by_test_id(f"npc-button-{BRANDT}").click()
+        await log.until("encounter.idle", mark)
+        for _ in range(3):  # ask about passage, then take the offer
+            items = log.since(mark, "options")[-1]["items"]
+            number = _passage_option(items)
+            mark = log.mark()
+            await page.get_by_test_id(f"option-{number}").click()
+            await log.until("encounter.idle", mark)
+            if any(f["t"] == "action" and f["ok"] for f in log.frames[mark:]):
+                break
+        farewell = "".join(f["text"] for f in log.since(mark, "say.delta"))
+        await expect(page.get_by_test_id("dialogue")).to_have_attribute("data-state", "closed")
+        await expect(page.get_by_test_id("dialogue-hint")).to_contain_text(farewell.strip())
+        await expect(page.get_by_test_id("hud-location")).to_have_text("Ceres Deep")
+        await expect(page.get_by_test_id("people-list")).not_to_contain_text("Ilse Brandt")
+        await expect(page.get_by_test_id("options").get_by_role("button")).to_have_count(0)
+        # The page's close reaches a harness that already ended it; the answer is not shown.
+        await page.get_by_test_id("advance").click()
+        await expect(page.get_by_test_id("ticker").locator("li").first).not_to_have_text(
+            "No news yet."
+        )
+        await expect(page.get_by_test_id("problem")).to_have_count(0)
+
+
+def _passage_option(items: list[dict[str, Any]]) -> int:
+    """The 1-based number of the passage offer to Ceres Deep, else of a reply asking for one."""
+    for number, item in enumerate(items, 1):
+        if item.get("offer", {}).get("action") == "sell_passage" and "Ceres" in item["label"]:
+            return number
+    for number, item in enumerate(items, 1):
+        if "passage" in item["label"].casefold():
+            return number
+    raise AssertionError(f"no passage on offer: {items}")
