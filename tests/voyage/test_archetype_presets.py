@@ -65,6 +65,9 @@ async def _first_requests(tmp_path: Path, plays: MockCapabilities, provider: str
         Player(stack.running.ws_url, PLAYER_ID) as me,
     ):
         await me.hello()
+        # On a local model the server first warms each NPC's prefix: those requests are not
+        # an encounter's, so they are done before the first one opens.
+        await stack.running.server.prefix_warmer.wait()
         for npc_id, place in _VISITS:
             with stack.world.transaction() as tx:
                 tx.move_actor(PLAYER_ID, place)
