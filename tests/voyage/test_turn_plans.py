@@ -74,6 +74,8 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     assert actions(offered) == []
     assert offers(offered)[0]["offer"]["action"] == "player_buys"
     assert actions(bought) == [("player_buys", True)]
+    # The accepted deal committed before any model call: the NPC only speaks about it.
+    assert [_forced(b) for b in _chat_bodies(stack)[len(bodies) :]] == ["npc_speak"]
     kinds = [f["t"] for f in bought]
     assert kinds.index("action") < kinds.index("say.delta")
     assert "options" in kinds

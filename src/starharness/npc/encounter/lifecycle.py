@@ -74,6 +74,7 @@ class Encounter:
         "_parting",
         "_plan",
         "_preset",
+        "_reacting",
         "_running",
         "_scene",
         "_send_frame",
@@ -104,6 +105,10 @@ class Encounter:
         self._handle: AgentHandle | None = None
         self._closing: asyncio.Task[None] | None = None
         self._parting = False
+        self._reacting = False
+        """The next turn reacts to an accepted offer that committed: the world has answered,
+        so the NPC speaks without deciding (a small model otherwise acts again on its own
+        deal, and the player waits for a decision that cannot be needed)."""
         """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
         the NPC's next line is its farewell, and the encounter closes after it."""
         kit = host.kit
@@ -367,6 +372,7 @@ class Encounter:
             world = self._host.world
             self._parting = not await self._calls.run(world.can_meet, self.npc.id, self.player_id)
         if await self._read_scene():
+            self._reacting = attempt.ok
             self._begin(UserMessage(acceptance_note(offer, attempt)))
 
     def _begin(self, message: UserMessage) -> None:
@@ -395,7 +401,7 @@ class Encounter:
         kind = event.type
         if kind == ev.TURN_START:
             self._offers.new_turn()
-            self._decided = False
+            self._decided, self._reacting = self._reacting, False
             self._failures.clear()
             self._give_up = False
         elif kind == ev.TOOL_RESULT:
