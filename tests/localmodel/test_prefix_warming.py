@@ -17,6 +17,7 @@ from starharness.npc import GameKit, RunningServer, ServerSettings, start_server
 from starharness.voyage import GAME, PLAYER_ID
 
 WAIT_S = 30
+OFFLINE: Callable[[ChatRequest], Any] = GAME.offline_responder
 
 
 @asynccontextmanager
@@ -42,7 +43,7 @@ def _is_warming(body: Any) -> bool:
 
 
 async def test_every_npc_prefix_is_warmed_and_a_greeting_begins_with_it(tmp_path: Path) -> None:
-    async with _serving(tmp_path, "llama-cpp", GAME.offline_responder) as (mock, running):
+    async with _serving(tmp_path, "llama-cpp", OFFLINE) as (mock, running):
         warmer = running.server.prefix_warmer
         async with asyncio.timeout(WAIT_S):
             await warmer.wait()
@@ -75,7 +76,7 @@ async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) ->
         if len(request.messages) == 1:  # a prefix being warmed: held until the player is in
             warm_seen.set()
             await release.wait()
-        return await asyncio.to_thread(GAME.offline_responder, request)
+        return await asyncio.to_thread(OFFLINE, request)
 
     async with _serving(tmp_path, "llama-cpp", responder) as (mock, running):
         async with asyncio.timeout(WAIT_S):
@@ -95,7 +96,7 @@ async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) ->
 
 
 async def test_a_provider_that_keeps_no_prompts_is_sent_no_warming(tmp_path: Path) -> None:
-    async with _serving(tmp_path, "openai-compatible", GAME.offline_responder) as (mock, running):
+    async with _serving(tmp_path, "openai-compatible", OFFLINE) as (mock, running):
         await running.server.prefix_warmer.wait()
         await asyncio.sleep(0.2)  # a warming task, if one had started, would have sent by now
         assert running.server.prefix_warmer.warmed == []
