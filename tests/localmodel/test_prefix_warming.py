@@ -15,9 +15,10 @@ from starharness.mockllm import ChatRequest, MockLlmServer
 from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
 from starharness.npc import GameKit, RunningServer, ServerSettings, start_server
 from starharness.voyage import GAME, PLAYER_ID
+from starharness.voyage.game import play_offline
 
 WAIT_S = 30
-OFFLINE: Callable[[ChatRequest], Any] = GAME.offline_responder
+OFFLINE = play_offline
 
 
 @asynccontextmanager
