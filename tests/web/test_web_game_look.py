@@ -100,3 +100,21 @@ async def test_omega_station_keeps_its_look(page: Page, harness: FakeHarness) ->
     if await page.evaluate("() => window.starHarness.sceneAvailable"):
         assert await page.evaluate("() => window.starHarness.place()") == "bar"
     await expect(page).to_have_title("Omega station · star-harness")
+    # Omega's scale (-100..100) when no schema says otherwise: +10 is still neutral.
+    assert await page.evaluate("() => window.starHarness.attitudeWord(10)") == "neutral"
+
+
+async def test_attitudes_are_worded_on_the_game_s_own_scale(
+    page: Page, tea_stall: RealStack
+) -> None:
+    """The stall's attitudes run from -10 to 10 (its schema, served at /frames.schema.json):
+    +10 is as friendly as it gets there, where on Omega's -100..100 it would be neutral."""
+    schema = await page.request.get(f"{tea_stall.url}frames.schema.json")
+    assert schema.ok
+    declared = (await schema.json())["$defs"]["Attitude"]
+    assert (declared["minimum"], declared["maximum"]) == (-10, 10)
+    await page.goto(tea_stall.url)
+    await wait_for_client(page)
+    await page.wait_for_function("() => window.starHarness.attitudeWord(10) === 'friendly'")
+    words = await page.evaluate("() => [-10, -3, 0, 3, 10].map(window.starHarness.attitudeWord)")
+    assert words == ["hostile", "cool", "neutral", "warm", "friendly"]

@@ -25,6 +25,24 @@ export class Hud {
     this._el = elements;
     this.data = {};
     this._talkingTo = null;
+    this._attitude = null;
+    /** The game's attitude range (its schema's `Attitude`); Omega station's until it is read. */
+    this._range = { low: -100, high: 100 };
+  }
+
+  /** Read what the game declares (`/frames.schema.json`): its attitude range words attitudes. */
+  useSchema(schema) {
+    const attitude = schema?.$defs?.Attitude;
+    const low = attitude?.minimum;
+    const high = attitude?.maximum;
+    if (typeof low !== "number" || typeof high !== "number" || low >= high) return;
+    this._range = { low, high };
+    if (this._talkingTo) this._showAttitudeOf(this._talkingTo.npcName, this._attitude);
+  }
+
+  /** How an attitude reads in words, on this game's scale. */
+  attitudeWord(attitude) {
+    return attitudeWord(attitude, this._range);
   }
 
   /** Replace the whole view with `data` (a `hud.data` or `welcome.hud` object). */
@@ -64,8 +82,9 @@ export class Hud {
       el.dataset.value = "";
       return;
     }
+    this._attitude = attitude;
     const sign = attitude > 0 ? "+" : "";
-    el.textContent = `${npcName}: ${sign}${attitude} (${attitudeWord(attitude)})`;
+    el.textContent = `${npcName}: ${sign}${attitude} (${this.attitudeWord(attitude)})`;
     el.dataset.value = String(attitude);
   }
 }
@@ -176,11 +195,15 @@ function entryLine(entry) {
   return typeof qty === "number" ? `${NUMBER.format(qty)}\u00a0×\u00a0${name}` : name;
 }
 
-function attitudeWord(attitude) {
-  if (attitude <= -50) return "hostile";
-  if (attitude < -10) return "cool";
-  if (attitude <= 10) return "neutral";
-  if (attitude < 50) return "warm";
+/** Words by the share of the game's range on that side of zero: on Omega's -100..100, -50
+ * and below is hostile, up to -10 cool, up to 10 neutral, below 50 warm, then friendly. */
+function attitudeWord(attitude, range) {
+  const side = attitude < 0 ? -Math.min(range.low, -1) : Math.max(range.high, 1);
+  const share = attitude / side;
+  if (share <= -0.5) return "hostile";
+  if (share < -0.1) return "cool";
+  if (share <= 0.1) return "neutral";
+  if (share < 0.5) return "warm";
   return "friendly";
 }
 

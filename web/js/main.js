@@ -31,6 +31,11 @@ async function start() {
     attitude: byId("hud-attitude"),
     lists: byId("hud-lists"),
   });
+  // The game's own schema words its attitudes; the page works without it (Omega's scale).
+  fetch("frames.schema.json")
+    .then((answer) => (answer.ok ? answer.json() : null))
+    .then((schema) => schema && hud.useSchema(schema))
+    .catch(() => {});
   const ticker = new Ticker(byId("ticker"), (id) => placeNames.get(id) ?? prettyId(id));
   const people = new PeopleList(
     { list: byId("people-list"), empty: byId("people-empty"), elsewhere: byId("people-elsewhere") },
@@ -196,6 +201,7 @@ async function start() {
     sceneAvailable: scene.available,
     figureLook: (npcId) => scene.look(npcId),
     figurePoint: (npcId) => scene.screenPoint(npcId),
+    attitudeWord: (attitude) => hud.attitudeWord(attitude),
     encounter: () => (encounters.current ? { ...encounters.current } : null),
     place: () => scene.place,
   };

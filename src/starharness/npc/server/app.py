@@ -13,12 +13,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..frames import ErrorCode
+from ..game_schema import game_schema_text
 from .connection import FrameWebSocket
 from .hosts import HostGuard
 from .hub import NpcServer
 from .metrics import CONTENT_TYPE
 
 FRAME_PATH = "/gh"
+FRAME_SCHEMA_PATH = "/frames.schema.json"
+"""The game's frame schema over HTTP, for clients that render any game."""
 
 
 def build_app(server: NpcServer) -> ASGIApp:
@@ -52,10 +55,20 @@ def build_app(server: NpcServer) -> ASGIApp:
             return PlainTextResponse("unauthorized: the auth token is missing or wrong", 401)
         return Response(server.metrics.render(), media_type=CONTENT_TYPE)
 
+    schema: list[str] = []
+
+    async def frame_schema(request: Request) -> Response:
+        # The game's own schema (moods, attitude range, HUD), as `star-harness schema` writes
+        # it: a client renders this game, not the sample one, from it. Built once, on demand.
+        if not schema:
+            schema.append(game_schema_text(server.game))
+        return Response(schema[0], media_type="application/schema+json")
+
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics),
+        Route(FRAME_SCHEMA_PATH, frame_schema),
     ]
     web_root = server.settings.web_root
     if web_root is not None:
