@@ -65,6 +65,9 @@ async def test_passage_ends_the_encounter_and_arrives_on_a_later_day(tmp_path: P
         assert refused[-1]["t"] == "error" and refused[-1]["code"] == "unknown_encounter"
         # Okoro, who is here, does.
         assert line(await me.open("okoro", QUARTERMASTER))
+        # The ended encounter holds none of the connection's slots (at most 8 may be open).
+        (connection,) = stack.running.server.connections
+        assert set(connection.encounters) == {"okoro"}
 
 
 async def test_a_player_short_of_the_fare_back_works_the_passage(tmp_path: Path) -> None:

@@ -331,6 +331,7 @@ class Connection:
                 ErrorCode.ENCOUNTER_EXISTS, f"encounter {frame.id!r} is already open", frame.id
             )
         self.access.check_acts_for(frame.player_id, time.time(), frame.id)
+        self._forget_ended()
         if len(self.encounters) >= self._limits.max_encounters:
             raise FrameError(
                 ErrorCode.LIMIT,
@@ -364,8 +365,14 @@ class Connection:
         await encounter.say(frame)
 
     async def _close(self, frame: EncounterClose) -> None:
-        encounter = self._encounter(frame.id)
-        del self.encounters[frame.id]
+        # One the harness ended itself is closed quietly too, until another open forgets it.
+        encounter = self.encounters.pop(frame.id, None)
+        if encounter is None:
+            raise FrameError(
+                ErrorCode.UNKNOWN_ENCOUNTER,
+                f"no open encounter {frame.id!r} on this connection",
+                frame.id,
+            )
         await encounter.close()
 
     async def _tick(self, frame: WorldTick) -> None:
@@ -376,8 +383,17 @@ class Connection:
             )
         await self.server.tick(frame.days)
 
+    def _forget_ended(self) -> None:
+        """Drop encounters the harness ended itself (a deal took the player away): they hold
+        no slot of the connection's limit."""
+        for encounter_id in [key for key, e in self.encounters.items() if e.closed]:
+            del self.encounters[encounter_id]
+
     def _encounter(self, encounter_id: str) -> Encounter:
         encounter = self.encounters.get(encounter_id)
+        if encounter is not None and encounter.closed:
+            del self.encounters[encounter_id]
+            encounter = None
         if encounter is None:
             raise FrameError(
                 ErrorCode.UNKNOWN_ENCOUNTER,
