@@ -225,14 +225,17 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
     assert all(body["max_tokens"] == 1 for body in warming)
     turn_bodies = [body for body in bodies if len(body["messages"]) > 1]
     forced = [body["tool_choice"]["function"]["name"] for body in turn_bodies]
-    assert forced == ["decide", "npc_speak"] * len(turns)
+    # The greeting only speaks (nothing is decided on walking up); every say decides first.
+    assert forced == ["npc_speak"] + ["decide", "npc_speak"] * (len(turns) - 1)
     assert all(body["tool_choice"]["function"]["name"] == "decide" for body in warming)
     # A decision's result is repeated for the model (the server hides tool results), except
     # "none": then the player's words stay the last thing said before the NPC speaks.
     speech = [body for body in turn_bodies if body["tool_choice"]["function"]["name"] != "decide"]
     outcomes = {"none": 0, "action": 0}
     for body in speech:
-        call = next(m for m in reversed(body["messages"]) if m.get("tool_calls"))
+        call = next((m for m in reversed(body["messages"]) if m.get("tool_calls")), None)
+        if call is None or call["tool_calls"][0]["function"]["name"] != "decide":
+            continue  # the greeting: nothing was decided
         decided = json.loads(call["tool_calls"][0]["function"]["arguments"])
         told = body["messages"][-1]
         if decided["action"]["name"] == "none":

@@ -106,9 +106,11 @@ class Encounter:
         self._closing: asyncio.Task[None] | None = None
         self._parting = False
         self._reacting = False
-        """The next turn reacts to an accepted offer that committed: the world has answered,
-        so the NPC speaks without deciding (a small model otherwise acts again on its own
-        deal, and the player waits for a decision that cannot be needed)."""
+        """The next turn only speaks, without a decision (decide-act-speak): the greeting,
+        where the player has asked for nothing and nothing may be done on the NPC's own
+        initiative, and the reaction to an accepted offer that committed, where the world has
+        already answered (a small model otherwise acted again on its own deal, or on nothing
+        at all, and the player waited for a decision that could not be needed)."""
         """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
         the NPC's next line is its farewell, and the encounter closes after it."""
         kit = host.kit
@@ -153,6 +155,7 @@ class Encounter:
             low, high = game.attitude_range
             encounter._mapper.opened(npc.name, min(max(attitude, low), high))
             if game.greets_first:
+                encounter._reacting = True
                 encounter._begin(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
             else:
                 encounter._mapper.idle()
