@@ -17,12 +17,15 @@ from starharness.npc.encounter import GameDefinitionError, GameKit
 def test_load_game_finds_a_game_or_a_factory() -> None:
     assert load_game("tinygame:GAME") is GAME
     assert load_game("tinygame:make_game").name == "tinygame"
+    # Without ':attribute' the attribute is GAME, the name new-game and the sample game use.
+    assert load_game("tinygame") is GAME
 
 
 @pytest.mark.parametrize(
     ("spec", "words"),
     [
-        ("tinygame", "'package.module:attribute'"),
+        (":GAME", "'package.module[:attribute]'"),
+        ("tinygame.actions", "has no attribute 'GAME' (a spec without ':attribute' means :GAME)"),
         ("no_such_module_here:GAME", "cannot import the game module 'no_such_module_here'"),
         ("tinygame:NOPE", "has no attribute 'NOPE'"),
         ("tinygame:MOODS", "is a tuple, not a starharness.npc.Game"),
