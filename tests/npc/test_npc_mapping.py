@@ -211,3 +211,19 @@ async def test_fragments_arriving_together_leave_as_one_frame_after_the_first() 
         "say.delta", "say.delta", "say.end", "encounter.idle"
     ]  # fmt: skip
     assert recorder.said() == "First and then more"
+
+
+async def test_a_label_cut_at_the_length_limit_ends_on_a_whole_word() -> None:
+    """A grammar stops a long label at the game's limit mid-word ("... It's a 4"); the player
+    reads it cut back to its last whole word, the same label the encounter remembers."""
+    from dataclasses import replace
+
+    style = replace(KIT.style, contract=replace(KIT.style.contract, max_label_chars=24))
+    recorder = Recorder()
+    recorder.mapper = FrameMapper("e1", KIT.protocol, style, recorder.send, recorder.options.append)
+    recorder.log(ev.STEP_START, turn=1, step=1)
+    cut = "Heard of the shortcut? 4"  # 24 characters: stopped at the limit
+    _speak(recorder, json.dumps({"line": "Well?", "options": [cut, "No"]}))
+    shown = [item["label"] for f in recorder.frames if f["t"] == "options" for item in f["items"]]
+    assert shown == ["Heard of the shortcut?\u2026", "No"]
+    assert recorder.options == [(SpokenOption("1", shown[0]), SpokenOption("2", "No"))]

@@ -1,6 +1,8 @@
 // Omega station's bar: floor, walls, the bar counter, stools, shelves, a viewport full of
 // stars, lights. Everything goes into `scene` (a group the view swaps when the place changes).
 
+import { addShell } from "./room.js";
+
 const COUNTER_Z = -1.6;
 
 /** Add the whole bar to `scene` (a THREE.Group); `world` gets its background and fog. */
@@ -39,26 +41,11 @@ function addLights(THREE, scene) {
 }
 
 function addRoom(THREE, scene) {
-  const floor = new THREE.Mesh(
-    new THREE.PlaneGeometry(24, 16),
-    new THREE.MeshStandardMaterial({ color: 0x232a36, roughness: 0.85, metalness: 0.2 }),
-  );
-  floor.rotation.x = -Math.PI / 2;
-  scene.add(floor);
-  const grid = new THREE.GridHelper(24, 24, 0x33405a, 0x2a3448);
-  grid.position.y = 0.002;
-  scene.add(grid);
-
-  const wallMaterial = new THREE.MeshStandardMaterial({ color: 0x1c2333, roughness: 0.9 });
-  const back = new THREE.Mesh(new THREE.PlaneGeometry(24, 6), wallMaterial);
-  back.position.set(0, 3, -4);
-  scene.add(back);
-  for (const side of [-1, 1]) {
-    const wall = new THREE.Mesh(new THREE.PlaneGeometry(16, 6), wallMaterial);
-    wall.rotation.y = -side * Math.PI / 2;
-    wall.position.set(side * 7, 3, 2);
-    scene.add(wall);
-  }
+  addShell(THREE, scene, {
+    floor: { color: 0x232a36, roughness: 0.85, metalness: 0.2 },
+    grid: [0x33405a, 0x2a3448],
+    wall: { color: 0x1c2333, roughness: 0.9 },
+  });
 }
 
 function addCounter(THREE, scene) {

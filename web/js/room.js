@@ -10,17 +10,27 @@ export function buildRoom(THREE, scene, world) {
   key.position.set(3, 6, 5);
   scene.add(key);
 
+  addShell(THREE, scene, {
+    floor: { color: 0x2e2a26, roughness: 0.9 },
+    grid: [0x4a443d, 0x3d3833],
+    wall: { color: 0x4a4540, roughness: 0.95 },
+  });
+}
+
+/** The floor, its grid and three walls every place stands in; `look` gives their materials
+ * (`floor` and `wall`: MeshStandardMaterial parameters, `grid`: its two line colours). */
+export function addShell(THREE, scene, look) {
   const floor = new THREE.Mesh(
     new THREE.PlaneGeometry(24, 16),
-    new THREE.MeshStandardMaterial({ color: 0x2e2a26, roughness: 0.9 }),
+    new THREE.MeshStandardMaterial(look.floor),
   );
   floor.rotation.x = -Math.PI / 2;
   scene.add(floor);
-  const tiles = new THREE.GridHelper(24, 24, 0x4a443d, 0x3d3833);
+  const tiles = new THREE.GridHelper(24, 24, look.grid[0], look.grid[1]);
   tiles.position.y = 0.002;
   scene.add(tiles);
 
-  const wallMaterial = new THREE.MeshStandardMaterial({ color: 0x4a4540, roughness: 0.95 });
+  const wallMaterial = new THREE.MeshStandardMaterial(look.wall);
   const back = new THREE.Mesh(new THREE.PlaneGeometry(24, 6), wallMaterial);
   back.position.set(0, 3, -4);
   scene.add(back);

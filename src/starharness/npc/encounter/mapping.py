@@ -42,6 +42,16 @@ class SpeechStyle:
                             c.option_label_field)  # fmt: skip
 
 
+def _whole_words(option: SpokenOption, limit: int) -> SpokenOption:
+    """A label the schema's length limit cut mid-word ("... It's a 4"), back to its last whole
+    word with an ellipsis: a grammar-constrained model is stopped at the limit, not warned."""
+    label = option.label
+    if len(label) < limit or " " not in label.strip():
+        return option
+    whole = label[: label.rstrip().rfind(" ")].rstrip(" ,;:-")
+    return SpokenOption(option.id, f"{whole}\u2026") if whole else option
+
+
 def error_code_for(turn_end: ev.TurnEndData) -> ErrorCode:
     """The error code of a turn that ended with reason `error`."""
     kind = turn_end.get("kind")
@@ -338,6 +348,9 @@ class FrameMapper:
         self._emit(self._protocol.say_end(id=self._id, mood=mood))
 
     def _options(self, options: tuple[SpokenOption, ...]) -> None:
+        limit = self._style.contract.max_label_chars
+        if limit is not None:
+            options = tuple(_whole_words(option, limit) for option in options)
         self._last_spoken = options
         items = self._offers.items() if self._offers is not None else []
         if items:
