@@ -39,12 +39,16 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
         "first say.delta  median",
         "server ttft      median",
         "harness / ttft   median",
-        "server plan      median   0.01 s",  # the fake's log: 1.5 + 2.5 + 1.5 ms
         "harness / plan   median",
     ):
         assert out.count(line) == 2, out
+    # A greeting only speaks (no decision on walking up): its plan is the speech's prompt.
+    assert out.count("  greeting ") == out.count("requests npc_speak  load") == 2, out
+    assert out.count("server plan      median   0.00 s") == 1, out  # the fake's log: 1.5 ms
+    assert out.count("server plan      median   0.01 s") == 1, out  # 1.5 + 2.5 + 1.5 ms
     assert "decide     requests: prompt tokens evaluated median" in out
     assert "npc_speak  requests: prompt tokens evaluated median" in out
-    assert out.count("server time: prompt median  0.00 s, generated tokens median  12") == 4
+    # Per kind and tool: warm says' decide and npc_speak, greetings' npc_speak.
+    assert out.count("server time: prompt median  0.00 s, generated tokens median  12") == 3
     assert "\nload average at end: " in out
     assert "prefix-match hit" in log.read_text()
