@@ -25,6 +25,9 @@ ReadLine = Callable[[], Awaitable[str | None]]
 DRAIN_S = 30.0
 """How long requests still running at shutdown get to finish (their sessions are disposed, so a
 prompt ends at once); past it they are cancelled and answered -32006."""
+LATE_LINE_S = 0.1
+"""After the sessions closed, how long a line already on its way is still read and refused:
+a client that sent requests before it read the shutdown's answer hears -32006 for each."""
 
 
 class Connection:
@@ -63,6 +66,28 @@ class Connection:
                 # Lines that come while the sessions close are answered -32006, not dropped.
                 await self._refuse_until(closing, read_line)
             await closing
+            if not ended:
+                await self._refuse_late(read_line)
+
+    async def _refuse_late(self, read_line: ReadLine) -> None:
+        """Refuse (-32006) the lines that are still arriving once everything has closed."""
+        while True:
+            try:
+                line = await asyncio.wait_for(read_line(), LATE_LINE_S)
+            except (TimeoutError, OSError, ValueError):
+                return
+            if line is None:
+                return
+            if not line.strip():
+                continue
+            try:
+                request = parse_message(line)
+            except RpcError as error:
+                self._send(error_line(error.request_id, error))
+                continue
+            if request.has_id:
+                stopped = RpcError(SHUTTING_DOWN, f"{request.method}: the server has shut down")
+                self._send(error_line(request.id, stopped))
 
     async def _refuse_until(self, closing: asyncio.Future[None], read_line: ReadLine) -> None:
         while not closing.done():
