@@ -2,6 +2,15 @@
 
 from typing import Any, Final
 
+from ..content.prices import (
+    BUY_CEILING,
+    PRICE_BAND,
+    SELL_FLOOR,
+    PriceBand,
+    band_around,
+    buy_band,
+    sell_band,
+)
 from .guards import (
     Parties,
     Priced,
@@ -15,15 +24,6 @@ from .guards import (
     same_location,
 )
 from .intel import INTEL_MEMORY, SELL_INTEL, SELL_RUMOUR, IntelArgs
-from .pricing import (
-    BUY_CEILING,
-    PRICE_BAND,
-    SELL_FLOOR,
-    PriceBand,
-    band_around,
-    buy_band,
-    sell_band,
-)
 from .quests import (
     COMPLETE,
     COMPLETE_QUEST,

@@ -13,9 +13,9 @@ from typing import Protocol, TypeVar
 
 from starharness.npc.actions import Refusal
 
+from ..content.prices import PriceBand, band_around
 from ..store import WorldTx
 from ._naming import good_name, place_name
-from .pricing import PriceBand, band_around
 
 
 class Parties(Protocol):

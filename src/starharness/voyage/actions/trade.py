@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
+from ..content.prices import BUY_CEILING, PRICE_BAND, SELL_FLOOR, buy_band, sell_band
 from ..content.seed import GOODS
 from ..content.words import units_of
 from ..store import WorldTx
@@ -22,7 +23,6 @@ from .guards import (
     price_within_band,
     same_location,
 )
-from .pricing import BUY_CEILING, PRICE_BAND, SELL_FLOOR, buy_band, sell_band
 
 SELL_GOODS = "player_buys"
 BUY_GOODS = "player_sells"
