@@ -48,7 +48,7 @@ def decide(s: Situation) -> Plan:
         "jobs": _jobs,
         "job": _job,
         "deliver": _deliver,
-        "passage": _passage,
+        "passage": passage_offer,
         "travel": _travel,
         "work": _work,
         "bye": _bye,
@@ -338,10 +338,6 @@ def _deliver(s: Situation) -> Plan:
 
 def passage_offer(s: Situation) -> Say:
     """The berths the player can take now (a working passage when no fare fits)."""
-    return _passage(s)
-
-
-def _passage(s: Situation) -> Say:
     scene = s.scene
     if not scene.passages:
         return Say(
@@ -371,7 +367,7 @@ def _travel(s: Situation) -> Plan:
     wanted = s.intent.subject or ""
     route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
     if route is None or route.fare > s.scene.player_credits:
-        return _passage(s)
+        return passage_offer(s)
     return act(SELL_PASSAGE, destination=wanted)
 
 
@@ -379,7 +375,7 @@ def _work(s: Situation) -> Plan:
     wanted = s.intent.subject or ""
     route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
     if route is None or route.fare <= s.scene.player_credits:
-        return _passage(s)
+        return passage_offer(s)
     return act(SELL_PASSAGE, destination=wanted, work=True)
 
 
