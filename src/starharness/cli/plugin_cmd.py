@@ -2,8 +2,7 @@
 
 The user's patch file is `$STAR_HARNESS_HOME/patch.yml`, applied to every profile after the
 profile's own patch and before `--patch` files (docs/runtime.md). `add` and `remove` edit it in
-place: a row is appended or cut out as text, so the user's other rows and comments stay as they
-were (a file written in flow style, `[...]`, as programs write it, is rewritten whole). A change
+place (the text edits are in `_patch_file`), keeping the user's other rows and comments. A change
 is written only when every profile that loaded before still loads after it.
 """
 
@@ -12,13 +11,13 @@ from __future__ import annotations
 import difflib
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from ._errors import CliError
+from ._patch_file import appended, patch_of, read_rows, user_patch_path, without
 
 if TYPE_CHECKING:
     from ..runtime.config import Patch, ResolvedProfile
@@ -67,7 +66,7 @@ def list_rows(profile: ProfileOption = None) -> None:
 
     name = profile or DEFAULT_PROFILE
     resolved = composition.load(name)
-    user = _user_patch_path()
+    user = user_patch_path()
     table = [("ID", "PLUGIN", "FROM")]
     for row in resolved.rows:
         origin = row.bundle if row.bundle.startswith("patch ") else f"bundle {row.bundle}"
@@ -78,7 +77,7 @@ def list_rows(profile: ProfileOption = None) -> None:
     out = [f"profile {resolved.name} ({resolved.source})"]
     out += [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}" for a, b, c in table]
     ids = {row.id for row in resolved.rows}
-    elsewhere = [row for row in _read_rows(user) if row.id not in ids and not row.remove]
+    elsewhere = [row for row in read_rows(user) if row.id not in ids and not row.remove]
     if elsewhere:
         out.append(f"in {user} but not in this profile:")
         out += [f"  {row.id} (profiles: {', '.join(row.profiles or ['all'])})" for row in elsewhere]
@@ -113,8 +112,8 @@ def add_row(
     _check_config(plugin, plugin_class, settings)
     if after is not None and before is not None:
         raise CliError("plugin add: give --after or --before, not both")
-    user = _user_patch_path()
-    mine = _read_rows(user)
+    user = user_patch_path()
+    mine = read_rows(user)
     if any(row.id == row_id for row in mine):
         raise CliError(
             f"plugin add: your patch file {user} already has a row {row_id!r}; "
@@ -131,7 +130,7 @@ def add_row(
         row["profiles"] = [profile]
     _refuse_silent_replacement(row_id, profile, replace)
     text = user.read_text(encoding="utf-8") if user.is_file() else ""
-    _save(user, text, _appended(text, row))
+    _save(user, text, appended(text, row))
     where = f"profile {profile}" if profile else "every profile"
     sys.stdout.write(f"added row {row_id!r} ({plugin}) to {user}, for {where}\n")
 
@@ -139,124 +138,16 @@ def add_row(
 def remove_row(
     row_id: Annotated[str, typer.Argument(help="The id of a row in your patch file.")],
 ) -> None:
-    user = _user_patch_path()
-    mine = _read_rows(user)
+    user = user_patch_path()
+    mine = read_rows(user)
     if not any(row.id == row_id for row in mine):
         raise CliError(f"plugin remove: {_not_in_file(row_id, user, [r.id for r in mine])}")
     text = user.read_text(encoding="utf-8")
-    _save(user, text, _without(text, row_id))
+    _save(user, text, without(text, row_id))
     sys.stdout.write(f"removed row {row_id!r} from {user}\n")
 
 
 # -- the patch file ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _FileRow:
-    id: str
-    remove: bool
-    profiles: list[str] | None
-
-
-def _user_patch_path() -> Path:
-    from ..runtime.config.profile import USER_PATCH_FILE
-    from ..runtime.paths import star_harness_home
-
-    return star_harness_home() / USER_PATCH_FILE
-
-
-def _read_rows(path: Path) -> list[_FileRow]:
-    if not path.is_file():
-        return []
-    from ..runtime.config.patches import read_patch
-
-    patch = read_patch(path)
-    return [_FileRow(row.id, row.remove, row.profiles) for row in patch.rows]
-
-
-def _appended(text: str, row: dict[str, Any]) -> str:
-    """`text` with `row` added at the end, the rest of the file as it was."""
-    import yaml
-
-    node = _compose(text)
-    if isinstance(node, yaml.CollectionNode) and node.flow_style:
-        return _dumped([*_loaded_rows(text), row])
-    block = yaml.safe_dump([row], sort_keys=False, default_flow_style=False)
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + block
-
-
-def _without(text: str, row_id: str) -> str:
-    """`text` without the rows whose id is `row_id`; other rows and comments kept."""
-    import yaml
-
-    node = _compose(text)
-    if not isinstance(node, yaml.SequenceNode):
-        return text
-    items = cast(list[yaml.Node], node.value)
-    if node.flow_style:
-        kept = [r for r in _loaded_rows(text) if _row_id_of(r) != row_id]
-        return _dumped(kept)
-    lines = text.splitlines(keepends=True)
-    cuts: list[tuple[int, int]] = []
-    for item in items:
-        if _node_id(item) != row_id:
-            continue
-        first, end = item.start_mark.line, item.end_mark.line
-        if item.end_mark.column > 0:
-            end += 1  # the last line has the row's text: it goes too
-        # Blank and comment lines at its end belong to the row after it.
-        while end > first + 1 and _blank_or_comment(lines[end - 1]):
-            end -= 1
-        cuts.append((first, end))
-    for first, end in reversed(cuts):
-        del lines[first:end]
-    return "".join(lines)
-
-
-def _compose(text: str) -> object:
-    """The YAML node tree of `text` (None for an empty file)."""
-    import yaml
-
-    if not text.strip():
-        return None
-    return cast(object, yaml.compose(text))  # pyright: ignore[reportUnknownMemberType]
-
-
-def _loaded_rows(text: str) -> list[object]:
-    import yaml
-
-    data = cast(object, yaml.safe_load(text))
-    return cast(list[object], data) if isinstance(data, list) else []
-
-
-def _row_id_of(row: object) -> object:
-    return cast(dict[object, object], row).get("id") if isinstance(row, dict) else None
-
-
-def _blank_or_comment(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
-
-
-def _node_id(item: Any) -> str | None:
-    import yaml
-
-    if not isinstance(item, yaml.MappingNode):
-        return None
-    for key, value in item.value:
-        if getattr(key, "value", None) == "id" and isinstance(value, yaml.ScalarNode):
-            return str(value.value)
-    return None
-
-
-def _dumped(rows: list[Any]) -> str:
-    import yaml
-
-    if not rows:
-        return "[]\n"
-    return str(yaml.safe_dump(rows, sort_keys=False, default_flow_style=False))
 
 
 def _save(path: Path, old: str, new: str) -> None:
@@ -264,32 +155,15 @@ def _save(path: Path, old: str, new: str) -> None:
     from ..runtime.config import ProfileError
 
     try:
-        candidate = _patch_of(str(path), new)
+        candidate = patch_of(str(path), new)
     except ProfileError as exc:
         raise CliError(f"plugin: the change would break {path}: {exc}") from None
-    before = _patch_of(str(path), old)
+    before = patch_of(str(path), old)
     _check_profiles(before, candidate)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(new, encoding="utf-8")
     temporary.replace(path)
-
-
-def _patch_of(source: str, text: str) -> Patch:
-    import yaml
-
-    from ..runtime.config import Patch
-    from ..runtime.config.errors import ProfileError
-
-    try:
-        data = yaml.safe_load(text) if text.strip() else None
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"invalid YAML: {exc}") from None
-    if data is None:
-        return Patch(source, ())
-    if not isinstance(data, list):
-        raise ProfileError("a patch file is a list of rows")
-    return Patch.of(source, data)  # pyright: ignore[reportUnknownArgumentType]
 
 
 def _check_profiles(before: Patch, after: Patch) -> None:
