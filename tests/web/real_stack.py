@@ -16,7 +16,7 @@ from fake_harness import WEB_ROOT
 
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
-from starharness.npc import RunningServer, ServerSettings, load_game, start_server
+from starharness.npc import Game, RunningServer, ServerSettings, load_game, start_server
 from starharness.scaffold import new_game
 from starharness.voyage.game import GAME
 
@@ -37,17 +37,8 @@ class RealStack:
 @asynccontextmanager
 async def omega_station(tmp_path: Path) -> AsyncIterator[RealStack]:
     """Serve a fresh Omega station world under `tmp_path` with the browser client."""
-    settings = ServerSettings(port=0, world=tmp_path / "world.db", web_root=WEB_ROOT)
-    async with MockLlmServer(responder=GAME.offline_responder) as mock:
-        ctx = await start_runtime(mock.base_url)
-        try:
-            running = await start_server(ctx, GAME, settings)
-            try:
-                yield RealStack(running)
-            finally:
-                await running.stop()
-        finally:
-            await ctx.dispose()
+    async with _serving(GAME, tmp_path / "world.db") as stack:
+        yield stack
 
 
 @asynccontextmanager
@@ -58,8 +49,14 @@ async def scaffolded_game(folder: Path, name: str = "tea_stall") -> AsyncIterato
     Omega station's. A game package can be imported once per process, so one name, one stack.
     """
     made = new_game(name, folder)
-    game = load_game(f"{made}:GAME")
-    settings = ServerSettings(port=0, world=folder / "world.db", web_root=WEB_ROOT)
+    async with _serving(load_game(f"{made}:GAME"), folder / "world.db") as stack:
+        yield stack
+
+
+@asynccontextmanager
+async def _serving(game: Game[Any], world: Path) -> AsyncIterator[RealStack]:
+    """`game` served with the browser client, its offline brain as the model."""
+    settings = ServerSettings(port=0, world=world, web_root=WEB_ROOT)
     async with MockLlmServer(responder=game.offline_responder) as mock:
         ctx = await start_runtime(mock.base_url)
         try:
