@@ -81,19 +81,24 @@ def playing(made: Path, env: dict[str, str]) -> Iterator[dict[str, Any]]:
         text=True,
     )
     try:
-        started = time.monotonic()
-        while not ready.exists():
-            if proc.poll() is not None:
-                pytest.fail(f"play exited: {proc.stdout.read() if proc.stdout else ''}")
-            if time.monotonic() - started > START_S:
-                pytest.fail("play did not become ready")
-            time.sleep(0.05)
-        yield json.loads(ready.read_text())
+        yield _ready(proc, ready, START_S)
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 0, out
         assert "Traceback" not in out
+
+
+def _ready(play: subprocess.Popen[str], ready: Path, within_s: float) -> dict[str, Any]:
+    """What `play` wrote to its ready file, once it has (failing if it exits or takes longer)."""
+    deadline = time.monotonic() + within_s
+    while not ready.exists():
+        if play.poll() is not None:
+            pytest.fail(f"play exited: {play.stdout.read() if play.stdout else ''}")
+        if time.monotonic() > deadline:
+            pytest.fail("play did not become ready")
+        time.sleep(0.05)
+    return json.loads(ready.read_text())
 
 
 def test_the_scaffold_passes_its_own_tests(made: Path, env: dict[str, str]) -> None:
@@ -183,12 +188,7 @@ def test_the_printed_next_steps_work_as_printed(tmp_path: Path, env: dict[str, s
         cwd=tmp_path, env=shell, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 300
-        while not ready.exists():
-            assert play.poll() is None, play.stdout.read() if play.stdout else ""
-            assert time.monotonic() < deadline, "play did not become ready"
-            time.sleep(0.1)
-        with connect(json.loads(ready.read_text())["ws"], proxy=None) as ws:
+        with connect(_ready(play, ready, 300)["ws"], proxy=None) as ws:
             ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
             welcome = json.loads(ws.recv(timeout=30))
         assert [npc["name"] for npc in welcome["npcs"]] == ["Mira"]
@@ -355,9 +355,7 @@ def _talk(served: _Served, *words: str) -> list[list[dict[str, Any]]]:
         for text in words:
             ws.send(json.dumps({"t": "encounter.say", "id": encounter, "text": text}))
             turns.append(_turn_frames(ws))
-            offers = [
-                i for f in turns[-1] if f["t"] == "options" for i in f["items"] if "offer" in i
-            ]
+            offers = _offers(turns[-1])
             if offers:
                 ws.send(json.dumps(
                     {"t": "encounter.say", "id": encounter, "optionId": offers[0]["id"]}
