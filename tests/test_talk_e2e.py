@@ -67,6 +67,20 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
         assert proc.returncode == 0, out
 
 
+def _talk_cli(
+    url: str, env: dict[str, str], typed: str, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """`star-harness talk --url URL ARGS` with `typed` piped to its standard input."""
+    return subprocess.run(
+        [sys.executable, "-m", "starharness.cli", "talk", "--url", url, *args],
+        input=typed,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+    )
+
+
 def _credits(world_file: Path) -> int:
     world = open_game_world(world_file)
     try:
@@ -81,14 +95,7 @@ def test_a_scripted_talk_session_buys_from_the_smuggler(
     url, world_file, env = served
     before = _credits(world_file)
     # "1" picks the first option the smuggler offers, which sells the player something.
-    result = subprocess.run(
-        [sys.executable, "-m", "starharness.cli", "talk", "--url", url, "--npc", SMUGGLER],
-        input="1\n",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=_TIMEOUT_S,
-    )
+    result = _talk_cli(url, env, "1\n", "--npc", SMUGGLER)
     after = _credits(world_file)
     text = result.stdout
     assert result.returncode == 0, f"{text}\n{result.stderr}"
@@ -105,14 +112,7 @@ def test_leave_walks_away_and_who_is_here_lists_only_those_here(
 ) -> None:
     url, _world, env = served
     # The greeting's fourth option is "Leave"; after the farewell the client walks away.
-    result = subprocess.run(
-        [sys.executable, "-m", "starharness.cli", "talk", "--url", url, "--npc", SMUGGLER],
-        input="4\n",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=_TIMEOUT_S,
-    )
+    result = _talk_cli(url, env, "4\n", "--npc", SMUGGLER)
     text = result.stdout
     assert result.returncode == 0, f"{text}\n{result.stderr}"
     assert "  4) Leave" in text
@@ -135,14 +135,7 @@ def test_a_refused_tick_is_printed_before_the_client_leaves(
     url, _world, env = served
     # `serve` keeps the clock for the game: a player's tick is refused. The input ends right
     # after it; the refusal must still reach the terminal.
-    result = subprocess.run(
-        [sys.executable, "-m", "starharness.cli", "talk", "--url", url],
-        input="/tick 2\n",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=_TIMEOUT_S,
-    )
+    result = _talk_cli(url, env, "/tick 2\n")
     text = result.stdout
     assert result.returncode == 0, f"{text}\n{result.stderr}"
     refusal = text.find("the world clock belongs to the game")
