@@ -36,33 +36,16 @@ class RpcChild:
 
     async def answer(self, request_id: int) -> dict[str, Any]:
         """The answer to `request_id` (its whole message), reading lines until it comes."""
-        stdout = self.process.stdout
-        assert stdout is not None
         while request_id not in self.answers:
-            line = await asyncio.wait_for(stdout.readline(), ANSWER_DEADLINE_S)
-            assert line, f"the child ended before answering request {request_id}"
-            message = cast("dict[str, Any]", json.loads(line))
-            if "id" in message and "method" not in message:
-                self.answers[message["id"]] = message
-            else:
-                self.updates.append(message["params"])
+            await self._read(request_id)
         return self.answers.pop(request_id)
 
     async def prompt_allowing(self, session_id: str, text: str) -> dict[str, Any]:
         """`prompt`, answering `allow_once` to every approval it asks; returns its result."""
         prompt_id = await self.send("prompt", {"sessionId": session_id, "text": text})
-        stdout = self.process.stdout
-        assert stdout is not None
         while prompt_id not in self.answers:
-            line = await asyncio.wait_for(stdout.readline(), ANSWER_DEADLINE_S)
-            assert line, "the child ended before answering the prompt"
-            message = cast("dict[str, Any]", json.loads(line))
-            if "id" in message and "method" not in message:
-                self.answers[message["id"]] = message
-                continue
-            update = message["params"]
-            self.updates.append(update)
-            if update.get("kind") == "approval.asked":
+            update = await self._read(prompt_id)
+            if update is not None and update.get("kind") == "approval.asked":
                 answer = {
                     "action": "answer",
                     "sessionId": session_id,
@@ -73,6 +56,21 @@ class RpcChild:
         answer = self.answers.pop(prompt_id)
         assert "result" in answer, answer
         return cast("dict[str, Any]", answer["result"])
+
+    async def _read(self, waiting_for: int) -> dict[str, Any] | None:
+        """Read one line: an answer is kept in `answers` (None), an update in `updates` and
+        returned."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        line = await asyncio.wait_for(stdout.readline(), ANSWER_DEADLINE_S)
+        assert line, f"the child ended before answering request {waiting_for}"
+        message = cast("dict[str, Any]", json.loads(line))
+        if "id" in message and "method" not in message:
+            self.answers[message["id"]] = message
+            return None
+        update = cast("dict[str, Any]", message["params"])
+        self.updates.append(update)
+        return update
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request and return its `result`; an error answer fails the test."""

@@ -8,11 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 from acp import PROTOCOL_VERSION, Client, RequestError, spawn_agent_process, text_block
+from acp.client.connection import ClientSideConnection
 from rpc_child_support import RpcChild, rpc_child
 
 from session_protocol_support import call, child_env, mock_rows, say, write_patch
@@ -76,13 +79,20 @@ class _QuietClient:
         pass
 
 
+@asynccontextmanager
+async def _acp_child(home: Path, cwd: Path, *args: str) -> AsyncIterator[ClientSideConnection]:
+    """`star-harness acp ARGS` on pipes, seen from a client that is never asked anything."""
+    command = ["-m", "starharness.cli", "acp", *args]
+    async with spawn_agent_process(
+        cast(Client, _QuietClient()), sys.executable, *command, env=child_env(home), cwd=cwd
+    ) as (conn, _process):
+        yield conn
+
+
 async def test_acp_without_a_key_answers_initialize_with_auth_methods(
     home: Path, tmp_path: Path
 ) -> None:
-    args = ["-m", "starharness.cli", "acp"]
-    async with spawn_agent_process(
-        cast(Client, _QuietClient()), sys.executable, *args, env=child_env(home), cwd=tmp_path
-    ) as (conn, _process):
+    async with _acp_child(home, tmp_path) as conn:
         init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
         assert init.auth_methods is not None
         [method] = init.auth_methods
@@ -101,10 +111,7 @@ async def test_acp_without_a_key_answers_initialize_with_auth_methods(
 
 async def test_acp_with_a_model_lists_no_auth_methods(home: Path, tmp_path: Path) -> None:
     patch = write_patch(tmp_path, mock_rows("http://127.0.0.1:9/v1", None))
-    args = ["-m", "starharness.cli", "acp", "--patch", str(patch)]
-    async with spawn_agent_process(
-        cast(Client, _QuietClient()), sys.executable, *args, env=child_env(home), cwd=tmp_path
-    ) as (conn, _process):
+    async with _acp_child(home, tmp_path, "--patch", str(patch)) as conn:
         init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
         assert init.auth_methods == []
 
@@ -113,7 +120,10 @@ async def test_acp_with_a_model_lists_no_auth_methods(home: Path, tmp_path: Path
 
 
 async def _waiting_for_approval(child: RpcChild, sid: str) -> int:
-    """Start a prompt whose turn then waits for an approval; its request id."""
+    """Initialize, create session `sid` and start a prompt whose turn then waits for an
+    approval; the prompt's request id."""
+    await child.call("initialize", {"protocolVersion": 1})
+    await child.call("session", {"action": "create", "sessionId": sid})
     prompt_id = await child.send("prompt", {"sessionId": sid, "text": "change the notes"})
     while not any(u.get("kind") == "approval.asked" for u in child.updates):
         other = await child.send("session", {"action": "list"})
@@ -126,7 +136,9 @@ def _edit_script(mock: MockLlmServer, sid: str) -> None:
     mock.script(sid, [call("edit_file", edit), say("done")])
 
 
-async def _child_with_mock(home: Path, tmp_path: Path, project: Path, mock: MockLlmServer) -> Any:
+def _child_with_mock(
+    home: Path, tmp_path: Path, project: Path, mock: MockLlmServer
+) -> AbstractAsyncContextManager[RpcChild]:
     patch = write_patch(tmp_path, mock_rows(mock.base_url, None))
     return rpc_child(home, tmp_path, ["--patch", str(patch), "--project", str(project)])
 
@@ -136,9 +148,7 @@ async def test_a_prompt_answers_aborted_with_its_cause_when_its_session_is_close
 ) -> None:
     async with MockLlmServer() as mock:
         _edit_script(mock, "s1")
-        async with await _child_with_mock(home, tmp_path, project, mock) as child:
-            await child.call("initialize", {"protocolVersion": 1})
-            await child.call("session", {"action": "create", "sessionId": "s1"})
+        async with _child_with_mock(home, tmp_path, project, mock) as child:
             prompt_id = await _waiting_for_approval(child, "s1")
             await child.call("session", {"action": "close", "sessionId": "s1"})
             answer = await child.answer(prompt_id)
@@ -153,9 +163,7 @@ async def test_shutdown_mid_turn_answers_the_prompt_first_then_refuses_what_foll
 ) -> None:
     async with MockLlmServer() as mock:
         _edit_script(mock, "s2")
-        async with await _child_with_mock(home, tmp_path, project, mock) as child:
-            await child.call("initialize", {"protocolVersion": 1})
-            await child.call("session", {"action": "create", "sessionId": "s2"})
+        async with _child_with_mock(home, tmp_path, project, mock) as child:
             prompt_id = await _waiting_for_approval(child, "s2")
             shutdown_id = await child.send("shutdown", {})
             late_init = await child.send("initialize", {"protocolVersion": 1})
