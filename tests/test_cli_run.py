@@ -7,10 +7,10 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from session_protocol_support import call, say
 from starharness import app as composition
 from starharness.cli import run_cli
 from starharness.mockllm import MockLlmServer
@@ -121,6 +121,11 @@ def test_a_world_readable_credentials_file_is_refused(
     assert "sk-should-not-show-1234" not in message
 
 
+def _at_mock(mock: MockLlmServer) -> tuple[str, ...]:
+    """The flags that point a command at the mock LLM server."""
+    return ("--provider", "openai-compatible", "--base-url", mock.base_url, "--model", "mock-model")
+
+
 async def _run_cli_process(home: Path, *args: str) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     env["STAR_HARNESS_HOME"] = str(home)
@@ -146,12 +151,7 @@ async def test_run_streams_the_answer_against_a_real_server(home: Path) -> None:
             home,
             "run",
             "What is the answer?",
-            "--provider",
-            "openai-compatible",
-            "--base-url",
-            mock.base_url,
-            "--model",
-            "mock-model",
+            *_at_mock(mock),
         )
         assert code == 0, err
         assert out == "Forty-two, streamed.\n"
@@ -167,12 +167,7 @@ async def test_run_exits_non_zero_when_the_turn_fails(home: Path) -> None:
             home,
             "run",
             "hi",
-            "--provider",
-            "openai-compatible",
-            "--base-url",
-            mock.base_url,
-            "--model",
-            "mock-model",
+            *_at_mock(mock),
         )
     assert code == 1
     assert out == ""
@@ -190,16 +185,14 @@ async def test_the_seed_shape_runs_a_headless_task_that_edits_a_file_and_runs_a_
         "from calc import add\nassert add(2, 3) == 5\nprint('1 passed')\n", encoding="utf-8"
     )
     edit = {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}
-    steps: list[dict[str, Any]] = [
-        {"behaviour": "tool_call_success", "calls": [{"name": "edit_file", "arguments": edit}]},
-        {
-            "behaviour": "tool_call_success",
-            "calls": [{"name": "shell", "arguments": {"command": "python3 test_calc.py"}}],
-        },
-        {"behaviour": "success", "text": "Fixed."},
-    ]
     async with MockLlmServer() as mock:
-        mock.script_next(steps)
+        mock.script_next(
+            [
+                call("edit_file", edit),
+                call("shell", {"command": "python3 test_calc.py"}),
+                say("Fixed."),
+            ]
+        )
         code, out, err = await _run_cli_process(
             home,
             "--profile",
@@ -210,12 +203,7 @@ async def test_the_seed_shape_runs_a_headless_task_that_edits_a_file_and_runs_a_
             "edit_file",
             "--allow",
             "shell",
-            "--provider",
-            "openai-compatible",
-            "--base-url",
-            mock.base_url,
-            "--model",
-            "mock-model",
+            *_at_mock(mock),
             "fix the failing test",
         )
         mock.assert_complete()
@@ -229,27 +217,14 @@ async def test_without_allow_the_headless_agent_is_refused_a_write(home: Path) -
     (Path.cwd() / "notes.txt").write_text("old\n", encoding="utf-8")
     edit = {"path": "notes.txt", "old_text": "old", "new_text": "new"}
     async with MockLlmServer() as mock:
-        mock.script_next(
-            [
-                {
-                    "behaviour": "tool_call_success",
-                    "calls": [{"name": "edit_file", "arguments": edit}],
-                },
-                {"behaviour": "success", "text": "I could not."},
-            ]
-        )
+        mock.script_next([call("edit_file", edit), say("I could not.")])
         code, _, err = await _run_cli_process(
             home,
             "run",
             "change the notes",
             "--project",
             str(Path.cwd()),
-            "--provider",
-            "openai-compatible",
-            "--base-url",
-            mock.base_url,
-            "--model",
-            "mock-model",
+            *_at_mock(mock),
         )
     assert code == 0, err
     assert "--allow edit_file" in err
