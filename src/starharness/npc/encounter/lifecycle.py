@@ -105,14 +105,14 @@ class Encounter:
         self._handle: AgentHandle | None = None
         self._closing: asyncio.Task[None] | None = None
         self._parting = False
+        """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
+        the NPC's next line is its farewell, and the encounter closes after it."""
         self._reacting = False
         """The next turn only speaks, without a decision (decide-act-speak): the greeting,
         where the player has asked for nothing and nothing may be done on the NPC's own
         initiative, and the reaction to an accepted offer that committed, where the world has
         already answered (a small model otherwise acted again on its own deal, or on nothing
         at all, and the player waited for a decision that could not be needed)."""
-        """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
-        the NPC's next line is its farewell, and the encounter closes after it."""
         kit = host.kit
         # Offers leave room for at least one of the model's own options (a way out).
         self._offers = OfferDesk(max(1, kit.style.contract.max_options - 1))
@@ -420,13 +420,10 @@ class Encounter:
                 self._host.usage(usage)
         self._conclusion.on_event(event)
         self._mapper.on_event(event)
-        if kind == ev.TURN_END and self._parting and self._closing is None:
+        if kind == ev.TURN_END and self._parting:
             # The player left with the deal (a passage, say): after the NPC's farewell and
             # `encounter.idle`, the encounter is over; a later say hears `unknown_encounter`.
-            self._closed = True
-            self._closing = asyncio.get_running_loop().create_task(
-                self._shut_down(), name=f"close encounter {self.id}"
-            )
+            self._start_closing()
 
     def _on_attempt(self, attempt: ActionAttempt) -> None:
         self._mapper.on_attempt(attempt)
@@ -444,13 +441,17 @@ class Encounter:
 
     async def close(self) -> None:
         """Cancel a running turn, dispose the agent and tell the game; safe to call twice."""
+        # Shielded: whoever waits may be cancelled, the agent is still disposed.
+        await asyncio.shield(self._start_closing())
+
+    def _start_closing(self) -> asyncio.Task[None]:
+        """The one shut-down task (started on the first call): nothing is sent after it."""
         if self._closing is None:
             self._closed = True
             self._closing = asyncio.get_running_loop().create_task(
                 self._shut_down(), name=f"close encounter {self.id}"
             )
-        # Shielded: whoever waits may be cancelled, the agent is still disposed.
-        await asyncio.shield(self._closing)
+        return self._closing
 
     async def _shut_down(self) -> None:
         handle = self._handle

@@ -55,14 +55,15 @@ def build_app(server: NpcServer) -> ASGIApp:
             return PlainTextResponse("unauthorized: the auth token is missing or wrong", 401)
         return Response(server.metrics.render(), media_type=CONTENT_TYPE)
 
-    schema: list[str] = []
+    schema: str | None = None
 
     async def frame_schema(request: Request) -> Response:
         # The game's own schema (moods, attitude range, HUD), as `star-harness schema` writes
         # it: a client renders this game, not the sample one, from it. Built once, on demand.
-        if not schema:
-            schema.append(game_schema_text(server.game))
-        return Response(schema[0], media_type="application/schema+json")
+        nonlocal schema
+        if schema is None:
+            schema = game_schema_text(server.game)
+        return Response(schema, media_type="application/schema+json")
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),

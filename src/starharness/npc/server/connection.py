@@ -331,7 +331,6 @@ class Connection:
                 ErrorCode.ENCOUNTER_EXISTS, f"encounter {frame.id!r} is already open", frame.id
             )
         self.access.check_acts_for(frame.player_id, time.time(), frame.id)
-        self._forget_ended()
         if len(self.encounters) >= self._limits.max_encounters:
             raise FrameError(
                 ErrorCode.LIMIT,
@@ -365,14 +364,8 @@ class Connection:
         await encounter.say(frame)
 
     async def _close(self, frame: EncounterClose) -> None:
-        # One the harness ended itself is closed quietly too, until another open forgets it.
-        encounter = self.encounters.pop(frame.id, None)
-        if encounter is None:
-            raise FrameError(
-                ErrorCode.UNKNOWN_ENCOUNTER,
-                f"no open encounter {frame.id!r} on this connection",
-                frame.id,
-            )
+        encounter = self._encounter(frame.id)
+        del self.encounters[frame.id]
         await encounter.close()
 
     async def _tick(self, frame: WorldTick) -> None:
@@ -383,17 +376,14 @@ class Connection:
             )
         await self.server.tick(frame.days)
 
-    def _forget_ended(self) -> None:
-        """Drop encounters the harness ended itself (a deal took the player away): they hold
-        no slot of the connection's limit."""
-        for encounter_id in [key for key, e in self.encounters.items() if e.closed]:
-            del self.encounters[encounter_id]
+    def forget(self, encounter: Encounter) -> None:
+        """`encounter` ended without this connection closing it (the harness ended it after a
+        deal took the player away): it no longer holds one of the connection's slots."""
+        if self.encounters.get(encounter.id) is encounter:
+            del self.encounters[encounter.id]
 
     def _encounter(self, encounter_id: str) -> Encounter:
         encounter = self.encounters.get(encounter_id)
-        if encounter is not None and encounter.closed:
-            del self.encounters[encounter_id]
-            encounter = None
         if encounter is None:
             raise FrameError(
                 ErrorCode.UNKNOWN_ENCOUNTER,

@@ -229,6 +229,7 @@ class NpcServer:
     def encounter_ended(self, encounter: Encounter) -> None:
         connection = self._owners.pop(encounter, None)
         if connection is not None:
+            connection.forget(encounter)
             self.metrics.open_encounters.dec()
             self._release(connection, encounter.player_id)
         if encounter.has_session:
