@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from voyage_action_support import Bench
 
 from starharness.voyage import VoyageWorld
 from starharness.voyage.content import BROKER, KESSLER, OMEGA, PLAYER_ID, SMUGGLER
@@ -35,6 +36,14 @@ def test_scene_shows_place_time_wares_player_and_attitude(world: VoyageWorld) ->
     assert "Jonah Karsk: " in scene and "You (" not in scene
     assert "[intel-patrols]" in scene and "[quest-medgel]" in scene
     assert "You have never dealt with them." in scene
+
+
+async def test_intel_the_player_bought_is_no_longer_for_sale_to_them(world: VoyageWorld) -> None:
+    with world.transaction() as tx:
+        tx.set_attitude(SMUGGLER, PLAYER_ID, 20)
+    assert "[intel-patrols]" in world.scene(SMUGGLER, PLAYER_ID)
+    assert (await Bench(world).call("sell_intel", intel_id="intel-patrols"))["ok"] is True
+    assert "[intel-patrols]" not in world.scene(SMUGGLER, PLAYER_ID)
 
 
 def test_scene_shows_news_of_the_npcs_location_only(world: VoyageWorld) -> None:

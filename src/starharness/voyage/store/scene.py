@@ -158,6 +158,9 @@ def gather_scene(
     """
     side = npc_side if npc_side is not None else gather_npc_side(reader, npc_id)
     player = reader.require_actor(player_id)
+    memories = reader.memories(npc_id, player_id)
+    # What this player bought already is no longer for sale to them.
+    bought = {memory.ref for memory in memories if memory.kind == INTEL_MEMORY}
     return SceneData(
         day=side.day,
         place=side.place,
@@ -169,16 +172,11 @@ def gather_scene(
         attitude=reader.attitude(npc_id, player_id),
         player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
         open_quests=side.open_quests,
-        # What this player bought already is no longer for sale to them.
-        intel=[
-            item
-            for item in side.intel
-            if not reader.count_memories(npc_id, player_id, kind=INTEL_MEMORY, ref=item.id)
-        ],
+        intel=[item for item in side.intel if item.id not in bought],
         routes=side.routes,
         route_names=side.route_names,
         news=side.news,
-        memories=reader.memories(npc_id, player_id),
+        memories=memories,
         good_names=side.good_names,
     )
 
