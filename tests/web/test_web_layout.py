@@ -20,7 +20,14 @@ from fake_harness import LONG_CARGO, STORY, STORY_TEXT, FakeHarness
 from playwright.async_api import Browser, Page, expect
 from real_stack import RealStack, omega_station
 from test_web_e2e import FrameLog
-from web_support import assert_png, screenshot_path, wait_for_client, watch_page_errors
+from web_support import (
+    assert_png,
+    inside,
+    overlap,
+    screenshot_path,
+    wait_for_client,
+    watch_page_errors,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -75,15 +82,6 @@ async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncI
     assert errors == [], f"the page threw: {errors}"
 
 
-def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return (
-        a["left"] < b["right"] - 0.5
-        and b["left"] < a["right"] - 0.5
-        and a["top"] < b["bottom"] - 0.5
-        and b["top"] < a["bottom"] - 0.5
-    )
-
-
 async def _turn(log: FrameLog, mark: int) -> list[dict[str, Any]]:
     await log.until("encounter.idle", mark)
     return log.frames[mark:]
@@ -106,7 +104,7 @@ async def _assert_line_shown(page: Page, spoken: str, size: tuple[int, int]) -> 
     assert line["top"] >= header["bottom"] - 0.5, f"the line hides under the header {where}"
     assert line["bottom"] <= min(panel["bottom"], g["height"]) + 0.5, f"line cut off {where}"
     assert line["top"] >= 0 and line["bottom"] > line["top"], f"line out of view {where}"
-    assert not _overlap(g["hud"], panel), f"the HUD overlaps the dialogue {where}"
+    assert not overlap(g["hud"], panel), f"the HUD overlaps the dialogue {where}"
     assert g["pageWidth"] <= g["width"], f"the page scrolls sideways {where}"
 
 
@@ -215,18 +213,9 @@ _REGIONS = """() => {
 }"""
 
 
-def _inside(inner: dict[str, Any], outer: dict[str, Any]) -> bool:
-    return (
-        inner["left"] >= outer["left"] - 0.5
-        and inner["right"] <= outer["right"] + 0.5
-        and inner["top"] >= outer["top"] - 0.5
-        and inner["bottom"] <= outer["bottom"] + 0.5
-    )
-
-
 def _in_view(box: dict[str, Any], g: dict[str, Any]) -> bool:
     window = {"left": 0, "top": 0, "right": g["width"], "bottom": g["height"]}
-    return _inside(box, window)
+    return inside(box, window)
 
 
 async def _assert_laid_out(page: Page, where: str, scene_drawn: bool) -> None:
@@ -237,27 +226,27 @@ async def _assert_laid_out(page: Page, where: str, scene_drawn: bool) -> None:
     names = list(regions)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            assert not _overlap(regions[a], regions[b]), f"{a} overlaps {b} {at}"
+            assert not overlap(regions[a], regions[b]), f"{a} overlaps {b} {at}"
     if scene_drawn:
         labels = g["labels"]
         assert {label["name"][1:] for label in labels} == {"Ilse Brandt", "Jonah Karsk"}, at
         for i, label in enumerate(labels):
-            assert _inside(label, regions["scene"]), f"{label['name']} is cut off {at}"
+            assert inside(label, regions["scene"]), f"{label['name']} is cut off {at}"
             assert not label["clipped"], f"{label['name']} is clipped {at}"
             for other in labels[i + 1 :]:
-                assert not _overlap(label, other), f"{label['name']} covers {other['name']} {at}"
+                assert not overlap(label, other), f"{label['name']} covers {other['name']} {at}"
     for person in g["persons"]:
-        assert _inside(person, regions["people"]), f"{person['name']} is cut off {at}"
+        assert inside(person, regions["people"]), f"{person['name']} is cut off {at}"
     # A full hold scrolls inside the HUD (never squeezing the conversation), sideways never.
-    assert _inside(g["lists"], regions["hud"]), f"the hold is outside the HUD {at}"
+    assert inside(g["lists"], regions["hud"]), f"the hold is outside the HUD {at}"
     if g["listsScroll"]["hidden"]:
         assert g["listsScroll"]["overflowY"] == "auto", f"part of the hold is cut off {at}"
     for entry in g["cargo"]:
         assert entry["lines"] == 1, f"{entry['text']!r} wraps inside its count {at}"
         across = {**entry, "top": g["lists"]["top"], "bottom": g["lists"]["bottom"]}
-        assert _inside(across, g["lists"]), f"{entry['text']!r} is cut off {at}"
+        assert inside(across, g["lists"]), f"{entry['text']!r} is cut off {at}"
     assert not g["lineClipped"], f"the NPC line is clipped {at}"
-    assert _inside(g["line"], regions["body"]), f"the NPC line is scrolled away {at}"
+    assert inside(g["line"], regions["body"]), f"the NPC line is scrolled away {at}"
     assert _in_view(g["line"], g), f"the NPC line is out of the window {at}"
     assert _in_view(regions["say"], g), f"the Say box is out of the window {at}"
 

@@ -14,7 +14,7 @@ from playwright.async_api import Browser, Page, expect
 from real_stack import RealStack, omega_station
 from test_web_e2e import FrameLog
 from web_contrast import CONTRAST_JS, failures
-from web_support import assert_png, screenshot_path, wait_for_client, watch_page_errors
+from web_support import assert_png, inside, screenshot_path, wait_for_client, watch_page_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -71,15 +71,6 @@ async def _ask_for_gel(page: Page, harness: FakeHarness) -> dict[str, Any]:
     return opened
 
 
-def _inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
-    return (
-        inner["left"] >= outer["left"] - 0.5
-        and inner["right"] <= outer["right"] + 0.5
-        and inner["top"] >= outer["top"] - 0.5
-        and inner["bottom"] <= outer["bottom"] + 0.5
-    )
-
-
 @pytest.mark.parametrize("sized_page", SIZES, indirect=True, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_an_offer_shows_its_cost_and_commits_on_click(
     sized_page: Page, harness: FakeHarness, tmp_path: Path
@@ -105,7 +96,7 @@ async def test_an_offer_shows_its_cost_and_commits_on_click(
     g: dict[str, Any] = await offer.evaluate(_BOXES)
     assert g["covered"] is None, f"the offer is covered at {size}: {g['covered']}"
     for part in ("label", "cost", "accept"):
-        assert _inside(g[part], g["button"]), f"the offer's {part} spills out at {size}: {g}"
+        assert inside(g[part], g["button"]), f"the offer's {part} spills out at {size}: {g}"
     assert g["pageWidth"] <= g["width"], f"the page scrolls sideways at {size}"
     if g["accept"]["top"] >= g["label"]["bottom"]:
         assert viewport["width"] < 384, f"the Accept mark left the terms' row at {size}"

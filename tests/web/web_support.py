@@ -61,6 +61,26 @@ async def launch_chromium(extra_args: Sequence[str] = ()) -> AsyncIterator[Brows
             await browser.close()
 
 
+def inside(inner: dict[str, Any], outer: dict[str, Any]) -> bool:
+    """Whether the box `inner` lies within `outer` (page pixels, half a pixel of slack)."""
+    return (
+        inner["left"] >= outer["left"] - 0.5
+        and inner["right"] <= outer["right"] + 0.5
+        and inner["top"] >= outer["top"] - 0.5
+        and inner["bottom"] <= outer["bottom"] + 0.5
+    )
+
+
+def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether the boxes `a` and `b` share more than half a pixel each way."""
+    return (
+        a["left"] < b["right"] - 0.5
+        and b["left"] < a["right"] - 0.5
+        and a["top"] < b["bottom"] - 0.5
+        and b["top"] < a["bottom"] - 0.5
+    )
+
+
 def watch_page_errors(page: Page) -> list[str]:
     """Collect uncaught exceptions thrown in the page (a test ends by asserting none came)."""
     errors: list[str] = []
