@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from voyage_e2e_support import Frame, Player, line, offers, serving_voyage
+from voyage_e2e_support import Frame, Player, actions, line, offers, serving_voyage
 
 from starharness.voyage.content import DOCK_MASTER, PLAYER_ID, QUARTERMASTER, SMUGGLER
 
@@ -91,8 +91,6 @@ async def test_a_player_short_of_the_fare_back_works_the_passage(tmp_path: Path)
         asked = await me.say("okoro", "I need passage back to Omega")
         assert "work your passage" in line(asked)
         home = await me.pick("okoro", _offer(asked, "Work your passage to Omega station"))
-        assert [(f["name"], f["ok"]) for f in home if f["t"] == "action"] == [
-            ("sell_passage", True)
-        ]
+        assert actions(home) == [("sell_passage", True)]
         hud = _hud(home)
         assert hud["credits"] == 200 and hud["location"]["id"] == "omega-station"
