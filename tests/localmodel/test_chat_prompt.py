@@ -13,6 +13,7 @@ from starharness.localmodel.chat_prompt import (
     ChatPromptError,
     forced_name,
     functions_block,
+    json_response_schema,
     read_messages,
     read_tools,
     render,
@@ -154,3 +155,26 @@ def test_serve_local_uses_this_handler_by_default() -> None:
 
 def _call_of(name: str, arguments: str) -> dict[str, Any]:
     return {"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+@pytest.mark.parametrize(
+    ("response_format", "schema"),
+    [
+        (None, None),
+        ({"type": "text"}, None),
+        ({"type": "json_object"}, {}),
+        (
+            {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "integer"}}},
+            {"type": "integer"},
+        ),
+    ],
+)
+def test_the_answer_s_json_schema_is_read_from_response_format(
+    response_format: object, schema: object
+) -> None:
+    assert json_response_schema(response_format) == schema
+
+
+def test_a_response_format_that_is_not_one_is_named() -> None:
+    with pytest.raises(ChatPromptError, match="response_format is not understood"):
+        json_response_schema("json")

@@ -135,6 +135,33 @@ def read_messages(raw: Sequence[Mapping[str, object]]) -> tuple[ChatMessage, ...
     return tuple(messages)
 
 
+class _SchemaSpec(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    schema_: dict[str, object] = Field(default_factory=dict[str, object], alias="schema")
+
+
+class _ResponseFormat(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: str = "text"
+    json_schema: _SchemaSpec | None = None
+
+
+def json_response_schema(response_format: object) -> dict[str, object] | None:
+    """The JSON Schema a `response_format` asks the answer to follow (`{}`: any JSON object),
+    None for text."""
+    if response_format is None:
+        return None
+    try:
+        shape = _ResponseFormat.model_validate(response_format)
+    except ValueError as exc:
+        raise ChatPromptError(f"response_format is not understood: {exc}") from None
+    if shape.type == "json_object":
+        return {}
+    if shape.type == "json_schema":
+        return shape.json_schema.schema_ if shape.json_schema is not None else {}
+    return None
+
+
 def forced_name(tool_choice: object) -> str | None:
     """The function a `tool_choice` forces (`{"type": "function", "function": {"name": ...}}`),
     None for "auto", "none", "required" or nothing."""

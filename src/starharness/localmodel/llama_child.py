@@ -29,6 +29,7 @@ from .chat_prompt import (
     ToolFunction,
     forced_name,
     generation_prompt,
+    json_response_schema,
     read_messages,
     read_tools,
     render,
@@ -55,6 +56,7 @@ _SAMPLING: Final = (
 _GRAMMARS: dict[str, LlamaGrammar] = {}
 """A forced call's grammar by its schema: building one from a large `anyOf` schema costs more
 than a token, and an NPC sends the same schema on every turn."""
+_ANY_JSON: Final = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
 
 
 def handle_chat(
@@ -74,14 +76,16 @@ def handle_chat(
         functions = read_tools(tools)
         prompt = render(read_messages(messages), functions) + generation_prompt()
         forced = forced_name(tool_choice)
+        answer_schema = json_response_schema(options.get("response_format"))
     except ChatPromptError as exc:
         raise ValueError(str(exc)) from None
     sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
     stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
-    if forced is None and tool_choice == "auto" and functions:
-        forced = _choose(llama, prompt, functions, sampling)
+    if forced is None and tool_choice in ("auto", "required") and functions:
+        forced = _choose(llama, prompt, functions, sampling, words=tool_choice == "auto")
     if forced is None:
-        grammar = grammar or _response_grammar(options.get("response_format"))
+        if grammar is None and answer_schema is not None:
+            grammar = _grammar(answer_schema) if answer_schema else _ANY_JSON
         text_prompt = prompt + (f"{MESSAGE_PREFIX}\n" if functions else "")
         completion: Any = llama.create_completion(
             prompt=text_prompt,
@@ -101,20 +105,25 @@ def handle_chat(
         stream=stream,
         stop=stops,
         max_tokens=max_tokens,
-        grammar=_grammar_for(tool),
+        grammar=_grammar(tool.parameters),
         **sampling,
     )
     return _call_chunks(tool.name, call) if stream else _call_answer(tool.name, call)
 
 
 def _choose(
-    llama: Llama, prompt: str, functions: Sequence[ToolFunction], sampling: dict[str, Any]
+    llama: Llama,
+    prompt: str,
+    functions: Sequence[ToolFunction],
+    sampling: dict[str, Any],
+    *,
+    words: bool,
 ) -> str | None:
-    """The function the model opens its answer with, or None for words (grammar-bound)."""
+    """The function the model opens its answer with, or None for words (grammar-bound; with
+    `words` false, "required", it must open with a function)."""
     names = " | ".join(json.dumps(f"{CALL_PREFIX}{tool.name}:") for tool in functions)
-    choice = LlamaGrammar.from_string(
-        f'root ::= functions | "{MESSAGE_PREFIX}"\nfunctions ::= {names}\n', verbose=False
-    )
+    root = f'functions | "{MESSAGE_PREFIX}"' if words else "functions"
+    choice = LlamaGrammar.from_string(f"root ::= {root}\nfunctions ::= {names}\n", verbose=False)
     greedy: dict[str, Any] = {**sampling, "temperature": 0}
     picked: Any = llama.create_completion(
         prompt=prompt, stream=False, max_tokens=None, grammar=choice, **greedy
@@ -125,26 +134,11 @@ def _choose(
     return text.removeprefix(CALL_PREFIX).removesuffix(":")
 
 
-def _response_grammar(response_format: object) -> LlamaGrammar | None:
-    """A grammar for `response_format` (json_object or json_schema), None for text."""
-    if not isinstance(response_format, Mapping):
-        return None
-    kind = response_format.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if kind == "json_object":
-        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
-    spec = response_format.get("json_schema")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if kind == "json_schema" and isinstance(spec, Mapping):
-        schema = spec.get("schema")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        return LlamaGrammar.from_json_schema(json.dumps(schema or {}), verbose=False)
-    return None
-
-
-def _grammar_for(tool: ToolFunction) -> LlamaGrammar:
-    schema = json.dumps(tool.parameters, sort_keys=True)
-    grammar = _GRAMMARS.get(schema)
+def _grammar(schema: dict[str, object]) -> LlamaGrammar:
+    text = json.dumps(schema)
+    grammar = _GRAMMARS.get(text)
     if grammar is None:
-        grammar = LlamaGrammar.from_json_schema(json.dumps(tool.parameters), verbose=False)
-        _GRAMMARS[schema] = grammar
+        grammar = _GRAMMARS[text] = LlamaGrammar.from_json_schema(text, verbose=False)
     return grammar
 
 

@@ -1,0 +1,97 @@
+"""serve-local's own chat handler through the real llama.cpp server and SmolLM2: each way a
+request may ask for its answer (words, a forced call, the model's choice, a required call,
+JSON), streamed and not, comes back in the OpenAI shape the harness reads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from realmodel_support import ServedModel
+
+pytestmark = pytest.mark.realmodel
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "npc_speak",
+        "description": "Say one line.",
+        "parameters": {
+            "type": "object",
+            "properties": {"line": {"type": "string", "maxLength": 40}},
+            "required": ["line"],
+            "additionalProperties": False,
+        },
+    },
+}
+MESSAGES = [
+    {"role": "system", "content": "You are a bartender."},
+    {"role": "user", "content": 'Say "hello" to me.'},
+]
+
+
+def _post(model: ServedModel, **body: Any) -> dict[str, Any]:
+    payload = {"messages": MESSAGES, "max_tokens": 24, "temperature": 0, **body}
+    answer = httpx.post(f"{model.base_url}/chat/completions", json=payload, timeout=300)
+    assert answer.status_code == 200, answer.text
+    data: dict[str, Any] = answer.json()
+    return data["choices"][0]
+
+
+def test_words_without_tools(real_model: ServedModel) -> None:
+    choice = _post(real_model)
+    assert choice["message"]["content"] and not choice["message"].get("tool_calls")
+
+
+@pytest.mark.parametrize(
+    "tool_choice", [{"type": "function", "function": {"name": "npc_speak"}}, "required"]
+)
+def test_a_forced_or_required_call_is_a_call_with_arguments_that_fit_the_schema(
+    real_model: ServedModel, tool_choice: object
+) -> None:
+    choice = _post(real_model, tools=[TOOL], tool_choice=tool_choice, max_tokens=64)
+    (call,) = choice["message"]["tool_calls"]
+    assert call["function"]["name"] == "npc_speak"
+    arguments = json.loads(call["function"]["arguments"])
+    assert set(arguments) == {"line"} and len(arguments["line"]) <= 40
+
+
+def test_a_streamed_forced_call_arrives_as_tool_call_deltas(real_model: ServedModel) -> None:
+    body = {
+        "messages": MESSAGES,
+        "max_tokens": 64,
+        "temperature": 0,
+        "stream": True,
+        "tools": [TOOL],
+        "tool_choice": {"type": "function", "function": {"name": "npc_speak"}},
+    }
+    pieces: list[str] = []
+    finish = None
+    url = f"{real_model.base_url}/chat/completions"
+    with httpx.stream("POST", url, json=body, timeout=300) as answer:
+        for line in answer.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            choice = json.loads(line[6:])["choices"][0]
+            for call in choice["delta"].get("tool_calls") or []:
+                pieces.append(call["function"].get("arguments") or "")
+            finish = choice["finish_reason"] or finish
+    assert finish == "tool_calls"
+    assert "line" in json.loads("".join(pieces))
+
+
+def test_a_json_object_answer_is_json(real_model: ServedModel) -> None:
+    choice = _post(real_model, response_format={"type": "json_object"}, max_tokens=48)
+    json.loads(choice["message"]["content"])  # a grammar-bound object, even if cut short
+
+
+def test_an_unknown_forced_tool_is_refused(real_model: ServedModel) -> None:
+    payload = {
+        "messages": MESSAGES,
+        "tools": [TOOL],
+        "tool_choice": {"type": "function", "function": {"name": "nope"}},
+    }
+    answer = httpx.post(f"{real_model.base_url}/chat/completions", json=payload, timeout=300)
+    assert answer.status_code >= 400
