@@ -4,8 +4,10 @@ of completion, updates interleaved; bad input is answered with an error and the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from .host import SessionHost
 from .jsonrpc import (
@@ -43,31 +45,37 @@ class Connection:
         stop = asyncio.create_task(self.host.shutdown_requested.wait())
         ended = False
         try:
-            while True:
-                read = asyncio.ensure_future(read_line())
-                await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
-                if not read.done():
-                    read.cancel()
-                    await asyncio.gather(read, return_exceptions=True)
-                    break
-                line = read.result()
-                if line is None:
-                    ended = True
-                    break
-                if line.strip():
-                    self.handle(line)
-                if stop.done():
-                    break
+            ended = await self._handle_lines(read_line, until=stop)
         finally:
             stop.cancel()
             await asyncio.gather(stop, return_exceptions=True)
             closing = asyncio.ensure_future(self.aclose())
             if not ended:
-                # Lines that come while the sessions close are answered -32006, not dropped.
-                await self._refuse_until(closing, read_line)
+                # Lines that come while the sessions close are answered -32006, not dropped; a
+                # transport that fails now just stops the reading.
+                with contextlib.suppress(Exception):
+                    ended = await self._handle_lines(read_line, until=closing)
             await closing
+            # A line read just as the closing ended was handed on too: its refusal is awaited.
+            await asyncio.gather(*self._tasks, return_exceptions=True)
             if not ended:
                 await self._refuse_late(read_line)
+
+    async def _handle_lines(self, read_line: ReadLine, *, until: asyncio.Future[Any]) -> bool:
+        """Hand each line read to `handle` until `until` is done; True when the input ended."""
+        while not until.done():
+            read = asyncio.ensure_future(read_line())
+            await asyncio.wait({read, until}, return_when=asyncio.FIRST_COMPLETED)
+            if not read.done():
+                read.cancel()
+                await asyncio.gather(read, return_exceptions=True)
+                return False
+            line = read.result()
+            if line is None:
+                return True
+            if line.strip():
+                self.handle(line)
+        return False
 
     async def _refuse_late(self, read_line: ReadLine) -> None:
         """Refuse (-32006) the lines that are still arriving once everything has closed."""
@@ -88,20 +96,6 @@ class Connection:
             if request.has_id:
                 stopped = RpcError(SHUTTING_DOWN, f"{request.method}: the server has shut down")
                 self._send(error_line(request.id, stopped))
-
-    async def _refuse_until(self, closing: asyncio.Future[None], read_line: ReadLine) -> None:
-        while not closing.done():
-            read = asyncio.ensure_future(read_line())
-            await asyncio.wait({read, closing}, return_when=asyncio.FIRST_COMPLETED)
-            if not read.done():
-                read.cancel()
-                await asyncio.gather(read, return_exceptions=True)
-                return
-            line = read.exception() is None and read.result()
-            if not line:
-                return
-            if line.strip():
-                self.handle(line)
 
     def handle(self, line: str) -> None:
         """Start answering one incoming line (in its own task, so a long prompt blocks nothing)."""
