@@ -33,20 +33,19 @@ def _compaction_patch(tmp_path: Path, base_url: str) -> Path:
     return write_patch(tmp_path, rows)
 
 
-def _is_summary(request: ChatRequest) -> bool:
-    return bool(request.messages) and "compact the history" in request.messages[0].text
-
-
 def _texts(body: Any) -> list[str]:
     return [str(m.get("content")) for m in body["messages"]]
 
 
 def _summary_body(body: Any) -> bool:
-    return "compact the history" in str(body["messages"][0].get("content"))
+    """Whether the request (its JSON body) is the compactor's summary request."""
+    return bool(body["messages"]) and "compact the history" in str(
+        body["messages"][0].get("content")
+    )
 
 
 def _answer(request: ChatRequest) -> Step:
-    if _is_summary(request):
+    if _summary_body(request.body):
         return Success(text="SUMMARY: the user sent three long notes, each acknowledged.")
     # The dynamic context (the date) follows the request: answer the newest note.
     notes = [m.text for m in request.messages if m.role == "user" and m.text.startswith("note")]
