@@ -77,7 +77,7 @@ def standard_options(
             break
     extras: list[Option] = []
     # Only a job the player can hand over now: an offer the guards refuse is a dead end.
-    ready = [job for job in scene.their_jobs if scene.held(job.good_id) >= job.qty]
+    ready = [job for job in scene.their_jobs if scene.can_hand_over(job)]
     if ready:
         job = ready[0]
         extras.append(Option(f"deliver:{job.id}", f'Hand over the job "{job.title}"'))

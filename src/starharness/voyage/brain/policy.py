@@ -294,7 +294,7 @@ def _jobs(s: Situation) -> Plan:
     scene = s.scene
     if scene.their_jobs:
         job = scene.their_jobs[0]
-        if scene.held(job.good_id) >= job.qty:
+        if scene.can_hand_over(job):
             return Say(
                 f'You still owe me "{job.title}", {s.addr}.',
                 mood_for(scene.attitude),

@@ -127,6 +127,10 @@ class SceneView:
         names = {ware.name for ware in (*self.sells, *self.buys) if ware.good_id == good_id}
         return sum(qty for name, qty in self.player_hold.items() if name in names)
 
+    def can_hand_over(self, job: Job) -> bool:
+        """Whether the player's hold has all that `job` takes (so handing it over commits)."""
+        return self.held(job.good_id) >= job.qty
+
     def goods(self) -> dict[str, str]:
         """Every good named in the scene: id to name."""
         return {ware.good_id: ware.name for ware in (*self.sells, *self.buys)}
