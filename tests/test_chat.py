@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from session_protocol_support import KEY_VARIABLES, child_env
 from starharness import app as composition
 from starharness.cli._chat_session import ChatSession
 from starharness.cli._command_profile import load_for_command
@@ -24,8 +24,6 @@ from starharness.godot import GODOT_BRIDGE, GodotBridge
 from starharness.godot.testing import FakeAddon
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import ResolvedProfile, Runtime, start
-
-KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
 @pytest.fixture
@@ -307,8 +305,6 @@ async def test_godot_mode_runs_an_approved_command_and_asks_the_user(
 
 
 async def _chat_process(home: Path, stdin: str, *args: str) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
-    env["STAR_HARNESS_HOME"] = str(home)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -318,7 +314,7 @@ async def _chat_process(home: Path, stdin: str, *args: str) -> tuple[int, str, s
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=env,
+        env=child_env(home),
         cwd=home,
     )
     out, err = await asyncio.wait_for(process.communicate(stdin.encode()), timeout=60)

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from session_protocol_support import call, say
+from session_protocol_support import KEY_VARIABLES, call, child_env, say
 from starharness import app as composition
 from starharness.cli import run_cli
 from starharness.mockllm import MockLlmServer
-
-KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
 @pytest.fixture
@@ -127,8 +124,6 @@ def _at_mock(mock: MockLlmServer) -> tuple[str, ...]:
 
 
 async def _run_cli_process(home: Path, *args: str) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
-    env["STAR_HARNESS_HOME"] = str(home)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -136,7 +131,7 @@ async def _run_cli_process(home: Path, *args: str) -> tuple[int, str, str]:
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=env,
+        env=child_env(home),
         cwd=home,
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)

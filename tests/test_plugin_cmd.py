@@ -13,10 +13,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from session_protocol_support import KEY_VARIABLES
 from starharness import app as composition
 from starharness.cli import run_cli
-
-KEY_VARIABLES = ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 _PLUGIN_MODULE = """
 from typing import ClassVar
