@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import socket
 import sys
 from pathlib import Path
 
 import httpx
+from webui_support import free_port
 
 from session_protocol_support import child_env, mock_rows, write_patch
 from starharness.mockllm import MockLlmServer
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 async def test_the_command_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
@@ -26,7 +19,7 @@ async def test_the_command_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -
     home.mkdir()
     async with MockLlmServer() as mock:
         patch = write_patch(tmp_path, mock_rows(mock.base_url, None))
-        port = _free_port()
+        port = free_port()
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "starharness.cli", "web", "--port", str(port),
             "--patch", str(patch),

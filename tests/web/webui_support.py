@@ -82,6 +82,7 @@ async def record_encounter(home: Path, tmp_path: Path) -> None:
 
 
 def free_port() -> int:
+    """A loopback port that was free a moment ago (for a server started as a process)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
