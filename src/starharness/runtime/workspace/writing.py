@@ -7,6 +7,7 @@ import stat
 from typing import Any
 
 from .limits import Limits
+from .reading import existing_file
 from .root import Workspace, WorkspaceError
 
 
@@ -60,8 +61,6 @@ def edit_text(
 ) -> dict[str, Any]:
     """Replace `old_text` by `new_text` in an existing text file: exactly one occurrence unless
     `replace_all`, so an edit never lands somewhere the model did not mean."""
-    from .reading import existing_file
-
     target = existing_file(workspace, path)
     try:
         raw = target.read_bytes()
