@@ -339,8 +339,9 @@ class SessionHost:
         update = update_for(session_id, event)
         if update is None:
             return
-        if session_id in self._open and opened is not None and isinstance(update, ApprovalAsked):
-            opened.asked[update.call_id] = update
+        # Kept for a client that resumes the session; a closing one is never resumed.
+        if isinstance(update, ApprovalAsked) and (live := self._open.get(session_id)) is not None:
+            live.asked[update.call_id] = update
         self._send(update)
 
     # -- approvals ---------------------------------------------------------------------------
