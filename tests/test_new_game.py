@@ -132,6 +132,15 @@ def test_a_python_keyword_is_refused_as_a_keyword(tmp_path: Path, env: dict[str,
     assert not (tmp_path / "class").exists() and not (tmp_path / "TeaStall").exists()
 
 
+def test_a_name_too_long_for_a_folder_is_refused_plainly(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    result = _cli("new-game", "x" * 300, cwd=tmp_path, env=env)
+    assert result.returncode == 2
+    assert "it has 300 characters; at most 64 are allowed" in result.stderr
+    assert "Traceback" not in result.stderr and not list(tmp_path.iterdir())
+
+
 def _fresh_shell(env: dict[str, str]) -> dict[str, str]:
     """A new terminal in the project: uv on PATH, no virtual environment active."""
     shell = {k: v for k, v in env.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "UV_PROJECT")}

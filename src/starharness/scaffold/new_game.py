@@ -14,6 +14,8 @@ from ..runtime.errors import UserFacingError
 TEMPLATE = "starter"
 """The template package's name; every mention of it in the files becomes the new name."""
 _SKIP = ("__pycache__", "*.pyc")
+MAX_NAME = 64
+"""The longest package name: a folder name, well under the file systems' 255 bytes."""
 _PACKAGE = __name__.rpartition(".")[0]
 
 
@@ -58,4 +60,7 @@ def _name_problem(name: str) -> str | None:
         )
     if name != name.lower():
         return f"package names are lower case: try {name.lower()}"
+    if len(name) > MAX_NAME:
+        # Past the file system's limit for a folder name the copy fails with an OSError.
+        return f"it has {len(name)} characters; at most {MAX_NAME} are allowed"
     return None
