@@ -10,6 +10,9 @@ import typer
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
 
+AGENT_PROFILE = "agent"
+"""The default agent: the profile `chat`, `rpc`, `acp` and `web` start without --profile."""
+
 Provider = Annotated[
     str | None,
     typer.Option(help="LLM provider: deepseek, openai, openai-compatible or llama-cpp."),

@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
+from ._llm_options import (
+    AGENT_PROFILE,
+    BaseUrl,
+    Model,
+    PatchFiles,
+    ProjectDir,
+    Provider,
+    interactive_profile,
+)
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -19,7 +27,7 @@ def register_stdio_command(app: typer.Typer, name: str, help: str, serve: Serve)
     """Add `name` to `app`: the usual profile and LLM options, then `serve` until it returns."""
 
     def command(
-        profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "agent",
+        profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = AGENT_PROFILE,
         project: ProjectDir = None,
         provider: Provider = None,
         model: Model = None,

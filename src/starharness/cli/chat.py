@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, Provider, interactive_profile
+from ._llm_options import (
+    AGENT_PROFILE,
+    BaseUrl,
+    Model,
+    PatchFiles,
+    Provider,
+    interactive_profile,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -17,8 +24,6 @@ if TYPE_CHECKING:
     from ..runtime.kernel import Context
     from ._chat_session import ChatSession
     from ._terminal_lines import LineSource
-
-DEFAULT_PROFILE = "agent"
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +41,7 @@ def register(app: typer.Typer) -> None:
 def chat(
     profile: Annotated[
         str, typer.Option(help="Profile name or YAML file (godot: the Godot mode).")
-    ] = DEFAULT_PROFILE,
+    ] = AGENT_PROFILE,
     project: Annotated[
         Path | None,
         typer.Option(

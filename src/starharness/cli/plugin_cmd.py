@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from ._errors import CliError
+from ._llm_options import AGENT_PROFILE
 from ._patch_file import appended, patch_of, read_rows, user_patch_path, without
 
 if TYPE_CHECKING:
     from ..runtime.config import Patch, ResolvedProfile
 
-DEFAULT_PROFILE = "agent"
-"""What `list` shows without --profile: the profile of chat, rpc, acp and web."""
 _ROW_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _SUFFIX = re.compile(r"_?plugin$")
 
@@ -64,7 +63,7 @@ ProfileOption = Annotated[
 def list_rows(profile: ProfileOption = None) -> None:
     from .. import app as composition
 
-    name = profile or DEFAULT_PROFILE
+    name = profile or AGENT_PROFILE
     resolved = composition.load(name)
     user = user_patch_path()
     table = [("ID", "PLUGIN", "FROM")]
@@ -310,7 +309,7 @@ def _not_in_file(row_id: str, path: Path, ids: list[str]) -> str:
     from ..runtime.config import ProfileError
 
     try:
-        resolved = composition.load(DEFAULT_PROFILE)
+        resolved = composition.load(AGENT_PROFILE)
         row = next((r for r in resolved.rows if r.id == row_id), None)
     except ProfileError:
         row = None

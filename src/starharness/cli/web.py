@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._llm_options import BaseUrl, Model, PatchFiles, ProjectDir, Provider, interactive_profile
+from ._llm_options import (
+    AGENT_PROFILE,
+    BaseUrl,
+    Model,
+    PatchFiles,
+    ProjectDir,
+    Provider,
+    interactive_profile,
+)
 
 if TYPE_CHECKING:
     from ..runtime.config import ResolvedProfile
@@ -30,7 +38,7 @@ def register(app: typer.Typer) -> None:
 
 
 def web(
-    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = "agent",
+    profile: Annotated[str, typer.Option(help="Profile name or YAML file.")] = AGENT_PROFILE,
     host: Annotated[
         str, typer.Option(help="Address to bind (anything but loopback needs --auth-token-env).")
     ] = "127.0.0.1",
