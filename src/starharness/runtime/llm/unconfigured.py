@@ -62,9 +62,13 @@ class UnconfiguredProvider:
         return "none"
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        # An async generator (callers iterate it), which fails on its first step; through a
+        # helper, since a `yield` after a bare `raise` is unreachable code to vulture.
+        for chunk in self._refuse():
+            yield chunk
+
+    def _refuse(self) -> tuple[StreamChunk, ...]:
         raise MissingCredentialError(self.problem)
-        # The yield makes this an async generator (callers iterate it): it fails on its first step.
-        yield
 
     async def aclose(self) -> None:
         return None
