@@ -9,7 +9,7 @@ import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -119,40 +119,34 @@ async def test_acp_with_a_model_lists_no_auth_methods(home: Path, tmp_path: Path
 # -- close and shutdown mid-turn -------------------------------------------------------------
 
 
-async def _waiting_for_approval(child: RpcChild, sid: str) -> int:
-    """Initialize, create session `sid` and start a prompt whose turn then waits for an
-    approval; the prompt's request id."""
-    await child.call("initialize", {"protocolVersion": 1})
-    await child.call("session", {"action": "create", "sessionId": sid})
-    prompt_id = await child.send("prompt", {"sessionId": sid, "text": "change the notes"})
-    while not any(u.get("kind") == "approval.asked" for u in child.updates):
-        other = await child.send("session", {"action": "list"})
-        await child.answer(other)
-    return prompt_id
-
-
-def _edit_script(mock: MockLlmServer, sid: str) -> None:
+@asynccontextmanager
+async def _mid_turn(
+    home: Path, tmp_path: Path, project: Path, sid: str
+) -> AsyncIterator[tuple[RpcChild, int]]:
+    """`rpc` at the mock with session `sid`, whose prompt's turn waits for approval to edit
+    notes.txt: the child and the prompt's request id."""
     edit = {"path": "notes.txt", "old_text": "old", "new_text": "new"}
-    mock.script(sid, [call("edit_file", edit), say("done")])
-
-
-def _child_with_mock(
-    home: Path, tmp_path: Path, project: Path, mock: MockLlmServer
-) -> AbstractAsyncContextManager[RpcChild]:
-    patch = write_patch(tmp_path, mock_rows(mock.base_url, None))
-    return rpc_child(home, tmp_path, ["--patch", str(patch), "--project", str(project)])
+    async with MockLlmServer() as mock:
+        mock.script(sid, [call("edit_file", edit), say("done")])
+        patch = write_patch(tmp_path, mock_rows(mock.base_url, None))
+        args = ["--patch", str(patch), "--project", str(project)]
+        async with rpc_child(home, tmp_path, args) as child:
+            await child.call("initialize", {"protocolVersion": 1})
+            await child.call("session", {"action": "create", "sessionId": sid})
+            prompt_id = await child.send("prompt", {"sessionId": sid, "text": "change the notes"})
+            while not any(u.get("kind") == "approval.asked" for u in child.updates):
+                other = await child.send("session", {"action": "list"})
+                await child.answer(other)
+            yield child, prompt_id
 
 
 async def test_a_prompt_answers_aborted_with_its_cause_when_its_session_is_closed(
     home: Path, tmp_path: Path, project: Path
 ) -> None:
-    async with MockLlmServer() as mock:
-        _edit_script(mock, "s1")
-        async with _child_with_mock(home, tmp_path, project, mock) as child:
-            prompt_id = await _waiting_for_approval(child, "s1")
-            await child.call("session", {"action": "close", "sessionId": "s1"})
-            answer = await child.answer(prompt_id)
-            await child.call("shutdown", {})
+    async with _mid_turn(home, tmp_path, project, "s1") as (child, prompt_id):
+        await child.call("session", {"action": "close", "sessionId": "s1"})
+        answer = await child.answer(prompt_id)
+        await child.call("shutdown", {})
     result = answer["result"]
     assert (result["reason"], result["cause"]) == ("aborted", "close"), result
     assert (project / "notes.txt").read_text(encoding="utf-8") == "old\n"
@@ -161,14 +155,11 @@ async def test_a_prompt_answers_aborted_with_its_cause_when_its_session_is_close
 async def test_shutdown_mid_turn_answers_the_prompt_first_then_refuses_what_follows(
     home: Path, tmp_path: Path, project: Path
 ) -> None:
-    async with MockLlmServer() as mock:
-        _edit_script(mock, "s2")
-        async with _child_with_mock(home, tmp_path, project, mock) as child:
-            prompt_id = await _waiting_for_approval(child, "s2")
-            shutdown_id = await child.send("shutdown", {})
-            late_init = await child.send("initialize", {"protocolVersion": 1})
-            late_session = await child.send("session", {"action": "list"})
-            rest = (await child.read_to_end()).decode().splitlines()
+    async with _mid_turn(home, tmp_path, project, "s2") as (child, prompt_id):
+        shutdown_id = await child.send("shutdown", {})
+        late_init = await child.send("initialize", {"protocolVersion": 1})
+        late_session = await child.send("session", {"action": "list"})
+        rest = (await child.read_to_end()).decode().splitlines()
     answers = [json.loads(line) for line in rest]
     by_id = {a["id"]: a for a in answers if "id" in a}
     order = [a["id"] for a in answers if "id" in a]
