@@ -5,32 +5,19 @@ the window."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rpc_child_support import rpc_child, stored_events
+from rpc_child_support import RpcChild, rpc_child, stored_events
 
 from session_protocol_support import mock_rows, write_patch
 from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success
 
 WINDOW = 24_000
 """Tokens; the estimate (and the mock's requests) count 4 characters a token."""
-
-
-def _compaction_patch(tmp_path: Path, base_url: str) -> Path:
-    rows: list[dict[str, Any]] = [
-        *mock_rows(base_url, None),
-        {"id": "sessions", "config": {"store": "sqlite"}},
-        {
-            "id": "compaction",
-            "plugin": "starharness.runtime.context:CompactionPlugin",
-            "config": {"context_window": WINDOW, "threshold_ratio": 0.85, "retain_ratio": 0.16},
-            "before": "agents",
-        },
-    ]
-    return write_patch(tmp_path, rows)
 
 
 def _texts(body: Any) -> list[str]:
@@ -57,6 +44,30 @@ def _note(n: int, chars: int) -> str:
     return head + ("lorem ipsum " * (chars // 12 + 1))[: chars - len(head)]
 
 
+@asynccontextmanager
+async def _session(
+    home: Path, tmp_path: Path
+) -> AsyncIterator[tuple[RpcChild, str, MockLlmServer]]:
+    """`rpc` with compaction at a WINDOW-token window, at the mock: the child, the id of a new
+    session, and the mock."""
+    async with MockLlmServer(responder=_answer) as mock:
+        rows: list[dict[str, Any]] = [
+            *mock_rows(mock.base_url, None),
+            {"id": "sessions", "config": {"store": "sqlite"}},
+            {
+                "id": "compaction",
+                "plugin": "starharness.runtime.context:CompactionPlugin",
+                "config": {"context_window": WINDOW, "threshold_ratio": 0.85, "retain_ratio": 0.16},
+                "before": "agents",
+            },
+        ]
+        patch = write_patch(tmp_path, rows)
+        async with rpc_child(home, tmp_path, ["--patch", str(patch)]) as child:
+            await child.call("initialize", {"protocolVersion": 1})
+            sid = (await child.call("session", {"action": "create"}))["sessionId"]
+            yield child, sid, mock
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Path]:
     folder = tmp_path / "home"
@@ -67,19 +78,14 @@ def home(tmp_path: Path) -> Iterator[Path]:
 async def test_a_fourth_request_over_the_window_compacts_and_is_answered_in_the_same_turn(
     home: Path, tmp_path: Path
 ) -> None:
-    async with MockLlmServer(responder=_answer) as mock:
-        patch = _compaction_patch(tmp_path, mock.base_url)
-        async with rpc_child(home, tmp_path, ["--patch", str(patch)]) as child:
-            await child.call("initialize", {"protocolVersion": 1})
-            opened = await child.call("session", {"action": "create"})
-            sid = opened["sessionId"]
-            results = [
-                await child.call("prompt", {"sessionId": sid, "text": _note(n, 20_000)})
-                for n in range(1, 5)
-            ]
-            await child.call("shutdown", {})
-        requests = [_texts(r.body) for r in mock.requests if not _summary_body(r.body)]
-        summaries = [r for r in mock.requests if _summary_body(r.body)]
+    async with _session(home, tmp_path) as (child, sid, mock):
+        results = [
+            await child.call("prompt", {"sessionId": sid, "text": _note(n, 20_000)})
+            for n in range(1, 5)
+        ]
+        await child.call("shutdown", {})
+    requests = [_texts(r.body) for r in mock.requests if not _summary_body(r.body)]
+    summaries = [r for r in mock.requests if _summary_body(r.body)]
     assert [(r["turn"], r["reason"]) for r in results] == [(n, "completed") for n in range(1, 5)]
     assert results[3]["text"] == "ack " + _note(4, 20_000)[:8]
     assert len(summaries) == 1
@@ -101,16 +107,12 @@ async def test_a_fourth_request_over_the_window_compacts_and_is_answered_in_the_
 async def test_a_request_larger_than_the_window_ends_the_turn_naming_the_window(
     home: Path, tmp_path: Path
 ) -> None:
-    async with MockLlmServer(responder=_answer) as mock:
-        patch = _compaction_patch(tmp_path, mock.base_url)
-        async with rpc_child(home, tmp_path, ["--patch", str(patch)]) as child:
-            await child.call("initialize", {"protocolVersion": 1})
-            sid = (await child.call("session", {"action": "create"}))["sessionId"]
-            small = await child.call("prompt", {"sessionId": sid, "text": _note(1, 2_000)})
-            huge = await child.call("prompt", {"sessionId": sid, "text": _note(2, 8 * WINDOW)})
-            after = await child.call("prompt", {"sessionId": sid, "text": "still there?"})
-            await child.call("shutdown", {})
-        sent = [_texts(r.body) for r in mock.requests if not _summary_body(r.body)]
+    async with _session(home, tmp_path) as (child, sid, mock):
+        small = await child.call("prompt", {"sessionId": sid, "text": _note(1, 2_000)})
+        huge = await child.call("prompt", {"sessionId": sid, "text": _note(2, 8 * WINDOW)})
+        after = await child.call("prompt", {"sessionId": sid, "text": "still there?"})
+        await child.call("shutdown", {})
+    sent = [_texts(r.body) for r in mock.requests if not _summary_body(r.body)]
     assert small["reason"] == "completed"
     assert huge["reason"] == "error"
     assert f"context window of {WINDOW} tokens" in (huge["error"] or "")
