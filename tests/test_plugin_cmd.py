@@ -217,6 +217,17 @@ def test_list_names_a_broken_patch_file(home: Path, capsys: pytest.CaptureFixtur
     assert "row 'x' cannot be removed" in err
 
 
+def test_a_patch_file_that_is_not_text_is_named_plainly(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = home / "patch.yml"
+    patch.write_bytes(b"\x00\xff\xfe" * 1000)
+    for args in (("list",), ("remove", "x"), ("add", "thirdparty_greeter:GreeterPlugin")):
+        err = fails(capsys, *args)
+        assert f"patch file {patch}: not UTF-8 text (byte 1 is 0xff)" in err
+    assert patch.read_bytes() == b"\x00\xff\xfe" * 1000
+
+
 @st.composite
 def _patch_files(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list[str], dict[str, str]]:
     """A hand-written patch file: rows in block style, comments above and beside them, blank

@@ -22,6 +22,11 @@ def read_yaml(source: Traversable, what: str) -> Any:
         text = source.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ProfileError(f"{what} {source} does not exist") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(
+            f"{what} {source}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); "
+            "YAML files are text"
+        ) from None
     except OSError as exc:
         raise ProfileError(f"cannot read {what} {source}: {exc.strerror or exc}") from None
     try:
