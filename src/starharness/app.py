@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import CliError
 from .runtime.approvals import ApprovalsPlugin
@@ -21,6 +21,9 @@ from .runtime.llm import LLM, LlmPlugin
 from .runtime.loop import AgentsPlugin
 from .runtime.paths import star_harness_home
 from .runtime.workspace import WorkspacePlugin
+
+if TYPE_CHECKING:
+    from .runtime.llm import LlmConfig
 
 LLM_ROW = "llm"
 APPROVALS_ROW = "approvals"
@@ -271,14 +274,50 @@ def _tools_only_patch(command: str, resolved: ResolvedProfile) -> list[Patch]:
     return [Patch.of(f"{command} (no agent loop)", [{"id": r, "remove": True} for r in removed])]
 
 
+_MODEL_FLAGS = (
+    "or choose a model with --provider, --model and --base-url (a local OpenAI-compatible "
+    "server: --provider openai-compatible --base-url http://127.0.0.1:8080/v1 --model NAME)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _ModelProblem:
+    text: str
+    """What keeps the model from being used, and the variable or flag that fixes it."""
+    variable: str | None
+    """The environment variable that would hold the missing key, when a key is missing."""
+
+
+async def _model_problem(config: LlmConfig, restart: str | None = None) -> _ModelProblem | None:
+    """Why the provider `config` describes cannot be built, with the fix; None if it can.
+    `restart`: the command to run again once the variable is set (a server that keeps running)."""
+    from .runtime.llm import (
+        MissingCredentialError,
+        ProviderConfigError,
+        build_provider,
+        get_profile,
+    )
+
+    try:
+        provider = await build_provider(config)
+    except MissingCredentialError as exc:
+        variable = config.api_key_env or get_profile(config.provider).api_key_env
+        again = f"; set it and restart `{restart}`," if restart else ";"
+        return _ModelProblem(f"{exc}{again} {_MODEL_FLAGS}", variable)
+    except ProviderConfigError as exc:
+        return _ModelProblem(f"{exc}; {_MODEL_FLAGS}", None)
+    await provider.aclose()
+    return None
+
+
 async def require_model(profile: ResolvedProfile, command: str) -> None:
     """A CliError saying which variable or flag to set when an llm row cannot reach its model
     (`run` and `chat` need one; the row's own start error names the plugin, not the fix)."""
-    from .runtime.llm import LlmConfig, model_problem
+    from .runtime.llm import LlmConfig
 
     for row in profile.rows:
         if issubclass(row.plugin_class, LlmPlugin) and isinstance(row.config, LlmConfig):
-            problem = await model_problem(row.config)
+            problem = await _model_problem(row.config)
             if problem is not None:
                 raise CliError(f"{command} needs a model: {problem.text}")
 
@@ -295,13 +334,12 @@ async def without_unusable_models(profile: ResolvedProfile, restart: str) -> Res
         LlmConfig,
         UnconfiguredLlmConfig,
         UnconfiguredLlmPlugin,
-        model_problem,
     )
 
     rows: list[Any] = []
     for row in profile.rows:
         if issubclass(row.plugin_class, LlmPlugin) and isinstance(row.config, LlmConfig):
-            problem = await model_problem(row.config, restart)
+            problem = await _model_problem(row.config, restart)
             if problem is not None:
                 name = row.config.name or row.config.provider
                 row = dataclasses.replace(

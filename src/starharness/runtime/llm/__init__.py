@@ -56,11 +56,9 @@ from .types import (
 )
 from .unconfigured import (
     UNCONFIGURED_PLUGIN,
-    ModelProblem,
     UnconfiguredLlmConfig,
     UnconfiguredLlmPlugin,
     UnconfiguredProvider,
-    model_problem,
     unconfigured,
 )
 
@@ -91,7 +89,6 @@ __all__ = [
     "LlmTimeoutError",
     "Message",
     "MissingCredentialError",
-    "ModelProblem",
     "NamedToolChoice",
     "OnRetry",
     "OpenAICompatibleProvider",
@@ -123,6 +120,5 @@ __all__ = [
     "UserMessage",
     "build_provider",
     "get_profile",
-    "model_problem",
     "unconfigured",
 ]

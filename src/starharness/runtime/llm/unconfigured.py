@@ -3,30 +3,24 @@
 An editor that launches `star-harness acp`, or a client of `rpc`, must be able to connect and
 learn that a model needs configuring (ACP's `authMethods`, rpc's `initialize.model`) rather
 than see a crashed process. The placeholder provides the LLM service the agent rows need; every
-request to it fails with the same `MissingCredentialError` naming the variable or flag to set.
+request to it fails with the same `MissingCredentialError`, carrying the problem the composer
+found (which variable or flag to set: the runtime does not know the command line).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ..kernel import Context, Plugin
-from .errors import MissingCredentialError, ProviderConfigError
+from .errors import MissingCredentialError
 from .keys import LLM
-from .plugin import LlmConfig, build_provider
-from .profiles import get_profile
 from .service import LlmService
 from .types import LlmRequest, StreamChunk
 
 UNCONFIGURED_PLUGIN = "starharness.runtime.llm.unconfigured:UnconfiguredLlmPlugin"
-MODEL_FLAGS = (
-    "or choose a model with --provider, --model and --base-url (a local OpenAI-compatible "
-    "server: --provider openai-compatible --base-url http://127.0.0.1:8080/v1 --model NAME)"
-)
 
 
 class UnconfiguredLlmConfig(BaseModel):
@@ -37,12 +31,6 @@ class UnconfiguredLlmConfig(BaseModel):
     name: str = "unconfigured"
     variable: str | None = None
     """The environment variable that would hold the missing key, when a key is what is missing."""
-
-
-@dataclass(frozen=True, slots=True)
-class ModelProblem:
-    text: str
-    variable: str | None
 
 
 class UnconfiguredProvider:
@@ -87,21 +75,6 @@ class UnconfiguredLlmPlugin(Plugin[UnconfiguredLlmConfig]):
             ctx.provide(LLM, service)
         provider = UnconfiguredProvider(config.name, config.problem, config.variable)
         ctx.scope.add(service.register(provider))
-
-
-async def model_problem(config: LlmConfig, restart: str | None = None) -> ModelProblem | None:
-    """Why the provider `config` describes cannot be built, with the fix; None if it can.
-    `restart`: the command to run again once the variable is set (a server that keeps running)."""
-    try:
-        provider = await build_provider(config)
-    except MissingCredentialError as exc:
-        variable = config.api_key_env or get_profile(config.provider).api_key_env
-        again = f"; set it and restart `{restart}`," if restart else ";"
-        return ModelProblem(f"{exc}{again} {MODEL_FLAGS}", variable)
-    except ProviderConfigError as exc:
-        return ModelProblem(f"{exc}; {MODEL_FLAGS}", None)
-    await provider.aclose()
-    return None
 
 
 def unconfigured(service: LlmService | None) -> UnconfiguredProvider | None:
