@@ -72,6 +72,7 @@ class Connection:
     __slots__ = (
         "_close_code",
         "_ended",
+        "_left",
         "_expiry",
         "_frames",
         "_limits",
@@ -94,6 +95,9 @@ class Connection:
         # Counted among its player's connections (for HUD frames) since `hello`.
         self.attached = False
         self.encounters: dict[str, Encounter] = {}
+        self._left: dict[str, None] = {}
+        """Ids of encounters the harness ended (in order, the latest few): the client's own
+        `encounter.close` of one is then quiet, though it holds no slot any more."""
         limits = server.settings.limits
         self._limits = limits
         self._says = TokenBucket(limits.says_per_second, limits.say_burst)
@@ -364,6 +368,9 @@ class Connection:
         await encounter.say(frame)
 
     async def _close(self, frame: EncounterClose) -> None:
+        if frame.id not in self.encounters and frame.id in self._left:
+            del self._left[frame.id]
+            return
         encounter = self._encounter(frame.id)
         del self.encounters[frame.id]
         await encounter.close()
@@ -381,6 +388,9 @@ class Connection:
         deal took the player away): it no longer holds one of the connection's slots."""
         if self.encounters.get(encounter.id) is encounter:
             del self.encounters[encounter.id]
+            self._left[encounter.id] = None
+            if len(self._left) > self._limits.max_encounters:
+                del self._left[next(iter(self._left))]
 
     def _encounter(self, encounter_id: str) -> Encounter:
         encounter = self.encounters.get(encounter_id)
