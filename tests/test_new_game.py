@@ -138,6 +138,7 @@ def test_a_name_too_long_for_a_folder_is_refused_plainly(
     result = _cli("new-game", "x" * 300, cwd=tmp_path, env=env)
     assert result.returncode == 2
     assert "it has 300 characters; at most 64 are allowed" in result.stderr
+    assert "x" * 65 not in result.stderr, "the name is shortened, not echoed whole"
     assert "Traceback" not in result.stderr and not list(tmp_path.iterdir())
 
 

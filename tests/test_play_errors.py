@@ -67,6 +67,13 @@ def test_a_world_in_a_missing_folder_is_refused_and_nothing_is_made(tmp_path: Pa
     assert not (tmp_path / "no").exists()
 
 
+def test_a_world_name_too_long_for_the_file_system_is_one_short_line(tmp_path: Path) -> None:
+    long = "d" * 5000 + ".db"
+    line = _one_line(_run(tmp_path, "play", "--port", "0", "--world", long))
+    assert "cannot be used: File name too long" in line
+    assert len(line) < 300, "the name is shortened, not echoed whole"
+
+
 def test_a_port_in_use_suggests_port_zero(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

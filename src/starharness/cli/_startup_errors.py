@@ -37,14 +37,28 @@ def check_world_path(world: str | Path | None, password_env: str | None = None) 
         return "--world-password-env is for a postgresql:// --world, not a world file"
     world = Path(world)
     folder = world.expanduser().parent
-    if not folder.is_dir():
+    try:
+        folder_exists = folder.is_dir()
+        is_folder = world.expanduser().is_dir()
+    except OSError as exc:
+        # A name longer than the file system allows, or a folder we may not read.
+        return f"the world file {_shorten(str(world))} cannot be used: {exc.strerror}"
+    if not folder_exists:
         return (
             f"the world file {world}: its folder {folder} does not exist (a typo would start "
             "a fresh world); create the folder first or give an existing path"
         )
-    if world.expanduser().is_dir():
+    if is_folder:
         return f"the world file {world} is a folder; give a file path such as {world}/world.db"
     return None
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """`text`, cut in the middle to at most `limit` characters, for echoing user input."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"
 
 
 def game_problem(spec: str) -> str | None:

@@ -27,7 +27,8 @@ def new_game(name: str, where: Path) -> Path:
     """Write the starter game as the package `where/name`; returns its folder."""
     problem = _name_problem(name)
     if problem is not None:
-        raise NewGameError(f"{name!r} is not a usable package name: {problem}")
+        shown = name if len(name) <= MAX_NAME else f"{name[:MAX_NAME]}…"
+        raise NewGameError(f"{shown!r} is not a usable package name: {problem}")
     target = where / name
     if target.exists():
         raise NewGameError(f"{target} already exists; pick another name or folder")
