@@ -18,6 +18,7 @@ _.accepted_day  # a column of the voyage store's quest rows
 _.closed_day  # a column of the voyage store's quest rows
 _.interrupted  # a key of assistant/message data (TypedDict), read with .get()
 _.exc_text  # logging.LogRecord's cached traceback text; the outage filter clears it
+_.__getattr__  # module-level (PEP 562): starharness.npc loads its server names on first use
 # Parameters of godot_* tools (pydantic models): the editor addon reads them from the call.
 _.max_depth
 _.node_path

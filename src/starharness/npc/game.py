@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
 
-from ..runtime.session.postgres import PostgresTarget
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
 from .archetype import Archetype
 from .residents import Resident
 from .world import NpcCard, World
+
+if TYPE_CHECKING:
+    # A type only: importing it loads psycopg, which a game that keeps its world in a file
+    # (and `import starharness.npc`) should not pay for.
+    from ..runtime.session.postgres import PostgresTarget
 
 
 class OpenServerWorld(Protocol):
