@@ -61,6 +61,13 @@ SERVER_NAMES = {
     "open_game_world": "starharness.npc.world_place",
 }
 
+RUNTIME_NAMES = {
+    "StarHarnessError": "starharness.runtime.errors",
+    "UserFacingError": "starharness.runtime.errors",
+    "create_owner_only": "starharness.runtime.credentials",
+    "star_harness_home": "starharness.runtime.paths",
+}
+
 
 def _run(probe: str) -> dict[str, object]:
     """Run `probe` in a fresh interpreter; it prints one JSON object as its last line."""
@@ -148,3 +155,19 @@ def test_from_import_of_a_server_name_works() -> None:
         "print(json.dumps({'same': ServerSettings is Direct, 'callable': callable(start_server)}))"
     )
     assert found == {"same": True, "callable": True}
+
+
+def test_the_runtime_face_loads_its_names_on_first_use() -> None:
+    """`starharness.runtime` imports nothing until a game asks for one of its names."""
+    found = _run(
+        "import importlib, json, sys\n"
+        "import starharness.runtime as runtime\n"
+        "before = sorted(m for m in sys.modules if m.startswith('starharness.runtime.'))\n"
+        f"owners = {RUNTIME_NAMES!r}\n"
+        "same = {name: getattr(runtime, name) is getattr(importlib.import_module(owner), name)"
+        " for name, owner in owners.items()}\n"
+        "print(json.dumps({'before': before, 'same': same, 'listed': sorted(runtime.__all__)}))"
+    )
+    assert found["before"] == []
+    assert found["same"] == dict.fromkeys(RUNTIME_NAMES, True)
+    assert found["listed"] == sorted(RUNTIME_NAMES)

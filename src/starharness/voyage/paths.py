@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starharness.runtime.paths import star_harness_home
+from starharness.runtime import star_harness_home
 
 
 def default_world_path() -> Path:

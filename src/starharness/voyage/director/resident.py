@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from starharness.npc import ActionAttempt, NewsItem, Resident
-from starharness.npc.world import World
+from starharness.npc import ActionAttempt, NewsItem, Resident, World
 from starharness.runtime.codemode import CodeModeConfig
 
 from .actions import DIRECTOR_ACTIONS, POST_HEADLINE

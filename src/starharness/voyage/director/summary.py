@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from starharness.npc.world import World as AnyWorld
+from starharness.npc import World as AnyWorld
 
 from ..store import VoyageWorld, WorldReader
 from .actions import POST_HEADLINE

@@ -10,7 +10,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from starharness.npc.world import NewsItem
+from starharness.npc import NewsItem
 
 from .rows import MarketQuote
 from .transaction import WorldTx

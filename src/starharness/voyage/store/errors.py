@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from starharness.runtime.errors import StarHarnessError
+from starharness.runtime import StarHarnessError
 
 
 class WorldError(StarHarnessError):

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from starharness.runtime.credentials import create_owner_only
+from starharness.runtime import create_owner_only
 
 from .driver import Dialect, Params, Row
 from .errors import SchemaVersionError, TransactionStateError, WorldBusyError, WorldError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from starharness.npc.world import AuditRecord, NewsItem
+from starharness.npc import AuditRecord, NewsItem
 
 from .errors import (
     InsufficientCargoError,

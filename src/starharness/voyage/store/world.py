@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starharness.npc.world import AuditRecord, Meeting, NewsItem, NpcCard
+from starharness.npc import AuditRecord, Meeting, NewsItem, NpcCard
 from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
