@@ -39,6 +39,7 @@ from .encounter import (
 from .game import CommittedAction, EncounterEnd, Game, OpenServerWorld, SpeechContract
 from .game_loading import GameLoadError, load_game
 from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
+from .lore import Lore, LoreEntry, LoreError, SearchesLore
 from .residents import Resident, ResidentDefinitionError, ResidentTurn
 from .world import (
     ActionHost,
@@ -126,6 +127,9 @@ __all__ = [
     "GameWorld",
     "Guard",
     "LimitsSettings",
+    "Lore",
+    "LoreEntry",
+    "LoreError",
     "Meeting",
     "NewsItem",
     "NpcCard",
@@ -142,6 +146,7 @@ __all__ = [
     "ResidentTurn",
     "Role",
     "RunningServer",
+    "SearchesLore",
     "ServerSettings",
     "SpeechContract",
     "TranscriptInfo",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
 from .archetype import Archetype
+from .lore import Lore
 from .residents import Resident
 from .world import NpcCard, World
 
@@ -118,6 +119,9 @@ class Game(Generic[Tx]):
     archetypes: Sequence[Archetype] = ()
     """Kinds of NPC, each registered once and shared by its NPCs; an NPC whose archetype is
     not declared here gets the game's default (every action, the game's protocol)."""
+    lore: Lore | None = None
+    """What the NPCs may know; each turn an NPC is given the entries that best match what the
+    player said, within the lore's budget, in the turn's dynamic context (see `npc.lore`)."""
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:

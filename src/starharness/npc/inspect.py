@@ -15,6 +15,7 @@ from ..runtime.llm.wire import to_wire_messages, to_wire_tools
 from ..runtime.session import Projection, SessionEvent, SessionStore, StoredSession
 from ..runtime.session import event_types as ev
 from .encounter import TRANSCRIPT_KIND
+from .lore import lore_lines
 from .residents import RESIDENT_KIND
 
 
@@ -129,6 +130,8 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
             yield from (_json(message) for message in wire)
         elif kind == ev.TURN_START:
             yield f"=== turn {ev.payload(event, ev.TurnStartData).get('turn')}"
+        elif kind == ev.USER_MESSAGE:
+            yield from _lore_given(ev.payload(event, ev.USER_MESSAGE))
         elif kind == ev.ASSISTANT_MESSAGE:
             yield f"answered: {_answer(ev.payload(event, ev.AssistantMessageData))}"
         elif kind == ev.TOOL_RESULT:
@@ -143,6 +146,15 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
             detail = f" ({end['error']})" if "error" in end else ""
             yield f"=== turn {end.get('turn')} ended: {end.get('reason')}{detail}"
         seen.append(event)
+
+
+def _lore_given(data: ev.UserMessageData) -> Iterable[str]:
+    """The lore a turn's dynamic context gave the model (the context itself is in the
+    request's messages); a turn whose context did not change logs none and shows none."""
+    if data.get("source") != "context":
+        return
+    for text in lore_lines(data["content"]):
+        yield f"lore: {text}"
 
 
 def _render_header(header: ev.RequestHeaderData | None, profile: ProviderProfile) -> Iterable[str]:

@@ -12,6 +12,7 @@ from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
 from .archetypes import ARCHETYPES
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
+from .content.lore import LORE
 from .director import DIRECTOR, is_director_request, respond_director
 from .hud import VoyageHud
 from .memory_hooks import record_visit
@@ -57,6 +58,7 @@ GAME = Game(
     # Off by default: `--resident director` (or `residents: [director]` in the server row).
     residents=(DIRECTOR,),
     archetypes=ARCHETYPES,
+    lore=LORE,
     # SQLite on local disk: a scene read is under 1 ms, a five-day tick about 5 ms, both less
     # than handing them to a worker thread costs. A world on PostgreSQL says it blocks on the
     # network (`VoyageWorld.blocks_on_network`), and the server then uses threads anyway.

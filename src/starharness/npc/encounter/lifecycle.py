@@ -29,6 +29,7 @@ from ...runtime.tools import PostExecute
 from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, Offer
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
+from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
 from ..speech import SpokenOption
 from ..world import NpcCard
 from .conclusion import SpeechConclusion
@@ -68,6 +69,7 @@ class Encounter:
         "_give_up",
         "_handle",
         "_host",
+        "_lore",
         "_mapper",
         "_offers",
         "_options",
@@ -127,6 +129,7 @@ class Encounter:
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
         self._preset = host.preset(npc.archetype)
+        self._lore = LoreRecall(kit.game.lore, host.world, npc.id)
         self._plan = self._preset.plan
         self._decision_name = self._preset.kit.decision_tool.name
         # Per turn: whether the decision was made, and how often a call could not be read.
@@ -181,6 +184,7 @@ class Encounter:
             prompt = layer.get(PROMPT)
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
+            prompt.context(LORE_CONTEXT, LORE_ORDER, self._lore.context)
             layer.provide(ENCOUNTER, binding)
 
         _log.info(
@@ -322,7 +326,7 @@ class Encounter:
             await self._accept(offer)
             return
         self._running = True
-        if await self._read_scene():
+        if await self._lore.read(self._calls, content) and await self._read_scene():
             self._begin(UserMessage(content))
 
     def _bad_option(self, option_id: str) -> FrameError:

@@ -1,0 +1,141 @@
+"""Omega station served for lore tests: the offline brain behind the mock LLM over real HTTP,
+the runtime with a session store on disk, the NPC server, and a WebSocket player."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.testing import CliRunner, Result
+from websockets.asyncio.client import ClientConnection, connect
+
+from stack_support import start_runtime
+from starharness.cli import inspect_cmd
+from starharness.mockllm import MockLlmServer
+from starharness.npc import Game, RunningServer, ServerSettings, start_server
+from starharness.runtime.session import SessionsConfig, SqliteStore, StoredSession
+from starharness.runtime.session import event_types as ev
+from starharness.voyage import GAME
+
+WAIT_S = 15.0
+"""Generous: only a broken test waits this long."""
+
+Frame = dict[str, Any]
+
+
+@dataclass
+class LoreStack:
+    mock: MockLlmServer
+    running: RunningServer
+    sessions: Path
+
+
+@asynccontextmanager
+async def serving_lore(
+    tmp_path: Path,
+    *,
+    game: Game = GAME,
+    world: str | Path | None = None,
+    password_env: str | None = None,
+) -> AsyncIterator[LoreStack]:
+    """`game` on a fresh world (a file under tmp_path unless `world` names a database), its
+    sessions in an SQLite file `inspect` can read afterwards."""
+    sessions = tmp_path / "sessions.db"
+    config = SessionsConfig(store="sqlite", path=sessions, max_write_delay_ms=0)
+    place = world if world is not None else tmp_path / "world.db"
+    settings = ServerSettings(port=0, world=place, world_password_env=password_env)
+    async with MockLlmServer(responder=game.offline_responder) as mock:
+        ctx = await start_runtime(mock.base_url, sessions=config, max_attempts=1)
+        try:
+            running = await start_server(ctx, game, settings)
+            try:
+                yield LoreStack(mock, running, sessions)
+            finally:
+                await running.stop()
+        finally:
+            await ctx.dispose()
+
+
+class Player:
+    """One player's WebSocket, speaking frames as dicts."""
+
+    def __init__(self, url: str, player_id: str) -> None:
+        self._url = url
+        self.player_id = player_id
+        self._ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Player:
+        self._ws = await connect(self._url, proxy=None, open_timeout=WAIT_S)
+        await self.send({"t": "hello", "playerId": self.player_id})
+        await self.until(lambda f: f["t"] == "welcome")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def send(self, frame: Frame) -> None:
+        assert self._ws is not None
+        await self._ws.send(json.dumps(frame))
+
+    async def until(self, done: Callable[[Frame], bool]) -> list[Frame]:
+        assert self._ws is not None
+        frames: list[Frame] = []
+        async with asyncio.timeout(WAIT_S):
+            while True:
+                frames.append(json.loads(await self._ws.recv()))
+                if done(frames[-1]):
+                    return frames
+
+    async def open(self, encounter_id: str, npc_id: str) -> list[Frame]:
+        await self.send(
+            {"t": "encounter.open", "id": encounter_id, "npcId": npc_id, "playerId": self.player_id}
+        )
+        frames = await self.until(lambda f: f["t"] in ("encounter.idle", "error"))
+        assert frames[-1]["t"] == "encounter.idle", frames
+        return frames
+
+    async def say(self, encounter_id: str, text: str) -> list[Frame]:
+        await self.send({"t": "encounter.say", "id": encounter_id, "text": text})
+        return await self.until(lambda f: f["t"] == "encounter.idle")
+
+    async def close(self, encounter_id: str) -> None:
+        """Close, and wait until the server has finished closing (its next frame answers)."""
+        await self.send({"t": "encounter.close", "id": encounter_id})
+        await self.send({"t": "encounter.say", "id": encounter_id, "text": "still there?"})
+        await self.until(lambda f: f["t"] == "error")
+
+
+async def stored_session(sessions: Path, session_id: str) -> StoredSession:
+    store = await SqliteStore.open(sessions)
+    try:
+        stored = await store.load(session_id)
+    finally:
+        await store.aclose()
+    assert stored is not None
+    return stored
+
+
+def logged_contexts(stored: StoredSession) -> list[str]:
+    """The dynamic context texts the log holds, in order (the runtime logs each change)."""
+    found: list[str] = []
+    for event in stored.events:
+        if event.type == ev.USER_MESSAGE:
+            data = ev.payload(event, ev.USER_MESSAGE)
+            if data.get("source") == "context":
+                found.append(str(data["content"]))
+    return found
+
+
+def inspect(*args: str) -> Result:
+    """`star-harness inspect ...` (call in a thread: it runs its own event loop)."""
+    app = typer.Typer()
+    inspect_cmd.register(app)
+    app.command("unused")(lambda: None)  # keeps `inspect` a subcommand
+    return CliRunner().invoke(app, ["inspect", *args])

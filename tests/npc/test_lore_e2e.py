@@ -1,0 +1,108 @@
+"""Lore through the real server: a player's question retrieves the matching entries, within
+the budget, only those the NPC may know; they reach the model in the turn's dynamic context,
+the session log holds them and `inspect` shows them.
+
+Omega station served for real: the offline brain behind the mock LLM over HTTP, the runtime
+with an SQLite session store, the NPC server and a WebSocket player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+
+from lore_support import Player, inspect, logged_contexts, serving_lore, stored_session
+
+from starharness.npc import Lore
+from starharness.npc.lore import LORE_HEADING, lore_lines, render_lore
+from starharness.voyage import GAME
+from starharness.voyage.content import DOCK_MASTER, PLAYER_ID, SMUGGLER
+from starharness.voyage.content.lore import ENTRIES, FACTIONS, LORE
+
+_BY_ID = {entry.id: entry for entry in ENTRIES}
+_PIRATE_BAY = _BY_ID["kessler-hollow"].text
+_LOWER_LOCKS = _BY_ID["smugglers-lower-locks"].text
+_VEX_DEBT = _BY_ID["vex-debt"].text
+_KARSK_PARTNER = _BY_ID["karsk-partner"].text
+
+
+async def test_a_question_gets_its_lore_in_the_logged_context_and_inspect_shows_it(
+    tmp_path: Path,
+) -> None:
+    async with serving_lore(tmp_path) as stack:
+        async with Player(stack.running.ws_url, PLAYER_ID) as me:
+            await me.open("e1", SMUGGLER)
+            session_id = stack.running.server.encounters[0].session_id
+            await me.say("e1", "What's the story with Kessler's Hollow? Is it a pirate bay?")
+            await me.close("e1")
+        sent = [r.body for r in stack.mock.requests_for(session_id)]
+
+    stored = await stored_session(stack.sessions, session_id)
+    contexts = logged_contexts(stored)
+    given = [lore_lines(text) for text in contexts]
+    # The greeting had no player words, so no lore; the question's turn has the pirate bay.
+    assert given[0] == [] and _PIRATE_BAY in given[-1], given
+    # What was logged is what the model was sent, after the static prefix, never in it.
+    last = sent[-1]["messages"]
+    assert _PIRATE_BAY in json.dumps(last)
+    assert all(_PIRATE_BAY not in m["content"] for m in last if m["role"] == "system")
+    assert len({m["content"] for b in sent for m in b["messages"] if m["role"] == "system"}) == 1
+
+    shown = await asyncio.to_thread(inspect, "e1", "--sessions", str(stack.sessions))
+    assert shown.exit_code == 0, shown.output
+    assert f"lore: {_PIRATE_BAY}" in shown.output.splitlines()
+
+
+async def test_faction_and_npc_lore_reach_only_those_who_may_know_it(tmp_path: Path) -> None:
+    question = "Which lower locks do the crews use on odd days, and how deep is Vex's debt?"
+    given: dict[str, list[str]] = {}
+    async with serving_lore(tmp_path) as stack:
+        for npc_id in (SMUGGLER, DOCK_MASTER):
+            async with Player(stack.running.ws_url, PLAYER_ID) as me:
+                await me.open("e1", npc_id)
+                session_id = stack.running.server.encounters[0].session_id
+                await me.say("e1", question)
+                await me.close("e1")
+            stored = await stored_session(stack.sessions, session_id)
+            given[npc_id] = lore_lines(logged_contexts(stored)[-1])
+
+    # Karsk is of the smugglers: he gets their secret; Vex's debt is Vex's alone.
+    assert _LOWER_LOCKS in given[SMUGGLER] and _VEX_DEBT not in given[SMUGGLER], given
+    # Brandt of the station authority gets neither, whatever the player asks.
+    assert _LOWER_LOCKS not in given[DOCK_MASTER] and _VEX_DEBT not in given[DOCK_MASTER], given
+    assert not any(_KARSK_PARTNER in lines for lines in given.values())
+
+
+async def test_the_lore_given_stays_within_the_games_budget(tmp_path: Path) -> None:
+    # A question touching many entries, and a budget in words (a game's own "tokens").
+    question = "Tell me about Kessler's Hollow, the route, the navy patrols, spice and customs"
+    single = max(len(render_lore((entry,)).split()) for entry in ENTRIES)
+    lore = Lore(ENTRIES, factions=FACTIONS, budget=single + 10, max_entries=6, measure=_words)
+    game = dataclasses.replace(GAME, lore=lore)
+    async with (
+        serving_lore(tmp_path, game=game) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.open("e1", SMUGGLER)
+        session_id = stack.running.server.encounters[0].session_id
+        await me.say("e1", question)
+        await me.close("e1")
+    stored = await stored_session(stack.sessions, session_id)
+    context = logged_contexts(stored)[-1]
+    lines = lore_lines(context)
+    block = "\n".join([LORE_HEADING, *(f"- {line}" for line in lines)])
+    assert lines and _words(block) <= lore.budget, block
+    # More entries matched than fit: the budget, not max_entries, stopped it.
+    assert len(lines) < lore.max_entries
+
+
+def test_the_sample_game_declares_its_lore() -> None:
+    assert GAME.lore is LORE and 15 <= len(LORE.entries) <= 30
+    scopes = {entry.scope for entry in LORE.entries}
+    assert scopes == {"everyone", "faction", "npc"}
+
+
+def _words(text: str) -> int:
+    return len(text.split())
