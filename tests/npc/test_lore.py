@@ -18,6 +18,7 @@ from starharness.npc.lore import (
     install_lore,
     lore_is_current,
     lore_lines,
+    lore_search,
     query_for,
     recall,
     render_lore,
@@ -145,3 +146,13 @@ def test_words_that_are_operators_are_searched_as_words(words: list[str]) -> Non
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
     if expected:
         conn.execute("SELECT * FROM t WHERE t MATCH ?", (fts5_match(expected),)).fetchall()
+
+
+def test_a_world_without_its_own_index_is_served_from_one_in_memory() -> None:
+    class PlainWorld:
+        pass
+
+    search = lore_search(LORE, PlainWorld())
+    assert search == lore_search(LORE, PlainWorld())  # one index per lore, shared
+    query = query_for(LORE, "n-karsk", "pirate bay")
+    assert query is not None and [e.id for e in search(query)] == ["bay"]

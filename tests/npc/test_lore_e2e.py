@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import sqlite3
 from pathlib import Path
 
 from lore_support import Player, inspect, logged_contexts, serving_lore, stored_session
 
 from starharness.npc import Lore
-from starharness.npc.lore import LORE_HEADING, lore_lines, render_lore
-from starharness.voyage import GAME
+from starharness.npc.lore import LORE_HEADING, SearchesLore, lore_lines, query_for, render_lore
+from starharness.voyage import GAME, open_world, seed_world
 from starharness.voyage.content import DOCK_MASTER, PLAYER_ID, SMUGGLER
 from starharness.voyage.content.lore import ENTRIES, FACTIONS, LORE
 
@@ -106,3 +107,22 @@ def test_the_sample_game_declares_its_lore() -> None:
 
 def _words(text: str) -> int:
     return len(text.split())
+
+
+def test_the_world_file_holds_the_lore_and_every_open_keeps_it_current(tmp_path: Path) -> None:
+    path = tmp_path / "world.db"
+    open_world(path).close()
+    with sqlite3.connect(path) as conn:
+        # A world from before the game had lore (or with older lore) ...
+        conn.execute("DROP TABLE lore_index")
+        conn.execute("DROP TABLE lore_digest")
+    # ... is given the current lore on its next open, and searches it in its own file.
+    with open_world(path) as world:
+        assert isinstance(world, SearchesLore)
+        query = query_for(LORE, SMUGGLER, "a pirate bay")
+        assert query is not None
+        assert world.search_lore(query)[0].text == _PIRATE_BAY
+    # `seed` rebuilds a world whose file holds the FTS5 index and its shadow tables.
+    seed_world(path)
+    with open_world(path) as world:
+        assert query is not None and world.search_lore(query)[0].text == _PIRATE_BAY

@@ -18,6 +18,7 @@ from starharness.runtime.session.postgres import OwnedSchema, PostgresTarget
 
 from ..content import WorldSeed
 from .errors import SchemaVersionError
+from .lore import install_world_lore
 from .pg_conn import NAMESPACE, PgDriver, map_error
 from .schema_text import SCHEMA_VERSION, schema_statements, upgrade_statements
 from .seeding import insert_seed
@@ -68,6 +69,7 @@ def _create(conn: _Conn, seed: WorldSeed, where: str) -> None:
     for statement in pg_statements():
         conn.execute(statement.encode())
     insert_seed(PgDriver(conn, where), seed)
+    install_world_lore(PgDriver(conn, where))
 
 
 def _refuse_version(where: str, version: int, *, allow_older: bool) -> None:
@@ -106,6 +108,8 @@ def check_or_create(conn: _Conn, target: PostgresTarget, seed: WorldSeed) -> Non
             upgrade = upgrade_statements(version) if version < SCHEMA_VERSION else None
             if upgrade is not None:
                 _upgrade(conn, upgrade)
+            if version == SCHEMA_VERSION or upgrade is not None:
+                install_world_lore(PgDriver(conn, where))
     except psycopg.Error as error:
         raise map_error(error, where) from error
     if upgrade is not None:

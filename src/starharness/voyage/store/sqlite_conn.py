@@ -180,11 +180,13 @@ def drop_all_tables(conn: sqlite3.Connection) -> None:
         str(row[0])
         for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "ORDER BY rowid DESC"
+            "ORDER BY sql LIKE 'CREATE VIRTUAL TABLE%' DESC, rowid DESC"
         )
     ]
+    # Virtual tables (the lore's FTS5 index) first: dropping one drops its shadow tables,
+    # and it cannot be dropped once they are gone.
     for name in names:
-        conn.execute(f'DROP TABLE "{name}"')
+        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
 
 
 @contextmanager

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from ..content import WorldSeed
+from .lore import install_sqlite_lore
 from .schema_text import SCHEMA_VERSION
 from .seeding import insert_seed
 from .sqlite_conn import (
@@ -36,6 +37,7 @@ def open_sqlite(path: Path, seed: WorldSeed, busy_timeout_s: float) -> sqlite3.C
             refuse_unless_ours(state, path)
             if state.user_version < SCHEMA_VERSION:
                 upgrade_in_place(conn, path)
+        install_sqlite_lore(conn)
     except BaseException:
         conn.close()
         raise

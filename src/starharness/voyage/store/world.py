@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starharness.npc import AuditRecord, Meeting, NewsItem, NpcCard
+from starharness.npc.lore import LoreEntry, LoreQuery, search_lore
 from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
@@ -305,6 +306,12 @@ class VoyageWorld:
     def attitude(self, npc_id: str, player_id: str) -> int:
         with self._single_read() as reader:
             return reader.attitude(npc_id, player_id)
+
+    def search_lore(self, query: LoreQuery) -> list[LoreEntry]:
+        """The framework's `SearchesLore`: the game's lore, searched in this world's database
+        (FTS5 in the file, a tsvector column in PostgreSQL), which every open keeps current."""
+        with self._backend.single_read() as driver:
+            return search_lore(driver, query)
 
     def tick(self, days: int) -> list[NewsItem]:
         """Advance the clock by days (1..365): prices drift, stock refills, news happens."""
