@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from starharness.npc import Lore, LoreEntry, LoreError
 from starharness.npc.lore import (
+    COMMON_MATCHES,
     MemoryLoreIndex,
     SqliteLoreDriver,
     fts5_match,
@@ -156,3 +157,19 @@ def test_a_world_without_its_own_index_is_served_from_one_in_memory() -> None:
     assert search == lore_search(LORE, PlainWorld())  # one index per lore, shared
     query = query_for(LORE, "n-karsk", "pirate bay")
     assert query is not None and [e.id for e in search(query)] == ["bay"]
+
+
+def test_words_too_common_to_tell_entries_apart_are_not_ranked_beside_rarer_ones() -> None:
+    many = COMMON_MATCHES + 20
+    crowd = tuple(LoreEntry(f"dock-{n}", f"Dock {n} of the station is busy.") for n in range(many))
+    hollow = LoreEntry("hollow", "The station's ships avoid the Hollow.", ("hollow",))
+    lore = Lore((*crowd, hollow), max_entries=3)
+    index = MemoryLoreIndex(lore)
+    # "station" is in every entry: with a rarer word beside it, only the rarer word is searched.
+    query = query_for(lore, "n", "the station and the hollow")
+    assert query is not None and [e.id for e in index.search(query)] == ["hollow"]
+    # A line of common words alone still finds entries, those with all of its words.
+    query = query_for(lore, "n", "busy station")
+    assert query is not None
+    found = index.search(query)
+    assert found and all("busy" in e.text and "station" in e.text for e in found)

@@ -3,6 +3,7 @@ full-text search, given within a budget and logged with the turn's dynamic conte
 
 from .declaration import DEFAULT_STOPWORDS, EVERYONE, Lore, LoreEntry, LoreError, LoreQuery
 from .index import (
+    COMMON_MATCHES,
     LoreDriver,
     MemoryLoreIndex,
     SqliteLoreDriver,
@@ -26,6 +27,7 @@ from .recall import (
 from .words import fts5_match, search_words, websearch_text
 
 __all__ = [
+    "COMMON_MATCHES",
     "DEFAULT_STOPWORDS",
     "EVERYONE",
     "LORE_CONTEXT",

@@ -12,7 +12,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from .declaration import Lore, LoreEntry, LoreQuery, entry_from_row
 from .words import fts5_match, websearch_text
@@ -51,6 +51,20 @@ _POSTGRES_TABLES = (
     f"CREATE INDEX IF NOT EXISTS {INDEX_TABLE}_document ON {INDEX_TABLE} USING gin (document)",
     f"CREATE TABLE IF NOT EXISTS {DIGEST_TABLE} (id integer PRIMARY KEY CHECK (id = 1), "
     "digest text NOT NULL)",
+)
+COMMON_MATCHES: Final = 100
+"""A word in more entries than this is too common to rank by when the line has rarer ones."""
+# Each word's matches, counted up to a cap (the cap keeps a common word's count cheap), for
+# all the words in one statement: one round trip to a database server.
+_SQLITE_COUNTS = (
+    "SELECT word.value, (SELECT count(*) FROM (SELECT 1 FROM "
+    f"{INDEX_TABLE} WHERE {INDEX_TABLE} MATCH '\"' || replace(word.value, '\"', '\"\"') || '\"' "
+    "LIMIT ?)) FROM json_each(?) AS word"
+)
+_POSTGRES_COUNTS = (
+    "SELECT word, (SELECT count(*) FROM (SELECT 1 FROM "
+    f"{INDEX_TABLE} WHERE document @@ websearch_to_tsquery('english', word) LIMIT ?) AS found) "
+    "FROM unnest(?::text[]) AS word"
 )
 _SQLITE_SEARCH = (
     f"SELECT id, body, tags, knower FROM {INDEX_TABLE} WHERE {INDEX_TABLE} MATCH ? "
@@ -97,21 +111,39 @@ def install_lore(driver: LoreDriver, lore: Lore) -> bool:
 
 
 def search_lore(driver: LoreDriver, query: LoreQuery) -> list[LoreEntry]:
-    """The entries matching any of the query's words that its knowers may know, best first."""
-    if not query.words:
+    """The entries matching the query's words that its knowers may know, best first.
+
+    Ranking costs a little per matching entry, so words found in more than COMMON_MATCHES
+    entries are left out when the line has rarer ones (they tell entries apart too little to
+    be worth ranking thousands); a line of only common words finds the entries with all of
+    them. Either way a turn ranks a bounded number of entries however large the lore.
+    """
+    words, every = _telling(driver, query.words)
+    if not words:
         return []
     if driver.dialect == "sqlite":
-        params: tuple[Any, ...] = (
-            fts5_match(query.words),
-            json.dumps(query.knowers),
-            query.limit,
-        )
-        rows = driver.rows(_SQLITE_SEARCH, params)
+        params: tuple[Any, ...] = (fts5_match(words, every), json.dumps(query.knowers))
+        rows = driver.rows(_SQLITE_SEARCH, (*params, query.limit))
     else:
-        rows = driver.rows(
-            _POSTGRES_SEARCH, (websearch_text(query.words), list(query.knowers), query.limit)
-        )
+        text = websearch_text(words, every)
+        rows = driver.rows(_POSTGRES_SEARCH, (text, list(query.knowers), query.limit))
     return [entry_from_row(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+def _telling(driver: LoreDriver, words: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """The words to search for, and whether an entry must have all of them: the words that
+    match at most COMMON_MATCHES entries, else (all common) every word that matches any."""
+    if not words:
+        return (), False
+    counts = dict.fromkeys(words, 0)
+    sql = _SQLITE_COUNTS if driver.dialect == "sqlite" else _POSTGRES_COUNTS
+    words_param = json.dumps(words) if driver.dialect == "sqlite" else list(words)
+    for word, count in driver.rows(sql, (COMMON_MATCHES + 1, words_param)):
+        counts[str(word)] = int(count)
+    rare = tuple(w for w in words if 0 < counts[w] <= COMMON_MATCHES)
+    if rare:
+        return rare, False
+    return tuple(w for w in words if counts[w] > 0), True
 
 
 def _digest_table_exists(driver: LoreDriver) -> bool:

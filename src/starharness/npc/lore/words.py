@@ -30,11 +30,14 @@ def search_words(
     return tuple(found)
 
 
-def fts5_match(words: Iterable[str]) -> str:
-    """An FTS5 MATCH expression: any of the words, each a quoted string (never an operator)."""
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+def fts5_match(words: Iterable[str], every: bool = False) -> str:
+    """An FTS5 MATCH expression: any of the words (`every`: all of them), each a quoted string
+    (never an operator)."""
+    joint = " AND " if every else " OR "
+    return joint.join('"' + word.replace('"', '""') + '"' for word in words)
 
 
-def websearch_text(words: Iterable[str]) -> str:
-    """Text for `websearch_to_tsquery`: any of the words (a bare `or` would be the operator)."""
-    return " or ".join(word for word in words if word != "or")
+def websearch_text(words: Iterable[str], every: bool = False) -> str:
+    """Text for `websearch_to_tsquery`: any of the words (`every`: all of them); a bare `or`
+    would be the operator, so it is left out."""
+    return (" " if every else " or ").join(word for word in words if word != "or")
