@@ -154,7 +154,7 @@ async def test_a_tool_using_turn_runs_in_process(make_runtime: Any) -> None:
         await handle.agent.when_idle()
         types = [e.type for e in handle.agent.session.events]
         results = [e for e in handle.agent.session.events if e.type == ev.TOOL_RESULT]
-        assert ev.payload(results[0], ev.ToolResultData)["content"] == "ping"
+        assert ev.payload(results[0], ev.TOOL_RESULT)["content"] == "ping"
         assert types[-1] == ev.TURN_END
         provider = runtime.ctx.get(LLM).get()
         assert isinstance(provider, ScriptedProvider)

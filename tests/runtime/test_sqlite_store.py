@@ -30,33 +30,38 @@ _FOREVER = 3600.0
 
 
 def _fill(session: Session) -> None:
-    session.append(
-        ev.REQUEST_HEADER, {"system": "You are a test.", "tools": [], "reason": "initial"}
+    context = ev.RequestContextData(
+        provider="mock", model="m", max_tokens=None, temperature=None, tool_choice="auto"
     )
-    session.append(ev.TURN_START, {"turn": 1})
-    session.append(ev.USER_MESSAGE, {"content": "héllo ✨", "source": "user"})
-    session.append(ev.STEP_START, {"turn": 1, "step": 1})
-    session.append(ev.REQUEST_CONTEXT, {"provider": "mock", "model": "m", "tool_choice": "auto"})
-    session.append(
-        ev.ASSISTANT_CHUNK, {"turn": 1, "step": 1, "chunk": {"type": "text-delta", "text": "x"}}
+    session.log(
+        ev.REQUEST_HEADER,
+        ev.RequestHeaderData(system="You are a test.", tools=[], reason="initial"),
     )
-    session.append(
+    session.log(ev.TURN_START, ev.TurnStartData(turn=1))
+    session.log(ev.USER_MESSAGE, ev.UserMessageData(content="héllo ✨", source="user"))
+    session.log(ev.STEP_START, ev.StepData(turn=1, step=1))
+    session.log(ev.REQUEST_CONTEXT, context)
+    session.log(
+        ev.ASSISTANT_CHUNK,
+        ev.AssistantChunkData(turn=1, step=1, chunk={"type": "text-delta", "text": "x"}),
+    )
+    session.log(
         ev.ASSISTANT_MESSAGE,
-        {
-            "turn": 1,
-            "step": 1,
-            "text": "calling",
-            "tool_calls": [{"id": "c1", "name": "t", "arguments": '{"q": "\\"quoted\\""}'}],
-            "usage": {"input": 10, "output": 3, "cache_read": 0},
-            "finish": "tool-calls",
-        },
+        ev.AssistantMessageData(
+            turn=1,
+            step=1,
+            text="calling",
+            tool_calls=[{"id": "c1", "name": "t", "arguments": '{"q": "\\"quoted\\""}'}],
+            usage={"input": 10, "output": 3, "cache_read": 0, "cache_write": 0, "reasoning": 0},
+            finish="tool-calls",
+        ),
     )
-    session.append(
+    session.log(
         ev.TOOL_RESULT,
-        {"turn": 1, "step": 1, "call_id": "c1", "name": "t", "content": "1.5", "is_error": False},
+        ev.ToolResultData(turn=1, step=1, call_id="c1", name="t", content="1.5", is_error=False),
     )
-    session.append(ev.REQUEST_CONTEXT, {"provider": "mock", "model": "m", "tool_choice": "auto"})
-    session.append(ev.TURN_END, {"turn": 1, "reason": "completed"})
+    session.log(ev.REQUEST_CONTEXT, context)
+    session.log(ev.TURN_END, ev.TurnEndData(turn=1, reason="completed"))
 
 
 async def test_round_trip_keeps_every_event_and_the_rebuilt_requests(

@@ -26,7 +26,10 @@ async def _two_batches(place: StorePlace) -> None:
     session = service.create("t")
     session.append(ev.TURN_START, {"turn": 1})
     session.append(ev.USER_MESSAGE, {"content": "one", "source": "user"})
-    session.append(ev.ASSISTANT_MESSAGE, {"turn": 1, "step": 1, "text": "ok", "finish": "stop"})
+    session.append(
+        ev.ASSISTANT_MESSAGE,
+        {"turn": 1, "step": 1, "text": "ok", "tool_calls": [], "finish": "stop"},
+    )
     session.append(ev.TURN_END, {"turn": 1, "reason": "completed"})
     session.append(ev.TURN_START, {"turn": 2})
     await service.flush()
@@ -125,7 +128,7 @@ _CRASHING_WRITER = CHILD_OPEN + textwrap.dedent(
             if turn < 3:
                 session.append("tool/result", {
                     "turn": turn, "step": 1, "call_id": f"c{turn}", "name": "work",
-                    "content": "done",
+                    "content": "done", "is_error": False,
                 })
                 session.append("step/end", {"turn": turn, "step": 1})
                 session.append("turn/end", {"turn": turn, "reason": "completed"})

@@ -14,10 +14,6 @@ from ..runtime.context.events import (
     GOAL_CHANGE,
     PLAN_CHANGE,
     SUBAGENT_START,
-    CompactionEndData,
-    GoalChangeData,
-    PlanChangeData,
-    SubagentStartData,
 )
 from ..runtime.context.goals import render_state
 from ..runtime.kernel import Context
@@ -168,34 +164,34 @@ class ChatSession:
             if chunk["type"] == ev.TEXT_DELTA:
                 self._write(chunk.get("text", ""))
         elif kind == ev.TOOL_CALL:
-            call = ev.payload(event, ev.ToolCallEventData)
+            call = ev.payload(event, ev.TOOL_CALL)
             self._line(f"[tool] {call['name']}({shorten(call['arguments'], _SHORT_ARGUMENTS)})")
         elif kind == ev.TOOL_RESULT:
-            result = ev.payload(event, ev.ToolResultData)
+            result = ev.payload(event, ev.TOOL_RESULT)
             mark = "error" if result["is_error"] else "ok"
             content = shorten(str(result["content"]), _SHORT_RESULT)
             self._line(f"[tool] {result['name']} -> {mark}: {content}")
         elif kind == ev.LLM_RETRY:
-            retry = ev.payload(event, ev.LlmRetryData)
+            retry = ev.payload(event, ev.LLM_RETRY)
             self._line(f"[retry] attempt {retry['attempt']}: {retry['error']}")
         elif kind == PLAN_CHANGE:
-            plan = ev.payload(event, PlanChangeData)
+            plan = ev.payload(event, PLAN_CHANGE)
             self._line("[plan] " + render_plan(plan["items"], plan["revision"]))
         elif kind == GOAL_CHANGE:
-            goal = ev.payload(event, GoalChangeData)
+            goal = ev.payload(event, GOAL_CHANGE)
             self._line(f"[goal] {goal['goal']} ({goal['status']}, revision {goal['revision']})")
         elif kind == COMPACTION_END:
-            end = ev.payload(event, CompactionEndData)
+            end = ev.payload(event, COMPACTION_END)
             if end.get("outcome") not in ("nothing", None):
                 self._line(
                     f"[context compacted: {end.get('outcome')}, about"
                     f" {end.get('tokens_before', '?')} -> {end.get('tokens_after', '?')} tokens]"
                 )
         elif kind == SUBAGENT_START:
-            child = ev.payload(event, SubagentStartData)
+            child = ev.payload(event, SUBAGENT_START)
             self._line(f"[subagent] {child['child']}: {shorten(child['task'], _SHORT_ARGUMENTS)}")
         elif kind == ev.TURN_END:
-            end = ev.payload(event, ev.TurnEndData)
+            end = ev.payload(event, ev.TURN_END)
             if end["reason"] != "completed":
                 error = end.get("error")
                 self._line(f"[turn {end['reason']}{': ' + str(error) if error else ''}]")

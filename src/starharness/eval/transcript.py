@@ -63,24 +63,22 @@ class _TurnReader:
     def read(self, event: SessionEvent) -> None:
         kind = event.type
         if kind == ev.ASSISTANT_CHUNK:
-            if ev.payload(event, ev.AssistantChunkData)["chunk"].get("type") in _STREAMED:
+            if ev.payload(event, ev.ASSISTANT_CHUNK)["chunk"].get("type") in _STREAMED:
                 self._chunks += 1
         elif kind == ev.ASSISTANT_MESSAGE:
-            self._message(ev.payload(event, ev.AssistantMessageData))
+            self._message(ev.payload(event, ev.ASSISTANT_MESSAGE))
         elif kind == ev.TOOL_CALL:
-            self._call(ev.payload(event, ev.ToolCallEventData))
+            self._call(ev.payload(event, ev.TOOL_CALL))
         elif kind == ev.TOOL_RESULT:
-            self._result(ev.payload(event, ev.ToolResultData))
+            self._result(ev.payload(event, ev.TOOL_RESULT))
         elif kind == ev.REQUEST_CONTEXT:
-            quirk = ev.payload(event, ev.RequestContextData).get("quirk")
+            quirk = ev.payload(event, ev.REQUEST_CONTEXT).get("quirk")
             if isinstance(quirk, Mapping):
                 self.turn.quirks.append(str(quirk.get("choice", "")))
         elif kind == ev.USER_MESSAGE:
-            self.turn.grounding.append(
-                str(ev.payload(event, ev.UserMessageData).get("content", ""))
-            )
+            self.turn.grounding.append(str(ev.payload(event, ev.USER_MESSAGE).get("content", "")))
         elif kind == ev.TURN_END:
-            self.turn.end_reason = str(ev.payload(event, ev.TurnEndData).get("reason", ""))
+            self.turn.end_reason = str(ev.payload(event, ev.TURN_END).get("reason", ""))
 
     def _message(self, data: ev.AssistantMessageData) -> None:
         if data.get("interrupted"):

@@ -113,9 +113,9 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
     for event in events:
         kind = event.type
         if kind == ev.REQUEST_HEADER:
-            header = ev.payload(event, ev.RequestHeaderData)
+            header = ev.payload(event, ev.REQUEST_HEADER)
         elif kind == ev.REQUEST_CONTEXT:
-            context = ev.payload(event, ev.RequestContextData)
+            context = ev.payload(event, ev.REQUEST_CONTEXT)
             requests += 1
             yield f"--- request {requests} ({context.get('provider')}, {context.get('model')})"
             if header is not shown_header:
@@ -129,20 +129,20 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
             yield "messages:"
             yield from (_json(message) for message in wire)
         elif kind == ev.TURN_START:
-            yield f"=== turn {ev.payload(event, ev.TurnStartData).get('turn')}"
+            yield f"=== turn {ev.payload(event, ev.TURN_START).get('turn')}"
         elif kind == ev.USER_MESSAGE:
             yield from _lore_given(ev.payload(event, ev.USER_MESSAGE))
         elif kind == ev.ASSISTANT_MESSAGE:
-            yield f"answered: {_answer(ev.payload(event, ev.AssistantMessageData))}"
+            yield f"answered: {_answer(ev.payload(event, ev.ASSISTANT_MESSAGE))}"
         elif kind == ev.TOOL_RESULT:
-            result = ev.payload(event, ev.ToolResultData)
+            result = ev.payload(event, ev.TOOL_RESULT)
             mark = "error" if result.get("is_error") else "ok"
             yield f"tool {result.get('name')} -> {mark}: {result.get('content')}"
         elif kind == ev.LLM_RETRY:
-            retry = ev.payload(event, ev.LlmRetryData)
+            retry = ev.payload(event, ev.LLM_RETRY)
             yield f"retry {retry.get('attempt')} after: {retry.get('error')}"
         elif kind == ev.TURN_END:
-            end = ev.payload(event, ev.TurnEndData)
+            end = ev.payload(event, ev.TURN_END)
             detail = f" ({end['error']})" if "error" in end else ""
             yield f"=== turn {end.get('turn')} ended: {end.get('reason')}{detail}"
         seen.append(event)

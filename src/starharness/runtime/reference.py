@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -136,12 +137,16 @@ def _fields(shape: type[Any]) -> list[str]:
     return shown
 
 
+_OUR_MODULE = re.compile(r"\bstarharness(?:\.\w+)+\.(?=[A-Z])")
+
+
 def _type_text(hint: Any, module: str) -> str:
     text = getattr(hint, "__name__", None) if isinstance(hint, type) else None
     if text is None:
         text = str(hint)
     for prefix in ("typing.", "collections.abc.", f"{module}.", f"{event_types.__name__}."):
         text = text.replace(prefix, "")
+    text = _OUR_MODULE.sub("", text)  # a type from another of our modules (view's SurfaceReplace)
     return text.replace("NotRequired[", "").rstrip("]") if "NotRequired[" in text else text
 
 
@@ -162,9 +167,10 @@ def generate() -> str:
         "",
         "### Session events",
         "",
-        "Every session event type the runtime logs, with the TypedDict of its data",
-        "(`event_types.payload(event, Shape)` reads it). Logged data is frozen: arrays are",
-        "tuples, mappings FrozenDicts.",
+        "Every session event type the runtime logs, with the TypedDict of its data. Each",
+        "constant is an `EventKind`: `agent.log(KIND, Data(...))` writes one, `payload(event,",
+        "KIND)` reads it, and a store checks stored data against it when it loads a session.",
+        "Logged data is frozen: arrays are tuples, mappings FrozenDicts.",
         "",
         *_events(),
         "",

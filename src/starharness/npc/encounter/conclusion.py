@@ -38,7 +38,7 @@ class SpeechConclusion:
         """Learn the step's calls (logged before any of them runs)."""
         kind = event.type
         if kind == ev.TOOL_CALL:
-            call = ev.payload(event, ev.ToolCallEventData)
+            call = ev.payload(event, ev.TOOL_CALL)
             self._calls.append(call["call_id"])
             if call["name"] == self._speech_name:
                 self._spoke = True

@@ -412,14 +412,14 @@ class Encounter:
             self._failures.clear()
             self._give_up = False
         elif kind == ev.TOOL_RESULT:
-            result = ev.payload(event, ev.ToolResultData)
+            result = ev.payload(event, ev.TOOL_RESULT)
             self._track_call(result["name"], bool(result["is_error"]))
         elif kind == ev.TURN_END:
             self._running = False
-            reason = ev.payload(event, ev.TurnEndData)["reason"]
+            reason = ev.payload(event, ev.TURN_END)["reason"]
             self._host.turn_done(time.perf_counter() - self._turn_started, reason)
         elif kind == ev.ASSISTANT_MESSAGE:
-            usage = ev.payload(event, ev.AssistantMessageData).get("usage")
+            usage = ev.payload(event, ev.ASSISTANT_MESSAGE).get("usage")
             if usage is not None:
                 self._host.usage(usage)
         self._conclusion.on_event(event)

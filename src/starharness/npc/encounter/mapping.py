@@ -159,18 +159,18 @@ class FrameMapper:
         elif kind == ev.LLM_RETRY:
             self._retried()
         elif kind == ev.ASSISTANT_MESSAGE:
-            self._message(ev.payload(event, ev.AssistantMessageData))
+            self._message(ev.payload(event, ev.ASSISTANT_MESSAGE))
         elif kind == ev.TOOL_CALL:
-            call = ev.payload(event, ev.ToolCallEventData)
+            call = ev.payload(event, ev.TOOL_CALL)
             if call["name"] == self._speech_name:
                 self._speech_call(call)
         elif kind == ev.TOOL_RESULT:
-            result = ev.payload(event, ev.ToolResultData)
+            result = ev.payload(event, ev.TOOL_RESULT)
             final = self._finals.pop(result["call_id"], None)
             if final is not None:
                 self._speech_result(final, bool(result["is_error"]))
         elif kind == ev.TURN_END:
-            self._turn_end(ev.payload(event, ev.TurnEndData))
+            self._turn_end(ev.payload(event, ev.TURN_END))
 
     def _tool_delta(self, chunk: ev.ChunkData) -> None:
         index = chunk.get("index", 0)

@@ -12,7 +12,7 @@ from ..llm.types import ToolCall
 from ..sandbox import AgentSandbox
 from ..tools import TOOLS, ToolFailure, ToolOutcome, ToolSuccess
 from ..tools.run import ToolRunContext
-from .keys import CODE_CALL, CODE_RESULT
+from .keys import CODE_CALL, CODE_RESULT, CodeCallData, CodeErrorData, CodeResultData
 
 NOT_ALLOWED = "not_allowed"
 """Failure code of a call to a tool the program may not call (it never reaches the pipeline)."""
@@ -48,7 +48,12 @@ class HostCalls:
         """Run one call; the answer line for the program ({ok, value} or {ok, code, message})."""
         run = self._run
         call = ToolCall(f"{run.call_id}.{len(self.made) + 1}", name, json.dumps(args))
-        self._record(CODE_CALL, call, {"arguments": call.arguments})
+        run_id = run.call_id
+        self._sandbox.record(
+            run.ctx,
+            CODE_CALL,
+            CodeCallData(call_id=run_id, id=call.id, name=call.name, arguments=call.arguments),
+        )
         if name in self.allowed:
             registry = run.ctx.get(TOOLS)
             outcome = await registry.execute(
@@ -60,20 +65,22 @@ class HostCalls:
                 NOT_ALLOWED,
             )
             outcome = ToolOutcome(call, failure)
-        data: dict[str, Any] = {"content": outcome.content, "is_error": outcome.is_error}
+        data = CodeResultData(
+            call_id=run_id,
+            id=call.id,
+            name=call.name,
+            content=outcome.content,
+            is_error=outcome.is_error,
+        )
         if outcome.error_code is not None:
-            data["error"] = {"code": outcome.error_code}
-        self._record(CODE_RESULT, call, data)
+            data["error"] = CodeErrorData(code=outcome.error_code)
+        self._sandbox.record(run.ctx, CODE_RESULT, data)
         result = outcome.result
         if isinstance(result, ToolSuccess):
             self.made.append(CodeCall(name, args, True))
             return {"ok": True, "value": _value(result)}
         self.made.append(CodeCall(name, args, False, f"{result.code}: {result.message}"))
         return {"ok": False, "code": result.code, "message": result.message}
-
-    def _record(self, type_: str, call: ToolCall, data: dict[str, Any]) -> None:
-        base = {"call_id": self._run.call_id, "id": call.id, "name": call.name}
-        self._sandbox.record(self._run.ctx, type_, {**base, **data})
 
 
 def _value(result: ToolSuccess) -> Any:

@@ -8,11 +8,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..sandbox import SANDBOX, SANDBOX_UNAVAILABLE, SandboxUnavailableError
-from ..sandbox.keys import SANDBOX_REFUSED
+from ..sandbox.keys import SANDBOX_REFUSED, SandboxRefusedData
 from ..tools import MUTATING, TOOLS, ToolDefinition, ToolFailure, ToolSuccess, define_tool
 from ..tools.run import ToolRunContext
 from .calls import HostCalls
-from .keys import CODE_DONE, CODE_RUN
+from .keys import CODE_DONE, CODE_RUN, CodeDoneData, CodeRunData
 from .program import CodeRun, confine, run_program
 from .settings import RUN_CODE, CodeModeSettings
 
@@ -50,7 +50,7 @@ def run_code_tool(settings: CodeModeSettings) -> ToolDefinition[Any]:
             sandbox.record(
                 run.ctx,
                 SANDBOX_REFUSED,
-                {"call_id": run.call_id, "code": error.code, "message": str(error)},
+                SandboxRefusedData(call_id=run.call_id, code=error.code, message=str(error)),
             )
             return ToolFailure(str(error), SANDBOX_UNAVAILABLE)
         allowed = settings.callable_tools(run.ctx.get(TOOLS).names())
@@ -58,26 +58,26 @@ def run_code_tool(settings: CodeModeSettings) -> ToolDefinition[Any]:
         sandbox.record(
             run.ctx,
             CODE_RUN,
-            {
-                "call_id": run.call_id,
-                "provider": confined.provider,
-                "tools": allowed,
-                "limits": {**settings.guest_limits(), "wall_s": settings.wall_s},
-            },
+            CodeRunData(
+                call_id=run.call_id,
+                provider=confined.provider,
+                tools=allowed,
+                limits={**settings.guest_limits(), "wall_s": settings.wall_s},
+            ),
         )
         found = await run_program(sandbox, confined, policy, args.program, calls, settings)
         sandbox.record(
             run.ctx,
             CODE_DONE,
-            {
-                "call_id": run.call_id,
-                "status": found.status,
-                "exit_code": found.exit_code,
-                "calls": len(found.calls),
-                "output_bytes": found.output_bytes,
-                "message": found.message,
-                "cpu_ms": None if found.cpu_s is None else round(found.cpu_s * 1000, 3),
-            },
+            CodeDoneData(
+                call_id=run.call_id,
+                status=found.status,
+                exit_code=found.exit_code,
+                calls=len(found.calls),
+                output_bytes=found.output_bytes,
+                message=found.message,
+                cpu_ms=None if found.cpu_s is None else round(found.cpu_s * 1000, 3),
+            ),
         )
         return _result(found, settings)
 

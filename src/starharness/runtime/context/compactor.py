@@ -10,7 +10,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..llm.errors import ContextOverflowError, LlmError
 from ..llm.types import (
@@ -22,7 +22,15 @@ from ..llm.types import (
     UserMessage,
 )
 from ..loop import CompactRequest
-from ..session import SURFACE, VIEW_REWRITE, Projection, SessionEvent, message_to_data, replace_op
+from ..session import (
+    VIEW_REWRITE,
+    Projection,
+    SessionEvent,
+    ViewRewriteData,
+    message_to_data,
+    payload,
+    replace_op,
+)
 from ..session import event_types as ev
 from .compaction_config import CompactionConfig, Limits
 from .compaction_recovery import summary_message_data
@@ -32,6 +40,10 @@ from .events import (
     COMPACTION_START,
     COMPACTION_SUMMARY,
     SUMMARY_SOURCE,
+    CompactionEndData,
+    CompactionPruneData,
+    CompactionStartData,
+    CompactionSummaryData,
     CompactionTrigger,
 )
 from .tokens import estimate_tokens, message_chars, messages_tokens
@@ -100,9 +112,11 @@ class Compactor:
         started = time.perf_counter()
         agent.log(
             COMPACTION_START,
-            {"id": cid, "trigger": trigger, "tokens_before": tokens, "window": limits.window},
+            CompactionStartData(
+                id=cid, trigger=trigger, tokens_before=tokens, window=limits.window
+            ),
         )
-        end: dict[str, Any] = {"id": cid, "tokens_before": tokens}
+        end = CompactionEndData(id=cid, tokens_before=tokens)
         try:
             retain = limits.retain
             if retain is None:
@@ -161,17 +175,19 @@ class Compactor:
             replacement = ToolMessage(message.call_id, short, message.is_error)
             agent.log(
                 VIEW_REWRITE,
-                {
-                    SURFACE: replace_op(keys[index], keys[index]),
-                    "messages": [message_to_data(replacement)],
-                    "by": "compaction/prune",
-                    "compaction": cid,
-                },
+                ViewRewriteData(
+                    surface=replace_op(keys[index], keys[index]),
+                    messages=[message_to_data(replacement)],
+                    by="compaction/prune",
+                    compaction=cid,
+                ),
             )
             pruned += 1
             saved += len(content) - len(short)
         if pruned:
-            agent.log(COMPACTION_PRUNE, {"id": cid, "pruned": pruned, "chars_saved": saved})
+            agent.log(
+                COMPACTION_PRUNE, CompactionPruneData(id=cid, pruned=pruned, chars_saved=saved)
+            )
         return pruned
 
     # -- summarize -----------------------------------------------------------------------------
@@ -205,17 +221,17 @@ class Compactor:
         text = "".join(parts).strip()
         if not text:
             raise LlmError("the summarizer answered with no text")
-        summary = {
-            "id": cid,
-            "text": text,
-            "start": keys[0],
-            "end": keys[cut - 1],
-            "messages": cut,
-            "model": model,
+        summary = CompactionSummaryData(
+            id=cid,
+            text=text,
+            start=keys[0],
+            end=keys[cut - 1],
+            messages=cut,
+            model=model,
             # With the span, what rebuilds the summarizer's request from the log.
-            "system": SUMMARY_SYSTEM,
-            "item_chars": config.summary_item_chars,
-        }
+            system=SUMMARY_SYSTEM,
+            item_chars=config.summary_item_chars,
+        )
         agent.log(COMPACTION_SUMMARY, summary)
         agent.log(ev.USER_MESSAGE, summary_message_data(summary))
         # The dynamic context may have been summarized away: the next turn logs it again.
@@ -323,7 +339,7 @@ def rebuild_summary_requests(events: Sequence[SessionEvent]) -> list[tuple[str, 
     for index, event in enumerate(events):
         if event.type != COMPACTION_SUMMARY:
             continue
-        data = event.data
+        data = payload(event, COMPACTION_SUMMARY)
         projection.feed(events[:index])
         span = [
             message

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -14,10 +15,10 @@ from ..kernel import Context, Plugin
 from ..llm.types import UserMessage
 from ..loop import AGENTS
 from ..prompt import PROMPT, TOOL_GUIDANCE_ORDER
-from ..session import SESSIONS, Session, SessionEvent
+from ..session import SESSIONS, Session, SessionEvent, payload
 from ..session import event_types as ev
 from ..tools import TOOLS, ToolFailure, ToolRunContext, ToolSuccess, define_tool
-from .events import SUBAGENT_END, SUBAGENT_START
+from .events import SUBAGENT_END, SUBAGENT_START, SubagentEndData, SubagentStartData
 from .forks import DELEGATION_DEPTH, fork
 
 DELEGATE_TOOL = "delegate"
@@ -112,9 +113,9 @@ def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
         seed_length = int(child.session.meta["seed_length"])
         parent.log(
             SUBAGENT_START,
-            {"child": child_id, "seed_length": seed_length, "task": args.task, "tools": names},
+            SubagentStartData(child=child_id, seed_length=seed_length, task=args.task, tools=names),
         )
-        end: dict[str, Any] = {"child": child_id, "status": "error"}
+        end = SubagentEndData(child=child_id, status="error")
         try:
             child.followup(UserMessage(args.task, source="delegate"))
             await asyncio.wait_for(child.when_idle(), config.timeout_s)
@@ -130,10 +131,11 @@ def _delegate_tool(ctx: Context, config: DelegateConfig) -> Any:
             parent.log(SUBAGENT_END, end)
         if end["status"] != "ok":
             return ToolFailure(
-                f"the subagent {child_id} did not finish ({end['reason']}):"
+                f"the subagent {child_id} did not finish ({end.get('reason')}):"
                 f" {end.get('text') or 'no answer'}"
             )
-        return ToolSuccess(end["text"], end["text"] or "(the subagent gave no answer)")
+        text = end.get("text", "")
+        return ToolSuccess(text, text or "(the subagent gave no answer)")
 
     return define_tool(
         DELEGATE_TOOL,
@@ -152,22 +154,24 @@ def recover_subagents(session: Session) -> list[SessionEvent]:
     open_: dict[str, None] = {}
     for event in session.events:
         if event.type == SUBAGENT_START:
-            open_[event.data["child"]] = None
+            open_[payload(event, SUBAGENT_START)["child"]] = None
         elif event.type == SUBAGENT_END:
-            open_.pop(event.data["child"], None)
+            open_.pop(payload(event, SUBAGENT_END).get("child", ""), None)
     return [
-        session.append(SUBAGENT_END, {"child": child, "status": "error", "reason": ev.INTERRUPTED})
+        session.log(
+            SUBAGENT_END, SubagentEndData(child=child, status="error", reason=ev.INTERRUPTED)
+        )
         for child in open_
     ]
 
 
-def _outcome(events: Any, start: int) -> tuple[str, str]:
+def _outcome(events: Sequence[SessionEvent], start: int) -> tuple[str, str]:
     reason, text = "interrupted", ""
     for event in events[start:]:
         if event.type == ev.TURN_END:
-            reason = str(event.data["reason"])
-            if event.data.get("error"):
-                text = str(event.data["error"])
-        elif event.type == ev.ASSISTANT_MESSAGE and event.data["text"]:
-            text = str(event.data["text"])
+            end = payload(event, ev.TURN_END)
+            reason = end["reason"]
+            text = end.get("error") or text
+        elif event.type == ev.ASSISTANT_MESSAGE:
+            text = payload(event, ev.ASSISTANT_MESSAGE)["text"] or text
     return reason, text

@@ -7,18 +7,12 @@ event (a tool/result, a user/message with a `surface`, a view/rewrite) logged be
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Literal, TypedDict
+from typing import Any, Final, Literal
 
-SPILL_STORED: Final = "spill/stored"
-"""The whole result of one tool call, too big to show inline; `id` counts the session's spills."""
-COMPACTION_START: Final = "compaction/start"
-COMPACTION_PRUNE: Final = "compaction/prune"
-COMPACTION_SUMMARY: Final = "compaction/summary"
-COMPACTION_END: Final = "compaction/end"
-GOAL_CHANGE: Final = "goal/change"
-PLAN_CHANGE: Final = "plan/change"
-SUBAGENT_START: Final = "subagent/start"
-SUBAGENT_END: Final = "subagent/end"
+# typing_extensions: pydantic checks stored data against these TypedDicts (Python < 3.12).
+from typing_extensions import TypedDict
+
+from ..session import EventKind
 
 SUMMARY_SOURCE: Final = "summary"
 """`source` of the user/message that carries a compaction summary into the view."""
@@ -96,22 +90,41 @@ class SubagentStartData(TypedDict):
     tools: list[str]
 
 
-class SubagentEndData(TypedDict, total=False):
+class _SubagentEndFields(TypedDict):
     child: str
     status: Literal["ok", "error"]
+
+
+class SubagentEndData(_SubagentEndFields, total=False):
+    """`reason`: the child's turn/end reason, "timeout" or "interrupted"; `text`: its answer."""
+
     reason: str
     text: str
 
 
-PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
-    SPILL_STORED: SpillStoredData,
-    COMPACTION_START: CompactionStartData,
-    COMPACTION_PRUNE: CompactionPruneData,
-    COMPACTION_SUMMARY: CompactionSummaryData,
-    COMPACTION_END: CompactionEndData,
-    GOAL_CHANGE: GoalChangeData,
-    PLAN_CHANGE: PlanChangeData,
-    SUBAGENT_START: SubagentStartData,
-    SUBAGENT_END: SubagentEndData,
-}
+SPILL_STORED: Final = EventKind("spill/stored", SpillStoredData)
+"""The whole result of one tool call, too big to show inline; `id` counts the session's spills."""
+COMPACTION_START: Final = EventKind("compaction/start", CompactionStartData)
+COMPACTION_PRUNE: Final = EventKind("compaction/prune", CompactionPruneData)
+COMPACTION_SUMMARY: Final = EventKind("compaction/summary", CompactionSummaryData)
+COMPACTION_END: Final = EventKind("compaction/end", CompactionEndData)
+GOAL_CHANGE: Final = EventKind("goal/change", GoalChangeData)
+PLAN_CHANGE: Final = EventKind("plan/change", PlanChangeData)
+SUBAGENT_START: Final = EventKind("subagent/start", SubagentStartData)
+SUBAGENT_END: Final = EventKind("subagent/end", SubagentEndData)
+
+KINDS: Final[tuple[EventKind[Any], ...]] = (
+    SPILL_STORED,
+    COMPACTION_START,
+    COMPACTION_PRUNE,
+    COMPACTION_SUMMARY,
+    COMPACTION_END,
+    GOAL_CHANGE,
+    PLAN_CHANGE,
+    SUBAGENT_START,
+    SUBAGENT_END,
+)
+"""Each of these session event types (the docs are made from it)."""
+
+PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {kind: kind.shape for kind in KINDS}
 """Each context-management session event type and the TypedDict of its data (for the docs)."""

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import StarHarnessError
-from ..session import Session
-from .events import GOAL_CHANGE, PLAN_CHANGE
+from ..session import Session, SessionEvent, payload
+from .events import GOAL_CHANGE, PLAN_CHANGE, GoalChangeData, PlanChangeData, PlanItemData
 
 if TYPE_CHECKING:
     from ..loop import Agent
 
-PLAN_STATUSES = ("pending", "in_progress", "done")
-GOAL_STATUSES = ("active", "done", "dropped")
+PLAN_STATUSES: Final = ("pending", "in_progress", "done")
+GOAL_STATUSES: Final = ("active", "done", "dropped")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
 
 
@@ -49,17 +49,17 @@ class WorkState:
     position: int = 0
     """Events folded so far."""
 
-    def feed(self, events: Sequence[Any]) -> WorkState:
+    def feed(self, events: Sequence[SessionEvent]) -> WorkState:
         for index in range(self.position, len(events)):
             event = events[index]
             if event.type == GOAL_CHANGE:
-                data = event.data
-                self.goal, self.goal_status = data["goal"], data["status"]
-                self.goal_revision = data["revision"]
+                goal = payload(event, GOAL_CHANGE)
+                self.goal, self.goal_status = goal["goal"], goal["status"]
+                self.goal_revision = goal["revision"]
             elif event.type == PLAN_CHANGE:
-                data = event.data
-                self.plan = tuple(PlanItem(i["id"], i["text"], i["status"]) for i in data["items"])
-                self.plan_revision = data["revision"]
+                plan = payload(event, PLAN_CHANGE)
+                self.plan = tuple(PlanItem(i["id"], i["text"], i["status"]) for i in plan["items"])
+                self.plan_revision = plan["revision"]
         self.position = len(events)
         return self
 
@@ -88,8 +88,7 @@ class WorkBook:
         if status not in GOAL_STATUSES:
             raise ValueError(f"a goal's status is one of {', '.join(GOAL_STATUSES)}")
         agent.log(
-            GOAL_CHANGE,
-            {"revision": expected + 1, "goal": goal, "status": status, "by": by},
+            GOAL_CHANGE, GoalChangeData(revision=expected + 1, goal=goal, status=status, by=by)
         )
         return self.state(agent.session)
 
@@ -100,20 +99,16 @@ class WorkBook:
         if expected != state.plan_revision:
             raise StaleRevisionError("plan", expected, state.plan_revision)
         seen: set[str] = set()
+        logged: list[PlanItemData] = []
         for item in items:
-            if item["status"] not in PLAN_STATUSES:
+            status = item["status"]
+            if status not in PLAN_STATUSES:
                 raise ValueError(f"a plan item's status is one of {', '.join(PLAN_STATUSES)}")
             if item["id"] in seen:
                 raise ValueError(f"the plan names item {item['id']!r} twice")
             seen.add(item["id"])
-        agent.log(
-            PLAN_CHANGE,
-            {
-                "revision": expected + 1,
-                "items": [{"id": i["id"], "text": i["text"], "status": i["status"]} for i in items],
-                "by": by,
-            },
-        )
+            logged.append(PlanItemData(id=item["id"], text=item["text"], status=status))
+        agent.log(PLAN_CHANGE, PlanChangeData(revision=expected + 1, items=logged, by=by))
         return self.state(agent.session)
 
 

@@ -19,7 +19,7 @@ from ..tools import (
     ToolSuccess,
     define_tool,
 )
-from .events import SPILL_STORED
+from .events import SPILL_STORED, SpillStoredData
 
 READ_TOOL = "read_spilled"
 
@@ -143,20 +143,20 @@ def _store(ctx: Context, run: ToolRunContext, content: str, index: SpillIndex) -
     if session is None:
         return None
     spill_id = index.next_id(session)
-    data = {
-        "id": spill_id,
-        "call_id": run.call_id,
-        "name": run.name,
-        "chars": len(content),
-        "bytes": len(content.encode()),
-        "content": content,
-    }
+    data = SpillStoredData(
+        id=spill_id,
+        call_id=run.call_id,
+        name=run.name,
+        chars=len(content),
+        bytes=len(content.encode()),
+        content=content,
+    )
     agents = run.ctx.maybe(AGENTS) or ctx.maybe(AGENTS)
     agent = agents.get(run.session_id) if agents is not None else None
     if agent is not None:
         agent.log(SPILL_STORED, data)
     else:
-        session.append(SPILL_STORED, data)
+        session.log(SPILL_STORED, data)
     return spill_id
 
 

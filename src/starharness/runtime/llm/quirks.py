@@ -6,11 +6,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
+# typing_extensions: the session store checks logged data against this (pydantic, Python < 3.12).
+from typing_extensions import TypedDict
+
 from .profiles import ProviderProfile
 from .types import LlmRequest, NamedToolChoice
 
 QuirkChoice = Literal["forced-tool", "unstreamed"]
 """What the provider did instead of sending the request as asked."""
+
+
+class _QuirkFields(TypedDict):
+    choice: QuirkChoice
+    reason: str
+
+
+class QuirkData(_QuirkFields, total=False):
+    """How a quirk changed a request, as the session log records it (request/context's
+    `quirk`); `tool` names the forced tool."""
+
+    tool: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,11 +37,11 @@ class RequestPlan:
     quirk: QuirkChoice | None = None
     reason: str = ""
 
-    def log_data(self) -> dict[str, Any] | None:
+    def log_data(self) -> QuirkData | None:
         """What the session log records about the adaptation; None when there was none."""
         if self.quirk is None:
             return None
-        data: dict[str, Any] = {"choice": self.quirk, "reason": self.reason}
+        data = QuirkData(choice=self.quirk, reason=self.reason)
         choice = self.request.tool_choice
         if isinstance(choice, NamedToolChoice):
             data["tool"] = choice.name

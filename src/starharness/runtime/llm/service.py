@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import cast
 
 from ..kernel import Disposer, once
 from .admission import AdmissionQueue
 from .profiles import UnknownProviderError
 from .provider import LlmProvider
-from .quirks import PlansRequests
+from .quirks import PlansRequests, QuirkData
 from .retry import OnRetry, RetryPolicy, stream_with_retry
 from .types import LlmRequest, StreamChunk
 
@@ -106,7 +106,7 @@ class LlmService:
         """The default provider's model."""
         return self._entry(None).provider.default_model
 
-    def quirk(self, request: LlmRequest, *, provider: str | None = None) -> dict[str, Any] | None:
+    def quirk(self, request: LlmRequest, *, provider: str | None = None) -> QuirkData | None:
         """How the provider's declared quirks change `request`, as the session log records it.
 
         None when the request goes out as asked (or the provider cannot say).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..kernel import Context
 from ..llm import LLM
@@ -17,10 +17,12 @@ from .options import AgentOptions, VerifyMode
 
 if TYPE_CHECKING:
     from ..llm import LlmService
-    from ..session import Session, SessionEvent
+    from ..session import EventKind, Session, SessionEvent
     from ..telemetry import Telemetry
 
 _log = logging.getLogger("starharness.runtime.loop")
+
+D = TypeVar("D", bound=Mapping[str, Any])
 
 
 CancelKind = Literal["user", "parent", "disposed", "hook", "timeout"]
@@ -103,14 +105,14 @@ class Agent:
     def _last_turn(session: Session) -> int:
         for event in reversed(session.events):
             if event.type == ev.TURN_START:
-                return ev.payload(event, ev.TurnStartData)["turn"]
+                return ev.payload(event, ev.TURN_START)["turn"]
         return 0
 
     @staticmethod
     def _last_context(session: Session) -> str | None:
         for event in reversed(session.events):
             if event.type == ev.USER_MESSAGE:
-                message = ev.payload(event, ev.UserMessageData)
+                message = ev.payload(event, ev.USER_MESSAGE)
                 if message.get("source") == "context":
                     return message["content"]
         return None
@@ -227,9 +229,10 @@ class Agent:
 
     # -- logging -----------------------------------------------------------------------------
 
-    def log(self, type_: str, data: dict[str, Any]) -> SessionEvent:
-        """Append to the session log and publish it to live observers."""
-        event = self.session.append(type_, data)
+    def log(self, kind: EventKind[D], data: D) -> SessionEvent:
+        """Append to the session log and publish it to live observers; `data` is of the kind's
+        TypedDict (pyright checks each field where it is written)."""
+        event = self.session.append(kind.name, data)
         if self._publish:
             self.ctx.emit(SESSION_EVENT, LoggedEvent(self, event))
         return event

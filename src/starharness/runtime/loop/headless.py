@@ -40,16 +40,16 @@ async def run_task(
                 stdout.flush()
                 wrote_text = True
         elif event.type == ev.TOOL_CALL:
-            call = ev.payload(event, ev.ToolCallEventData)
+            call = ev.payload(event, ev.TOOL_CALL)
             stderr.write(f"[tool] {call['name']}({call['arguments']})\n")
         elif event.type == ev.TOOL_RESULT:
-            result = ev.payload(event, ev.ToolResultData)
+            result = ev.payload(event, ev.TOOL_RESULT)
             mark = "error" if result["is_error"] else "ok"
             content = str(result["content"])
             short = content if len(content) <= 200 else content[:200] + "..."
             stderr.write(f"[tool] {result['name']} -> {mark}: {short}\n")
         elif event.type == ev.LLM_RETRY:
-            retry = ev.payload(event, ev.LlmRetryData)
+            retry = ev.payload(event, ev.LLM_RETRY)
             stderr.write(
                 f"[retry] attempt {retry['attempt']} in {retry['delay_s']:.1f} s: "
                 f"{retry['error']}\n"

@@ -163,12 +163,12 @@ class _ApprovalLog:
             return
         agent.log(
             ev.APPROVAL_ASKED,
-            {
-                "call_id": request.call_id,
-                "tool": request.tool,
-                "arguments": request.arguments,
-                "reason": request.reason,
-            },
+            ev.ApprovalAskedData(
+                call_id=request.call_id,
+                tool=request.tool,
+                arguments=request.arguments,
+                reason=request.reason,
+            ),
         )
 
     def decided(self, answer: ApprovalDecided) -> None:
@@ -178,12 +178,12 @@ class _ApprovalLog:
             return
         agent.log(
             ev.APPROVAL_DECIDED,
-            {
-                "call_id": request.call_id,
-                "tool": request.tool,
-                "decision": str(answer.decision),
-                "message": answer.message,
-            },
+            ev.ApprovalDecidedData(
+                call_id=request.call_id,
+                tool=request.tool,
+                decision=str(answer.decision),
+                message=answer.message,
+            ),
         )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..llm.types import (
     AssistantMessage,
@@ -34,7 +33,7 @@ class StepResult:
     finish: FinishReason
 
 
-def chunk_data(chunk: StreamChunk) -> dict[str, Any]:
+def chunk_data(chunk: StreamChunk) -> ev.ChunkData:
     """The JSON form of a chunk as it is logged."""
     if isinstance(chunk, TextDelta):
         return {"type": chunk.type, "text": chunk.text}
@@ -49,11 +48,11 @@ def chunk_data(chunk: StreamChunk) -> dict[str, Any]:
     if isinstance(chunk, ReasoningDelta):
         return {"type": chunk.type, "text": chunk.text}
     if isinstance(chunk, Usage):
-        return usage_data(chunk) | {"type": chunk.type}
+        return {**usage_data(chunk), "type": chunk.type}
     return {"type": chunk.type, "reason": chunk.reason}
 
 
-def usage_data(usage: Usage) -> dict[str, Any]:
+def usage_data(usage: Usage) -> ev.UsageData:
     return {
         "input": usage.input,
         "output": usage.output,
@@ -113,9 +112,9 @@ class StepAccumulator:
         return StepResult(message, self.usage, finish)
 
 
-def message_data(turn: int, step: int, result: StepResult) -> dict[str, Any]:
+def message_data(turn: int, step: int, result: StepResult) -> ev.AssistantMessageData:
     msg = result.message
-    data: dict[str, Any] = {
+    data: ev.AssistantMessageData = {
         "turn": turn,
         "step": step,
         "text": msg.text,
@@ -131,7 +130,7 @@ def message_data(turn: int, step: int, result: StepResult) -> dict[str, Any]:
     return data
 
 
-def request_context_data(provider: str, request: LlmRequest) -> dict[str, Any]:
+def request_context_data(provider: str, request: LlmRequest) -> ev.RequestContextData:
     choice = request.tool_choice
     return {
         "provider": provider,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from ..llm.types import LlmRequest, Message, StreamChunk, ToolSchema
 from ..prompt import PROMPT
@@ -22,22 +22,20 @@ if TYPE_CHECKING:
 
 _NO_TOOLS: tuple[ToolSchema, ...] = ()
 _TOOL_DATA_LIMIT = 1024
-_tool_data: dict[ToolSchema, Mapping[str, Any]] = {}
+_tool_data: dict[ToolSchema, ev.ToolHeader] = {}
 """Each shared schema's frozen header entry, so a new session does not copy every schema."""
 
 
-def _tool_header(schema: ToolSchema) -> Mapping[str, Any]:
+def _tool_header(schema: ToolSchema) -> ev.ToolHeader:
     data = _tool_data.get(schema)
     if data is None:
         if len(_tool_data) >= _TOOL_DATA_LIMIT:
             _tool_data.clear()
-        data = _tool_data[schema] = freeze_data(
-            {
-                "name": schema.name,
-                "description": schema.description,
-                "parameters": schema.parameters,
-            }
+        header = ev.ToolHeader(
+            name=schema.name, description=schema.description, parameters=schema.parameters
         )
+        # Frozen once here, so each header event shares it instead of copying the schema.
+        data = _tool_data[schema] = cast(ev.ToolHeader, freeze_data(header))
     return data
 
 
@@ -62,11 +60,7 @@ def _log_header_if_changed(agent: Agent, system: str, tools: Sequence[ToolSchema
     agent.header = (system, tools)
     agent.log(
         ev.REQUEST_HEADER,
-        {
-            "system": system,
-            "tools": [_tool_header(t) for t in tools],
-            "reason": reason,
-        },
+        ev.RequestHeaderData(system=system, tools=[_tool_header(t) for t in tools], reason=reason),
     )
 
 
@@ -110,7 +104,7 @@ async def run_step(
         # The server cannot take the request as asked: the log says what was sent instead.
         context["quirk"] = quirk
     agent.log(ev.REQUEST_CONTEXT, context)
-    agent.log(ev.STEP_START, {"turn": turn, "step": step})
+    agent.log(ev.STEP_START, ev.StepData(turn=turn, step=step))
 
     acc = StepAccumulator()
     log_chunks = opts.log_chunks
@@ -126,14 +120,14 @@ async def run_step(
             telemetry.record_retry(provider.name, model)
         log(
             ev.LLM_RETRY,
-            {
-                "turn": turn,
-                "step": step,
-                "attempt": info.attempt,
-                "delay_s": info.delay_s,
-                "error": str(info.error),
-                "after_output": info.after_output,
-            },
+            ev.LlmRetryData(
+                turn=turn,
+                step=step,
+                attempt=info.attempt,
+                delay_s=info.delay_s,
+                error=str(info.error),
+                after_output=info.after_output,
+            ),
         )
         # Output of a failed attempt is discarded; observers see the retry event and reset.
         holder[0] = StepAccumulator()
@@ -145,7 +139,13 @@ async def run_step(
             async for chunk in llm.stream(request, provider=provider.name, on_retry=on_retry):
                 holder[0].add(chunk)
                 if log_chunks:
-                    log(chunk_type, {"turn": turn, "step": step, "chunk": chunk_data(chunk)})
+                    # An annotated literal, not the TypedDict's call: this runs for every chunk.
+                    logged: ev.AssistantChunkData = {
+                        "turn": turn,
+                        "step": step,
+                        "chunk": chunk_data(chunk),
+                    }
+                    log(chunk_type, logged)
         except (asyncio.CancelledError, Exception) as exc:
             if telemetry is not None and not isinstance(exc, asyncio.CancelledError):
                 telemetry.record_error(type(exc).__name__)

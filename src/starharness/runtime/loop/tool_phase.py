@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..llm.types import ToolCall
 from ..session import event_types as ev
@@ -19,13 +19,9 @@ async def run_tool_calls(agent: Agent, turn: int, step: int, calls: Sequence[Too
     for call in calls:
         agent.log(
             ev.TOOL_CALL,
-            {
-                "turn": turn,
-                "step": step,
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": call.arguments,
-            },
+            ev.ToolCallEventData(
+                turn=turn, step=step, call_id=call.id, name=call.name, arguments=call.arguments
+            ),
         )
     registry = agent.ctx.maybe(TOOLS)
     if registry is None:
@@ -54,23 +50,18 @@ async def run_tool_calls(agent: Agent, turn: int, step: int, calls: Sequence[Too
         concluded = concluded or outcome.concludes_turn
     for outcome in outcomes:
         for text in outcome.deferred:
-            agent.log(ev.USER_MESSAGE, {"content": text, "source": "tool"})
+            agent.log(ev.USER_MESSAGE, ev.UserMessageData(content=text, source="tool"))
     return concluded
 
 
 def _result_data(
     turn: int, step: int, call: ToolCall, content: str, is_error: bool, code: str | None
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "turn": turn,
-        "step": step,
-        "call_id": call.id,
-        "name": call.name,
-        "content": content,
-        "is_error": is_error,
-    }
+) -> ev.ToolResultData:
+    data = ev.ToolResultData(
+        turn=turn, step=step, call_id=call.id, name=call.name, content=content, is_error=is_error
+    )
     if code is not None:
-        data["error"] = {"code": code}
+        data["error"] = ev.ToolErrorData(code=code)
     return data
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import StarHarnessError
 from ..llm.errors import ContextOverflowError, LlmError
@@ -43,43 +43,42 @@ class _Vetoed(Exception):
 
 
 def log_user(agent: Agent, message: UserMessage) -> None:
-    agent.log(ev.USER_MESSAGE, {"content": message.content, "source": message.source})
+    agent.log(ev.USER_MESSAGE, ev.UserMessageData(content=message.content, source=message.source))
 
 
 async def run_turn(agent: Agent, first: UserMessage) -> None:
     """Run one turn for `first` and log exactly one `turn/start` and one `turn/end`."""
     agent.turn += 1
     turn = agent.turn
-    agent.log(ev.TURN_START, {"turn": turn})
+    agent.log(ev.TURN_START, ev.TurnStartData(turn=turn))
     log_user(agent, first)
-    reason: ev.TurnEndReason = "completed"
-    extra: dict[str, Any] = {}
+    end = ev.TurnEndData(turn=turn, reason="completed")
     with turn_span(agent.id, turn):
         try:
             timeout = agent.options.turn_timeout_s
             if timeout is None:
-                reason = await _steps(agent, turn)
+                end["reason"] = await _steps(agent, turn)
             else:
                 try:
-                    reason = await asyncio.wait_for(_steps(agent, turn), timeout)
+                    end["reason"] = await asyncio.wait_for(_steps(agent, turn), timeout)
                 except TimeoutError:
                     raise TurnLimitError(f"turn exceeded its time limit of {timeout:g} s") from None
         except asyncio.CancelledError:
             cause = agent.take_cancel_cause()
-            reason = "aborted"
-            extra = {"cause": cause.kind, "detail": cause.reason}
+            end = ev.TurnEndData(turn=turn, reason="aborted", cause=cause.kind, detail=cause.reason)
         except _Vetoed as vetoed:
-            reason = "aborted"
-            extra = {"cause": "hook", "detail": f"a listener of {vetoed.hook} vetoed the step"}
+            detail = f"a listener of {vetoed.hook} vetoed the step"
+            end = ev.TurnEndData(turn=turn, reason="aborted", cause="hook", detail=detail)
         except TurnLimitError as exc:
-            reason, extra = "error", {"error": str(exc), "kind": "limit"}
+            end = ev.TurnEndData(turn=turn, reason="error", error=str(exc), kind="limit")
         except LlmError as exc:
-            reason, extra = "error", {"error": str(exc), "kind": type(exc).__name__}
+            end = ev.TurnEndData(turn=turn, reason="error", error=str(exc), kind=type(exc).__name__)
         except Exception as exc:
             _log.exception("agent %s: turn %d failed", agent.id, turn)
-            reason, extra = "error", {"error": f"{type(exc).__name__}: {exc}", "kind": "internal"}
+            error = f"{type(exc).__name__}: {exc}"
+            end = ev.TurnEndData(turn=turn, reason="error", error=error, kind="internal")
         finally:
-            agent.log(ev.TURN_END, {"turn": turn, "reason": reason, **extra})
+            agent.log(ev.TURN_END, end)
 
 
 async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
@@ -108,7 +107,7 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
         try:
             result = await run_step(agent, turn, step, messages)
         except ContextOverflowError:
-            agent.log(ev.STEP_END, {"turn": turn, "step": step, "error": "context-overflow"})
+            agent.log(ev.STEP_END, ev.StepEndData(turn=turn, step=step, error="context-overflow"))
             if overflowed or not agent.ctx.events.has_listeners(COMPACT):
                 raise
             overflowed = True
@@ -124,7 +123,7 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
         concluded = False
         if result.message.tool_calls:
             concluded = await run_tool_calls(agent, turn, step, result.message.tool_calls)
-        agent.log(ev.STEP_END, {"turn": turn, "step": step})
+        agent.log(ev.STEP_END, ev.StepEndData(turn=turn, step=step))
         if agent.steering:
             continue
         if result.message.tool_calls and not concluded:
@@ -151,4 +150,4 @@ def _snapshot_context(agent: Agent) -> None:
     text = prompt.render_context(agent.ctx)
     if text is not None and text != agent.last_context:
         agent.last_context = text
-        agent.log(ev.USER_MESSAGE, {"content": text, "source": "context"})
+        agent.log(ev.USER_MESSAGE, ev.UserMessageData(content=text, source="context"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ..llm.types import Message
 from ..session import (
@@ -13,6 +13,7 @@ from ..session import (
     VIEW_REWRITE,
     Projection,
     UnloggedViewError,
+    ViewRewriteData,
     message_to_data,
     replace_op,
 )
@@ -56,7 +57,7 @@ def log_view_change(agent: Agent, turn: int, step: int, after: Sequence[Message]
     high = n  # before[high:] equals after[m - (n - high):]
     while high > low and m - (n - high) > low and _same(before[high - 1], after[m - n + high - 1]):
         high -= 1
-    data: dict[str, Any] = {"by": by, "turn": turn, "step": step}
+    data = ViewRewriteData(by=by, turn=turn, step=step)
     if low == high and low == n:
         data[SURFACE] = "append"
         data["messages"] = [message_to_data(msg) for msg in after[low:]]

@@ -1,9 +1,13 @@
 """The sandbox's service key and the session event types it logs."""
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired
+
+# typing_extensions: pydantic checks stored data against these TypedDicts (Python < 3.12).
+from typing_extensions import TypedDict
 
 from ..kernel import ServiceKey
+from ..session import EventKind
 
 if TYPE_CHECKING:
     from .service import SandboxService
@@ -11,18 +15,6 @@ if TYPE_CHECKING:
 SANDBOX: "ServiceKey[SandboxService]" = ServiceKey(
     "sandbox", "add a row with plugin starharness.runtime.sandbox:SandboxPlugin"
 )
-
-SANDBOX_MODE: Final = "sandbox/mode"
-"""{call_id, tier, previous} -- the agent's tier changed (after an approved escalation)."""
-COMMAND_RUN: Final = "command/run"
-"""{call_id, command, tier, network, provider, job?} -- a confined command was spawned."""
-COMMAND_DONE: Final = "command/done"
-"""{call_id, exit_code, timed_out, output_bytes, job?} -- it ended (or was stopped)."""
-SANDBOX_REFUSED: Final = "sandbox/refused"
-"""{call_id, code, message} -- a command was refused before any process started."""
-JOB_STATE: Final = "job/state"
-"""{job, command, state, exit_code, tail} -- a background job was read, exited or was stopped
-(log-only: what a display shows; the model reads job_read's result)."""
 
 
 # No `from __future__ import annotations` here: TypedDict must see NotRequired to know which
@@ -45,11 +37,15 @@ class CommandRunData(TypedDict):
 
 
 class CommandDoneData(TypedDict):
+    """A command ended (`exit_code`, `timed_out`, `output_bytes`), or job_stop stopped a job
+    (`job` and the job's `status` after it)."""
+
     call_id: str
-    exit_code: int | None
-    timed_out: bool
-    output_bytes: int
+    exit_code: NotRequired[int | None]
+    timed_out: NotRequired[bool]
+    output_bytes: NotRequired[int]
     job: NotRequired[str]
+    status: NotRequired[str]
 
 
 class SandboxRefusedData(TypedDict):
@@ -67,11 +63,26 @@ class JobStateData(TypedDict):
     """The job's latest output (at most TAIL_BYTES), read or not."""
 
 
-PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
-    SANDBOX_MODE: SandboxModeData,
-    COMMAND_RUN: CommandRunData,
-    COMMAND_DONE: CommandDoneData,
-    SANDBOX_REFUSED: SandboxRefusedData,
-    JOB_STATE: JobStateData,
-}
+SANDBOX_MODE: Final = EventKind("sandbox/mode", SandboxModeData)
+"""{call_id, tier, previous} -- the agent's tier changed (after an approved escalation)."""
+COMMAND_RUN: Final = EventKind("command/run", CommandRunData)
+"""{call_id, command, tier, network, provider, job?} -- a confined command was spawned."""
+COMMAND_DONE: Final = EventKind("command/done", CommandDoneData)
+"""{call_id, exit_code, timed_out, output_bytes, job?} -- it ended (or was stopped)."""
+SANDBOX_REFUSED: Final = EventKind("sandbox/refused", SandboxRefusedData)
+"""{call_id, code, message} -- a command was refused before any process started."""
+JOB_STATE: Final = EventKind("job/state", JobStateData)
+"""{job, command, state, exit_code, tail} -- a background job was read, exited or was stopped
+(log-only: what a display shows; the model reads job_read's result)."""
+
+KINDS: Final[tuple[EventKind[Any], ...]] = (
+    SANDBOX_MODE,
+    COMMAND_RUN,
+    COMMAND_DONE,
+    SANDBOX_REFUSED,
+    JOB_STATE,
+)
+"""Each of these session event types (the docs are made from it)."""
+
+PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {kind: kind.shape for kind in KINDS}
 """Each sandbox session event type and the TypedDict of its data (for the docs)."""

@@ -175,7 +175,7 @@ def _log_records(agent: Any) -> None:
 
     def log(record: SandboxRecord) -> None:
         if record.layer is layer:
-            agent.log(record.type, record.data)
+            agent.log(record.type, record.data)  # typed where it was recorded
 
     layer.on(SANDBOX_RECORD, log)
 

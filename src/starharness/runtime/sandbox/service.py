@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..kernel import Context, Event
+from ..session import EventKind
 from ..workspace.hidden import secret_files
 from .chain import Confined, SandboxChain
 from .jobs import Job, JobTable
-from .keys import JOB_STATE
+from .keys import JOB_STATE, JobStateData
 from .policy import SandboxPolicy, confined_env, default_hidden
 from .processes import (
     DEFAULT_MAX_PROCESSES,
@@ -46,13 +47,16 @@ class SandboxSettings:
     writable: tuple[Path, ...] = ()
 
 
+D = TypeVar("D", bound=Mapping[str, Any])
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxRecord:
     """A session event the sandbox wants in the calling agent's log (see keys.py for types)."""
 
     layer: Context | None
-    type: str
-    data: dict[str, Any]
+    type: EventKind[Any]
+    data: Mapping[str, Any]
 
 
 SANDBOX_RECORD: Event[SandboxRecord] = Event("sandbox/record")
@@ -126,18 +130,19 @@ class AgentSandbox:
     def settings(self) -> SandboxSettings:
         return self.service.settings
 
-    def record(self, ctx: Context, type_: str, data: dict[str, Any]) -> None:
-        ctx.emit(SANDBOX_RECORD, SandboxRecord(self.layer, type_, data))
+    def record(self, ctx: Context, kind: EventKind[D], data: D) -> None:
+        """Have `data` logged as a `kind` event in the calling agent's session."""
+        ctx.emit(SANDBOX_RECORD, SandboxRecord(self.layer, kind, data))
 
     def record_job(self, ctx: Context, job: Job) -> None:
         """Log `job`'s state and latest output (what a display of the session's jobs shows)."""
-        data: dict[str, Any] = {
-            "job": job.id,
-            "command": job.command,
-            "state": job.state,
-            "exit_code": job.exit_code,
-            "tail": job.tail.text(),
-        }
+        data = JobStateData(
+            job=job.id,
+            command=job.command,
+            state=job.state,
+            exit_code=job.exit_code,
+            tail=job.tail.text(),
+        )
         self.record(ctx, JOB_STATE, data)
 
     def _job_ended(self, job: Job) -> None:

@@ -15,7 +15,17 @@ from ..tools.run import ToolRunContext
 from .chain import Confined
 from .errors import SANDBOX_UNAVAILABLE, SandboxUnavailableError
 from .jobs import JobError, JobRead
-from .keys import COMMAND_DONE, COMMAND_RUN, SANDBOX, SANDBOX_MODE, SANDBOX_REFUSED
+from .keys import (
+    COMMAND_DONE,
+    COMMAND_RUN,
+    SANDBOX,
+    SANDBOX_MODE,
+    SANDBOX_REFUSED,
+    CommandDoneData,
+    CommandRunData,
+    SandboxModeData,
+    SandboxRefusedData,
+)
 from .processes import CommandResult, run_once
 from .service import AgentSandbox, SandboxSettings
 from .tiers import EscalationRefusedError, Tier
@@ -119,7 +129,7 @@ def _refused(
     sandbox.record(
         run.ctx,
         SANDBOX_REFUSED,
-        {"call_id": run.call_id, "code": error.code, "message": str(error)},
+        SandboxRefusedData(call_id=run.call_id, code=error.code, message=str(error)),
     )
     return ToolFailure(str(error), SANDBOX_UNAVAILABLE)
 
@@ -190,13 +200,13 @@ def sandbox_tools(
         sandbox.record(
             run.ctx,
             COMMAND_RUN,
-            {
-                "call_id": run.call_id,
-                "command": args.command,
-                "tier": str(policy.tier),
-                "network": policy.network,
-                "provider": confined.provider,
-            },
+            CommandRunData(
+                call_id=run.call_id,
+                command=args.command,
+                tier=str(policy.tier),
+                network=policy.network,
+                provider=confined.provider,
+            ),
         )
         result = await run_once(
             sandbox.owner,
@@ -209,12 +219,12 @@ def sandbox_tools(
         sandbox.record(
             run.ctx,
             COMMAND_DONE,
-            {
-                "call_id": run.call_id,
-                "exit_code": result.exit_code,
-                "timed_out": result.timed_out,
-                "output_bytes": result.output_bytes,
-            },
+            CommandDoneData(
+                call_id=run.call_id,
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                output_bytes=result.output_bytes,
+            ),
         )
         return _shell_result(sandbox, confined, result, timeout_s)
 
@@ -232,14 +242,14 @@ def sandbox_tools(
         sandbox.record(
             run.ctx,
             COMMAND_RUN,
-            {
-                "call_id": run.call_id,
-                "command": args.command,
-                "tier": str(sandbox.tier),
-                "network": args.network,
-                "provider": confined.provider,
-                "job": job.id,
-            },
+            CommandRunData(
+                call_id=run.call_id,
+                command=args.command,
+                tier=str(sandbox.tier),
+                network=args.network,
+                provider=confined.provider,
+                job=job.id,
+            ),
         )
         return (
             f"started {job.id} [{confined.summary}]; read its output with job_read and stop "
@@ -264,7 +274,9 @@ def sandbox_tools(
         except JobError as error:
             return ToolFailure(str(error), JOB_ERROR)
         sandbox.record(
-            run.ctx, COMMAND_DONE, {"call_id": run.call_id, "job": read.id, "status": read.status}
+            run.ctx,
+            COMMAND_DONE,
+            CommandDoneData(call_id=run.call_id, job=read.id, status=read.status),
         )
         return _job_text(read)
 
@@ -293,7 +305,7 @@ def sandbox_tools(
         sandbox.record(
             run.ctx,
             SANDBOX_MODE,
-            {"call_id": run.call_id, "tier": str(args.tier), "previous": str(current)},
+            SandboxModeData(call_id=run.call_id, tier=str(args.tier), previous=str(current)),
         )
         return f"the sandbox tier is now {args.tier} (was {current})"
 

@@ -8,6 +8,7 @@ from .errors import (
     SessionExistsError,
     SessionNotFoundError,
     StoreClosedError,
+    StoredEventError,
     StoreError,
     StoreFormatError,
     StoreUnreachableError,
@@ -21,6 +22,7 @@ from .events import (
     thaw,
 )
 from .keys import SESSIONS
+from .kinds import EventKind, kind_named, payload
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
 from .projection import (
@@ -51,6 +53,7 @@ __all__ = [
     "SESSIONS",
     "SURFACE",
     "VIEW_REWRITE",
+    "EventKind",
     "EventListener",
     "FrozenDict",
     "MemoryStore",
@@ -75,6 +78,7 @@ __all__ = [
     "StoreFormatError",
     "StoreUnreachableError",
     "StoreWriteError",
+    "StoredEventError",
     "StoredSession",
     "Surface",
     "SurfaceReplace",
@@ -84,7 +88,9 @@ __all__ = [
     "default_sessions_path",
     "event_types",
     "freeze_data",
+    "kind_named",
     "message_to_data",
+    "payload",
     "rebuild_requests",
     "replace_op",
     "thaw",

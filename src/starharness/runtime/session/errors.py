@@ -43,3 +43,8 @@ class StoreUnreachableError(StoreError, UserFacingError):
 
 class SessionCorruptError(StoreError):
     """A stored log is damaged before its last write: dropping a torn tail cannot recover it."""
+
+
+class StoredEventError(StoreError):
+    """A stored event's data does not fit its type's TypedDict (names the event, its type and
+    the field); the log was written by another build, or changed outside this one."""

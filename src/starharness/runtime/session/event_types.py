@@ -1,20 +1,24 @@
-"""Names of the session event types and the typed shape of each one's data.
+"""The runtime's session event types, each an EventKind tied to the TypedDict of its data.
 
 Only user/message, assistant/message, tool/result and view/rewrite (session/view.py) are
-model-visible; the rest are kept for replay, observers and recovery. Read an event's data
-through its payload type: `data = payload(event, TurnEndData)`. Logged data is frozen: its
-arrays are tuples, its mappings FrozenDicts.
+model-visible; the rest are kept for replay, observers and recovery. Write an event with its
+kind and typed data: `agent.log(TURN_END, TurnEndData(turn=1, reason="completed"))`; read it
+through its kind: `data = payload(event, TURN_END)`. Logged data is frozen: its arrays are
+tuples, its mappings FrozenDicts.
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired from real annotations.
+# TypedDict from typing_extensions: pydantic checks stored data against these, and needs it
+# before Python 3.12.
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict, TypeVar, cast
+from typing import Any, Final, Literal, NotRequired
 
-from .view import VIEW_REWRITE, ViewRewriteData
+from typing_extensions import TypedDict
 
-if TYPE_CHECKING:
-    from .events import SessionEvent
+from ..llm.quirks import QuirkData
+from .kinds import EventKind, payload
+from .view import VIEW_REWRITE, Surface, ViewRewriteData
 
 TurnEndReason = Literal["completed", "aborted", "error", "max-tokens", "interrupted"]
 HeaderReason = Literal["initial", "change", "resume"]
@@ -46,17 +50,24 @@ class TurnEndData(TypedDict):
 
 
 class StepData(TypedDict):
-    """step/start and step/end."""
-
     turn: int
     step: int
 
 
+class StepEndData(StepData):
+    """`error` is "context-overflow" when the step's request did not fit the model's window."""
+
+    error: NotRequired[str]
+
+
 class UserMessageData(TypedDict):
-    """`source` is "user" when missing; "context" marks the prompt's dynamic context."""
+    """`source` is "user" when missing; "context" marks the prompt's dynamic context. A
+    compaction summary names its `compaction` and the span it replaces (`surface`)."""
 
     content: str
     source: NotRequired[str]
+    surface: NotRequired[Surface]
+    compaction: NotRequired[str]
 
 
 class UsageData(TypedDict):
@@ -145,12 +156,6 @@ class RequestHeaderData(TypedDict):
     reason: HeaderReason
 
 
-class QuirkData(TypedDict):
-    choice: str
-    reason: str
-    tool: NotRequired[str]
-
-
 class RequestContextData(TypedDict):
     """Marks one request sent to the model; `quirk` says how a provider quirk changed it."""
 
@@ -163,6 +168,8 @@ class RequestContextData(TypedDict):
 
 
 class LlmRetryData(TypedDict):
+    turn: int
+    step: int
     attempt: int
     delay_s: float
     error: str
@@ -183,44 +190,89 @@ class ApprovalDecidedData(TypedDict):
     message: str | None
 
 
-TURN_START: Final = "turn/start"
-TURN_END: Final = "turn/end"
-STEP_START: Final = "step/start"
-STEP_END: Final = "step/end"
-USER_MESSAGE: Final = "user/message"
+TURN_START: Final = EventKind("turn/start", TurnStartData)
+TURN_END: Final = EventKind("turn/end", TurnEndData)
+STEP_START: Final = EventKind("step/start", StepData)
+STEP_END: Final = EventKind("step/end", StepEndData)
+USER_MESSAGE: Final = EventKind("user/message", UserMessageData)
 """Model-visible, whatever the source (including "context")."""
-ASSISTANT_CHUNK: Final = "assistant/chunk"
-ASSISTANT_MESSAGE: Final = "assistant/message"
-TOOL_CALL: Final = "tool/call"
-TOOL_RESULT: Final = "tool/result"
-REQUEST_HEADER: Final = "request/header"
-REQUEST_CONTEXT: Final = "request/context"
-LLM_RETRY: Final = "llm/retry"
-APPROVAL_ASKED: Final = "approval/asked"
-APPROVAL_DECIDED: Final = "approval/decided"
+ASSISTANT_CHUNK: Final = EventKind("assistant/chunk", AssistantChunkData)
+ASSISTANT_MESSAGE: Final = EventKind("assistant/message", AssistantMessageData)
+TOOL_CALL: Final = EventKind("tool/call", ToolCallEventData)
+TOOL_RESULT: Final = EventKind("tool/result", ToolResultData)
+REQUEST_HEADER: Final = EventKind("request/header", RequestHeaderData)
+REQUEST_CONTEXT: Final = EventKind("request/context", RequestContextData)
+LLM_RETRY: Final = EventKind("llm/retry", LlmRetryData)
+APPROVAL_ASKED: Final = EventKind("approval/asked", ApprovalAskedData)
+APPROVAL_DECIDED: Final = EventKind("approval/decided", ApprovalDecidedData)
 
-PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {
-    TURN_START: TurnStartData,
-    TURN_END: TurnEndData,
-    STEP_START: StepData,
-    STEP_END: StepData,
-    USER_MESSAGE: UserMessageData,
-    ASSISTANT_CHUNK: AssistantChunkData,
-    ASSISTANT_MESSAGE: AssistantMessageData,
-    TOOL_CALL: ToolCallEventData,
-    TOOL_RESULT: ToolResultData,
-    REQUEST_HEADER: RequestHeaderData,
-    REQUEST_CONTEXT: RequestContextData,
-    LLM_RETRY: LlmRetryData,
-    APPROVAL_ASKED: ApprovalAskedData,
-    APPROVAL_DECIDED: ApprovalDecidedData,
-    VIEW_REWRITE: ViewRewriteData,
-}
-"""Each runtime session event type and the TypedDict of its data (the docs are made from it)."""
+KINDS: Final[tuple[EventKind[Any], ...]] = (
+    TURN_START,
+    TURN_END,
+    STEP_START,
+    STEP_END,
+    USER_MESSAGE,
+    ASSISTANT_CHUNK,
+    ASSISTANT_MESSAGE,
+    TOOL_CALL,
+    TOOL_RESULT,
+    REQUEST_HEADER,
+    REQUEST_CONTEXT,
+    LLM_RETRY,
+    APPROVAL_ASKED,
+    APPROVAL_DECIDED,
+    VIEW_REWRITE,
+)
+"""Each runtime session event type (the docs are made from it)."""
 
-D = TypeVar("D", bound=Mapping[str, Any])
+PAYLOADS: Final[Mapping[str, type[Mapping[str, Any]]]] = {kind: kind.shape for kind in KINDS}
+"""Each runtime session event type and the TypedDict of its data."""
 
-
-def payload(event: "SessionEvent", shape: type[D]) -> D:
-    """`event.data` read as `shape` (a TypedDict from PAYLOADS); no copy, no check."""
-    return cast(D, event.data)
+__all__ = [
+    "APPROVAL_ASKED",
+    "APPROVAL_DECIDED",
+    "ASSISTANT_CHUNK",
+    "ASSISTANT_MESSAGE",
+    "INTERRUPTED",
+    "KINDS",
+    "LLM_RETRY",
+    "PAYLOADS",
+    "REQUEST_CONTEXT",
+    "REQUEST_HEADER",
+    "STEP_END",
+    "STEP_START",
+    "TEXT_DELTA",
+    "TOOL_CALL",
+    "TOOL_CALL_DELTA",
+    "TOOL_RESULT",
+    "TURN_END",
+    "TURN_START",
+    "USER_MESSAGE",
+    "VIEW_REWRITE",
+    "ApprovalAskedData",
+    "ApprovalDecidedData",
+    "AssistantChunkData",
+    "AssistantMessageData",
+    "ChunkData",
+    "ChunkType",
+    "EventKind",
+    "HeaderReason",
+    "LlmRetryData",
+    "QuirkData",
+    "RequestContextData",
+    "RequestHeaderData",
+    "StepData",
+    "StepEndData",
+    "ToolCallData",
+    "ToolCallEventData",
+    "ToolErrorData",
+    "ToolHeader",
+    "ToolResultData",
+    "TurnEndData",
+    "TurnEndReason",
+    "TurnStartData",
+    "UsageData",
+    "UserMessageData",
+    "ViewRewriteData",
+    "payload",
+]

@@ -13,12 +13,9 @@ from .event_types import (
     REQUEST_HEADER,
     TOOL_RESULT,
     USER_MESSAGE,
-    AssistantMessageData,
-    ToolResultData,
-    UserMessageData,
-    payload,
 )
 from .events import SessionDataError, SessionEvent
+from .kinds import payload
 from .view import APPEND, SURFACE, VIEW_REWRITE, ViewError, check_surface, data_to_message
 
 _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
@@ -95,10 +92,10 @@ def event_to_message(event: SessionEvent) -> Message | None:
     view/rewrite, which may stand for several: see `event_messages`)."""
     kind = event.type
     if kind == USER_MESSAGE:
-        user = payload(event, UserMessageData)
+        user = payload(event, USER_MESSAGE)
         return UserMessage(content=user["content"], source=user.get("source", "user"))
     if kind == ASSISTANT_MESSAGE:
-        assistant = payload(event, AssistantMessageData)
+        assistant = payload(event, ASSISTANT_MESSAGE)
         return AssistantMessage(
             text=assistant["text"],
             reasoning=assistant.get("reasoning"),
@@ -108,7 +105,7 @@ def event_to_message(event: SessionEvent) -> Message | None:
             ),
         )
     if kind == TOOL_RESULT:
-        result = payload(event, ToolResultData)
+        result = payload(event, TOOL_RESULT)
         return ToolMessage(
             call_id=result["call_id"],
             content=result["content"],

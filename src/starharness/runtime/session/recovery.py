@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .event_types import (
     ASSISTANT_MESSAGE,
     INTERRUPTED,
@@ -12,13 +10,13 @@ from .event_types import (
     TOOL_RESULT,
     TURN_END,
     TURN_START,
-    AssistantMessageData,
-    StepData,
+    StepEndData,
+    ToolErrorData,
     ToolResultData,
-    TurnStartData,
-    payload,
+    TurnEndData,
 )
 from .events import SessionEvent
+from .kinds import payload
 from .session import Session
 
 INTERRUPTED_TOOL_MESSAGE = "interrupted before the tool call finished"
@@ -40,37 +38,33 @@ def close_interrupted_turn(session: Session) -> list[SessionEvent]:
             break
     if start is None:
         return []
-    turn = payload(start, TurnStartData)["turn"]
-    owed: dict[str, tuple[Any, str]] = {}
-    open_step: Any = None
+    turn = payload(start, TURN_START)["turn"]
+    owed: dict[str, tuple[int, str]] = {}
+    open_step: int | None = None
     for event in events[start.seq + 1 :]:
         if event.type == ASSISTANT_MESSAGE:
-            message = payload(event, AssistantMessageData)
-            for call in message.get("tool_calls", ()):
-                owed[call["id"]] = (message.get("step"), call["name"])
+            message = payload(event, ASSISTANT_MESSAGE)
+            for call in message["tool_calls"]:
+                owed[call["id"]] = (message["step"], call["name"])
         elif event.type == TOOL_RESULT:
-            owed.pop(payload(event, ToolResultData)["call_id"], None)
+            owed.pop(payload(event, TOOL_RESULT)["call_id"], None)
         elif event.type == STEP_START:
-            open_step = payload(event, StepData).get("step")
+            open_step = payload(event, STEP_START)["step"]
         elif event.type == STEP_END:
             open_step = None
     appended: list[SessionEvent] = []
     for call_id, (step, name) in owed.items():
-        appended.append(
-            session.append(
-                TOOL_RESULT,
-                {
-                    "turn": turn,
-                    "step": step,
-                    "call_id": call_id,
-                    "name": name,
-                    "content": f"Error: {INTERRUPTED_TOOL_MESSAGE}",
-                    "is_error": True,
-                    "error": {"code": INTERRUPTED, "message": INTERRUPTED_TOOL_MESSAGE},
-                },
-            )
+        result = ToolResultData(
+            turn=turn,
+            step=step,
+            call_id=call_id,
+            name=name,
+            content=f"Error: {INTERRUPTED_TOOL_MESSAGE}",
+            is_error=True,
+            error=ToolErrorData(code=INTERRUPTED, message=INTERRUPTED_TOOL_MESSAGE),
         )
+        appended.append(session.log(TOOL_RESULT, result))
     if open_step is not None:
-        appended.append(session.append(STEP_END, {"turn": turn, "step": open_step}))
-    appended.append(session.append(TURN_END, {"turn": turn, "reason": INTERRUPTED}))
+        appended.append(session.log(STEP_END, StepEndData(turn=turn, step=open_step)))
+    appended.append(session.log(TURN_END, TurnEndData(turn=turn, reason=INTERRUPTED)))
     return appended

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from ..kernel import Disposer, once
 from ..llm.types import Message
@@ -20,9 +20,12 @@ from .events import (
     freeze_event_data,
     new_event,
 )
+from .kinds import EventKind
 from .projection import MODEL_VISIBLE, Projection, check_model_visible
 
 _log = logging.getLogger("starharness.runtime.session")
+
+D = TypeVar("D", bound=Mapping[str, Any])
 
 EventListener = Callable[[SessionEvent], None]
 EventSink = Callable[[SessionEvent], None]
@@ -162,6 +165,10 @@ class Session:
             except Exception:
                 _log.exception("listener of session %r failed on %s", self.id, type)
         return event
+
+    def log(self, kind: EventKind[D], data: D) -> SessionEvent:
+        """`append` of a declared event type, with data of its TypedDict (checked by pyright)."""
+        return self.append(kind.name, data)
 
     def subscribe(self, listener: EventListener) -> Disposer:
         """Call `listener` synchronously with every event appended from now on."""

@@ -10,14 +10,14 @@ rebuild.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, TypedDict, cast
+from typing import Any, Final, Literal, cast
+
+# typing_extensions: pydantic checks stored data against these TypedDicts (Python < 3.12).
+from typing_extensions import TypedDict
 
 from ..llm.types import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from .events import SessionDataError
-
-VIEW_REWRITE: Final = "view/rewrite"
-"""{surface, messages: [MessageData], by, turn?, step?} -- model-visible: a listener (or a
-strategy) rewrote the view; its messages replace the span `surface` names."""
+from .kinds import EventKind
 
 SURFACE: Final = "surface"
 """The data key of a model-visible event that declares its effect on the view."""
@@ -43,17 +43,26 @@ class MessageData(TypedDict, total=False):
     source: str
     text: str
     reasoning: str | None
-    tool_calls: list[dict[str, str]]
+    tool_calls: Sequence[Mapping[str, str]]
     call_id: str
     is_error: bool
 
 
 class ViewRewriteData(TypedDict, total=False):
+    """The messages that replace the span `surface` names (`compaction`: the compaction that
+    pruned them)."""
+
     surface: Surface
-    messages: list[MessageData]
+    messages: Sequence[MessageData]
     by: str
     turn: int
     step: int
+    compaction: str
+
+
+VIEW_REWRITE: Final = EventKind("view/rewrite", ViewRewriteData)
+"""Model-visible: a listener (or a strategy) rewrote the view; its messages replace the span
+`surface` names."""
 
 
 class ViewError(SessionDataError):

@@ -1,4 +1,9 @@
-"""Rows of the events table: encoding with a checksum, and decoding that finds a torn tail."""
+"""Rows of the events table: encoding with a checksum, and decoding that finds a torn tail.
+
+Decoding is where stored data comes back: each event's data is checked against its type's
+TypedDict here (kinds.stored_data), so a row of the wrong shape is a StoredEventError naming
+the session, the event, its type and the field, not a KeyError in whoever reads it later.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SessionCorruptError
-from ..events import SessionDataError, SessionEvent, data_to_json, freeze_data
+from ..events import SessionDataError, SessionEvent, data_to_json, freeze_data, new_event
+from ..kinds import stored_data
 
 EventRow = tuple[str, int, int, str, str, int, int]
 """session_id, seq, time, type, data (JSON text), batch, crc -- the column order of INSERT."""
@@ -54,7 +60,7 @@ def decode_log(session_id: str, rows: Sequence[StoredRow]) -> DecodedLog:
         problem = _row_problem(session_id, index, row)
         if problem is None:
             try:
-                events.append(_decode(row))
+                events.append(_decode(session_id, row))
                 continue
             except (ValueError, SessionDataError) as exc:
                 problem = f"has undecodable data ({exc})"
@@ -77,12 +83,13 @@ def _row_problem(session_id: str, index: int, row: StoredRow) -> str | None:
     return None
 
 
-def _decode(row: StoredRow) -> SessionEvent:
+def _decode(session_id: str, row: StoredRow) -> SessionEvent:
     seq, time, kind, data, _batch, _crc = row
     parsed = json.loads(data, parse_constant=_refuse_constant)
     if not isinstance(parsed, dict):
         raise SessionDataError(f"data is a JSON {type(parsed).__name__}, not an object")
-    return SessionEvent(seq, time, kind, freeze_data(parsed))  # pyright: ignore[reportUnknownArgumentType]
+    where = f"session {session_id!r}: event {seq}"
+    return new_event(seq, time, kind, stored_data(kind, parsed, where))  # pyright: ignore[reportUnknownArgumentType]
 
 
 def _refuse_constant(name: str) -> Any:
