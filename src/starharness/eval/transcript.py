@@ -23,8 +23,10 @@ def model_turns(
     # The scene is logged only when it changed: a turn sees the latest one logged before it.
     context: list[str] = []
     for event in events:
-        if event.type == ev.USER_MESSAGE and event.data.get("source") == "context":
-            context[:] = [str(event.data.get("content", ""))]
+        if event.type == ev.USER_MESSAGE:
+            user = ev.payload(event, ev.USER_MESSAGE)
+            if user.get("source") == "context":
+                context[:] = [user["content"]]
         if event.type == ev.TURN_START:
             if reader is not None:
                 turns.append(reader.finish())

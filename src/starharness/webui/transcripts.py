@@ -43,14 +43,15 @@ def transcript_detail(stored: StoredSession) -> dict[str, Any]:
     for number, ((header, messages), context) in enumerate(
         zip(rebuild_requests(stored.events), contexts, strict=True), start=1
     ):
-        profile = PROFILES.get(str(context.data.get("provider")), DEEPSEEK)
+        sent = ev.payload(context, ev.REQUEST_CONTEXT)
+        profile = PROFILES.get(sent["provider"], DEEPSEEK)
         system = str(header.get("system", "")) if header is not None else ""
         tools = _tools(header)
         requests.append(
             {
                 "number": number,
-                "provider": context.data.get("provider"),
-                "model": context.data.get("model"),
+                "provider": sent["provider"],
+                "model": sent["model"],
                 "system": system,
                 "tools": thaw(to_wire_tools(tools, profile=profile)),
                 "messages": thaw(to_wire_messages(system, messages, profile=profile)),
@@ -80,18 +81,19 @@ def _answers(events: Iterable[SessionEvent]) -> dict[int, dict[str, Any]]:
     answers: dict[int, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     for event in events:
-        data = event.data
         if event.type == ev.REQUEST_CONTEXT:
             current = {"text": "", "toolCalls": [], "toolResults": []}
             answers[event.seq] = current
         elif current is None:
             continue
         elif event.type == ev.ASSISTANT_MESSAGE:
-            current["text"] = data.get("text") or ""
+            message = ev.payload(event, ev.ASSISTANT_MESSAGE)
+            current["text"] = message["text"]
             current["toolCalls"] = [
-                {"name": c["name"], "arguments": c["arguments"]} for c in data.get("tool_calls", ())
+                {"name": c["name"], "arguments": c["arguments"]} for c in message["tool_calls"]
             ]
         elif event.type == ev.TOOL_RESULT:
+            data = ev.payload(event, ev.TOOL_RESULT)
             current["toolResults"].append(
                 {"name": data["name"], "content": str(data["content"]), "isError": data["is_error"]}
             )

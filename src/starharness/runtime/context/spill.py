@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..kernel import Context, Next, Plugin
 from ..loop import AGENTS
-from ..session import SESSIONS, Session
+from ..session import SESSIONS, Session, payload
 from ..tools import (
     TOOL_POST_EXECUTE,
     TOOLS,
@@ -80,7 +80,7 @@ class SpillIndex:
         for index in range(position, len(events)):
             event = events[index]
             if event.type == SPILL_STORED:
-                ids[event.data["id"]] = event.seq
+                ids[payload(event, SPILL_STORED)["id"]] = event.seq
         self._sessions[session.id] = (len(events), ids)
         return ids
 

@@ -328,14 +328,13 @@ class SessionHost:
         if opened is not None:
             kind = event.type
             if kind == ev.ASSISTANT_MESSAGE:
-                opened.text = event.data.get("text") or ""
+                opened.text = ev.payload(event, ev.ASSISTANT_MESSAGE)["text"]
             elif kind == ev.TURN_END:
-                opened.turn = event.data["turn"]
-                opened.reason = event.data["reason"]
-                error = event.data.get("error")
-                opened.error = None if error is None else str(error)
-                cause = event.data.get("detail") or event.data.get("cause")
-                opened.cause = None if cause is None else str(cause)
+                end = ev.payload(event, ev.TURN_END)
+                opened.turn = end["turn"]
+                opened.reason = end["reason"]
+                opened.error = end.get("error")
+                opened.cause = end.get("detail") or end.get("cause")
         update = update_for(session_id, event)
         if update is None:
             return

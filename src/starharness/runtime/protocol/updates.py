@@ -7,12 +7,12 @@ runtime/session/event_types.py, context/events.py (plans) and sandbox/keys.py (j
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from ..context.events import PLAN_CHANGE
 from ..sandbox.keys import COMMAND_RUN, JOB_STATE
-from ..session import SessionEvent
+from ..session import SessionEvent, payload
 from ..session import event_types as ev
 from .models import (
     ApprovalAsked,
@@ -44,16 +44,20 @@ def content_text(content: Any) -> str:
 def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
     """The update a client sees for one logged event, or None for events it does not see."""
     kind = event.type
-    data = event.data
     if kind == ev.ASSISTANT_CHUNK:
-        chunk: Mapping[str, Any] = data["chunk"]
+        # Annotated rather than payload(): this runs for every streamed chunk.
+        data = event.data
+        chunk: ev.ChunkData = data["chunk"]
         chunk_type = chunk["type"]
         if chunk_type == "text-delta":
-            return TextDelta(session_id=session_id, turn=data["turn"], text=chunk["text"])
+            return TextDelta(session_id=session_id, turn=data["turn"], text=chunk.get("text", ""))
         if chunk_type == "reasoning-delta":
-            return ReasoningDelta(session_id=session_id, turn=data["turn"], text=chunk["text"])
+            return ReasoningDelta(
+                session_id=session_id, turn=data["turn"], text=chunk.get("text", "")
+            )
         return None
     if kind == ev.TOOL_CALL:
+        data = payload(event, ev.TOOL_CALL)
         return ToolCalled(
             session_id=session_id,
             turn=data["turn"],
@@ -62,6 +66,7 @@ def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
             arguments=data["arguments"],
         )
     if kind == ev.TOOL_RESULT:
+        data = payload(event, ev.TOOL_RESULT)
         return ToolResulted(
             session_id=session_id,
             turn=data["turn"],
@@ -71,8 +76,9 @@ def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
             is_error=bool(data["is_error"]),
         )
     if kind == ev.TURN_START:
-        return TurnStarted(session_id=session_id, turn=data["turn"])
+        return TurnStarted(session_id=session_id, turn=payload(event, ev.TURN_START)["turn"])
     if kind == ev.TURN_END:
+        data = payload(event, ev.TURN_END)
         error = data.get("error")
         return TurnEnded(
             session_id=session_id,
@@ -81,20 +87,22 @@ def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
             error=None if error is None else str(error),
         )
     if kind == ev.APPROVAL_ASKED:
+        data = payload(event, ev.APPROVAL_ASKED)
         return ApprovalAsked(
             session_id=session_id,
             call_id=data["call_id"],
             tool=data["tool"],
             arguments=data["arguments"],
-            reason=data.get("reason", ""),
+            reason=data["reason"] or "",
         )
     if kind == ev.APPROVAL_DECIDED:
+        data = payload(event, ev.APPROVAL_DECIDED)
         return ApprovalDecided(
             session_id=session_id,
             call_id=data["call_id"],
             tool=data["tool"],
             decision=str(data["decision"]),
-            message=data.get("message", ""),
+            message=data["message"] or "",
         )
     return _work_update(session_id, event)
 
@@ -102,18 +110,23 @@ def update_for(session_id: str, event: SessionEvent) -> WireModel | None:
 def _work_update(session_id: str, event: SessionEvent) -> PlanUpdated | JobUpdated | None:
     """A plan or job update for a plan/change, a job's command/run or a job/state event."""
     kind = event.type
-    data = event.data
     if kind == PLAN_CHANGE:
+        data = payload(event, PLAN_CHANGE)
         return PlanUpdated(
             session_id=session_id,
             revision=data["revision"],
             items=[PlanStep.model_validate(item) for item in data["items"]],
         )
-    if kind == COMMAND_RUN and "job" in data:
+    if kind == COMMAND_RUN:
+        run = payload(event, COMMAND_RUN)
+        job = run.get("job")
+        if job is None:
+            return None
         return JobUpdated(
-            session_id=session_id, job_id=data["job"], command=data["command"], state="running"
+            session_id=session_id, job_id=job, command=run["command"], state="running"
         )
     if kind == JOB_STATE:
+        data = payload(event, JOB_STATE)
         return JobUpdated(
             session_id=session_id,
             job_id=data["job"],
@@ -150,15 +163,20 @@ def history_of(events: Iterable[SessionEvent]) -> list[HistoryItem]:
     items: list[HistoryItem] = []
     arguments: dict[str, str] = {}
     for event in events:
-        data = event.data
         kind = event.type
-        if kind == ev.USER_MESSAGE and data.get("source") in _VISIBLE_SOURCES:
-            items.append(HistoryItem(role="user", text=data["content"]))
-        elif kind == ev.ASSISTANT_MESSAGE and data.get("text"):
-            items.append(HistoryItem(role="assistant", text=data["text"]))
+        if kind == ev.USER_MESSAGE:
+            user = payload(event, ev.USER_MESSAGE)
+            if user.get("source") in _VISIBLE_SOURCES:
+                items.append(HistoryItem(role="user", text=user["content"]))
+        elif kind == ev.ASSISTANT_MESSAGE:
+            text = payload(event, ev.ASSISTANT_MESSAGE)["text"]
+            if text:
+                items.append(HistoryItem(role="assistant", text=text))
         elif kind == ev.TOOL_CALL:
-            arguments[data["call_id"]] = data["arguments"]
+            call = payload(event, ev.TOOL_CALL)
+            arguments[call["call_id"]] = call["arguments"]
         elif kind == ev.TOOL_RESULT:
+            data = payload(event, ev.TOOL_RESULT)
             call_id = data["call_id"]
             items.append(
                 HistoryItem(
@@ -176,7 +194,10 @@ def history_of(events: Iterable[SessionEvent]) -> list[HistoryItem]:
 def title_of(events: Iterable[SessionEvent], limit: int = 80) -> str:
     """A session's first user message, shortened: its title in listings."""
     for event in events:
-        if event.type == ev.USER_MESSAGE and event.data.get("source") in _VISIBLE_SOURCES:
-            text = " ".join(str(event.data["content"]).split())
+        if event.type != ev.USER_MESSAGE:
+            continue
+        user = payload(event, ev.USER_MESSAGE)
+        if user.get("source") in _VISIBLE_SOURCES:
+            text = " ".join(user["content"].split())
             return text if len(text) <= limit else text[:limit] + "…"
     return ""
