@@ -19,7 +19,7 @@ from lore_support import Player, inspect, logged_contexts, serving_lore, stored_
 from starharness.npc import Lore
 from starharness.npc.lore import LORE_HEADING, SearchesLore, lore_lines, query_for, render_lore
 from starharness.voyage import GAME, open_world, seed_world
-from starharness.voyage.content import DOCK_MASTER, PLAYER_ID, SMUGGLER
+from starharness.voyage.content import DOCK_MASTER, OMEGA_STATION, PLAYER_ID, SMUGGLER
 from starharness.voyage.content.lore import ENTRIES, FACTIONS, LORE
 
 _BY_ID = {entry.id: entry for entry in ENTRIES}
@@ -103,6 +103,11 @@ def test_the_sample_game_declares_its_lore() -> None:
     assert GAME.lore is LORE and 15 <= len(LORE.entries) <= 30
     scopes = {entry.scope for entry in LORE.entries}
     assert scopes == {"everyone", "faction", "npc"}
+    # Every NPC of the seed has a faction and something only it knows; no entry names a
+    # character the seed does not have.
+    npcs = {actor.id for actor in OMEGA_STATION.actors if actor.kind == "npc"}
+    assert set(FACTIONS) == npcs
+    assert {entry.npc for entry in LORE.entries if entry.npc is not None} == npcs
 
 
 def _words(text: str) -> int:
