@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from starharness.npc import CommittedAction, Game, NpcCard, World
-from starharness.runtime.paths import star_harness_home
+from starharness.runtime import star_harness_home
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
 from .brain import respond

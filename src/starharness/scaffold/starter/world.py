@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from starharness.npc.world import AuditRecord, NewsItem, NpcCard
+from starharness.npc import AuditRecord, NewsItem, NpcCard
 
 from .persona import MIRA_PERSONA
 
