@@ -22,7 +22,7 @@ from .events import (
     thaw,
 )
 from .keys import SESSIONS
-from .kinds import EventKind, kind_named, payload
+from .kinds import EventKind, declared_kinds, kind_named, payload
 from .memory_store import MemoryStore
 from .plugin import SessionsConfig, SessionsPlugin, default_sessions_path
 from .projection import (
@@ -85,6 +85,7 @@ __all__ = [
     "UnloggedViewError",
     "ViewError",
     "ViewRewriteData",
+    "declared_kinds",
     "default_sessions_path",
     "event_types",
     "freeze_data",

@@ -75,6 +75,11 @@ def kind_named(name: str) -> EventKind[Any]:
     return _KINDS[name]
 
 
+def declared_kinds() -> tuple[EventKind[Any], ...]:
+    """Every kind declared so far (by the modules imported so far), in declaration order."""
+    return tuple(_KINDS.values())
+
+
 class _Unchecked(FrozenDict):
     """Frozen stored data of a type no kind declared when it was loaded (checked on read)."""
 
