@@ -10,6 +10,10 @@ tell entries apart are not ranked (`npc.lore.index.COMMON_MATCHES`), so the rati
 below the 1,000x a scan would cost.
 
 Run: uv run python bench/lore.py [--entries 10 10000] [--lines 200]
+With `--postgres URL [--password-env NAME]` the same runs on PostgreSQL (a tsvector column with
+a GIN index, in a schema `lore_bench` it creates and drops), e.g. against a throwaway server:
+`bash .ci/postgres sh -c 'uv run python bench/lore.py --postgres "$STAR_HARNESS_TEST_PG"
+--password-env STAR_HARNESS_TEST_PG_PASSWORD'`.
 """
 
 from __future__ import annotations
@@ -21,9 +25,20 @@ import sqlite3
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
 
-from starharness.npc.lore import Lore, LoreEntry, MemoryLoreIndex, recall
+from starharness.npc.lore import (
+    Lore,
+    LoreEntry,
+    LoreQuery,
+    MemoryLoreIndex,
+    install_lore,
+    recall,
+    search_lore,
+)
+from starharness.runtime.session.postgres import PostgresTarget
 
 GOAL_RATIO = 10.0
 """The most a recall at the largest count may cost against the floor."""
@@ -86,30 +101,81 @@ def _bare_lookup_us(lines: list[str]) -> float:
     )
 
 
+Search = Callable[[LoreQuery], Sequence[LoreEntry]]
+
+
+class _PgDriver:
+    """`LoreDriver` over one psycopg connection in autocommit (`?` placeholders as `%s`)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    @property
+    def dialect(self) -> Literal["postgresql"]:
+        return "postgresql"
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.conn.execute(sql.replace("?", "%s").encode(), tuple(params) or None)
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def many(self, sql: str, seq: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s").encode(), [tuple(p) for p in seq])
+
+
+@contextmanager
+def _sqlite_index(lore: Lore) -> Iterator[Search]:
+    index = MemoryLoreIndex(lore)
+    try:
+        yield index.search
+    finally:
+        index.close()
+
+
+@contextmanager
+def _postgres_index(target: PostgresTarget, lore: Lore) -> Iterator[Search]:
+    with target.connect(autocommit=True) as conn:
+        driver = _PgDriver(conn)
+        driver.rows("DROP SCHEMA IF EXISTS lore_bench CASCADE")
+        driver.rows("CREATE SCHEMA lore_bench")
+        try:
+            driver.rows("SET search_path TO lore_bench")
+            with conn.transaction():
+                install_lore(driver, lore)
+            driver.rows("ANALYZE lore_bench.lore_index")
+            yield lambda query: search_lore(driver, query)
+        finally:
+            driver.rows("DROP SCHEMA lore_bench CASCADE")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--entries", type=int, nargs="+", default=[10, 10_000])
     parser.add_argument("--lines", type=int, default=200)
+    parser.add_argument("--postgres", metavar="URL", help="run on this PostgreSQL database")
+    parser.add_argument("--password-env", metavar="NAME", help="the variable holding its password")
     args = parser.parse_args()
     if min(args.entries) < 1 or args.lines < 1:
         parser.error("--entries and --lines must be at least 1")
+    target = None if args.postgres is None else PostgresTarget(args.postgres, args.password_env)
     lines = _lines(args.lines)
     results: list[tuple[int, float, float]] = []
     for count in args.entries:
         lore = _lore(count)
-        index = MemoryLoreIndex(lore)
-        given: list[int] = []
+        index = _sqlite_index(lore) if target is None else _postgres_index(target, lore)
+        with index as search:
+            given: list[int] = []
 
-        def turn(
-            line: str, lore: Lore = lore, index: MemoryLoreIndex = index, given: list[int] = given
-        ) -> None:
-            given.append(len(recall(lore, index.search, _NPCS[0], line)))
+            def turn(
+                line: str, lore: Lore = lore, search: Search = search, given: list[int] = given
+            ) -> None:
+                given.append(len(recall(lore, search, _NPCS[0], line)))
 
-        results.append((count, _median_us(turn, lines), statistics.mean(given)))
-        index.close()
+            results.append((count, _median_us(turn, lines), statistics.mean(given)))
     floor = results[0][1]
     load = os.getloadavg()[0]
-    print(f"lore recall per turn (median of {5 * args.lines}), SQLite {sqlite3.sqlite_version},"
+    where = f"SQLite {sqlite3.sqlite_version}" if target is None else target.describe()
+    print(f"lore recall per turn (median of {5 * args.lines}), {where},"
           f" load average {load:.1f} on {os.cpu_count()} cores:")  # fmt: skip
     print(f"  bare SQLite primary-key lookup: {_bare_lookup_us(lines):.1f} us (for scale)")
     worst = 0.0

@@ -8,8 +8,9 @@ Run with a throwaway server: `bash .ci/postgres uv run pytest tests/npc/test_lor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -17,7 +18,15 @@ from hypothesis import strategies as st
 from lore_support import Player, logged_contexts, serving_lore, stored_session
 
 from pg_support import pg_execute
-from starharness.npc.lore import SearchesLore, lore_lines, query_for
+from starharness.npc import Lore, LoreEntry
+from starharness.npc.lore import (
+    COMMON_MATCHES,
+    SearchesLore,
+    install_lore,
+    lore_lines,
+    query_for,
+    search_lore,
+)
 from starharness.runtime.session.postgres import PostgresTarget
 from starharness.voyage import VoyageWorld, open_server_world
 from starharness.voyage.content import DOCK_MASTER, PLAYER_ID, SMUGGLER
@@ -87,3 +96,42 @@ async def test_a_question_on_a_postgresql_world_gets_its_lore_logged(
         await me.close("e1")
     stored = await stored_session(stack.sessions, session_id)
     assert _BY_ID["smugglers-lower-locks"].text in lore_lines(logged_contexts(stored)[-1])
+
+
+class _Driver:
+    """`LoreDriver` over one psycopg connection in autocommit (`?` placeholders as `%s`)."""
+
+    dialect: Literal["postgresql"] = "postgresql"
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.conn.execute(sql.replace("?", "%s").encode(), tuple(params) or None)
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def many(self, sql: str, seq: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s").encode(), [tuple(p) for p in seq])
+
+
+def test_common_words_are_not_ranked_beside_rarer_ones_in_postgresql(
+    pg_target: PostgresTarget,
+) -> None:
+    crowd = [LoreEntry(f"dock-{n}", f"Dock {n} of the station is busy.") for n in range(120)]
+    hollow = LoreEntry("hollow", "The station's ships avoid the Hollow.", ("hollow",))
+    lore = Lore((*crowd, hollow))
+    with pg_target.connect(autocommit=True) as conn:
+        driver = _Driver(conn)
+        driver.rows("CREATE SCHEMA lore_test")
+        driver.rows("SET search_path TO lore_test")
+        with conn.transaction():
+            assert install_lore(driver, lore)
+        assert len(crowd) > COMMON_MATCHES
+        query = query_for(lore, "n", "the station and the hollow")
+        assert query is not None
+        assert [e.id for e in search_lore(driver, query)] == ["hollow"]
+        query = query_for(lore, "n", "busy station")
+        assert query is not None
+        found = search_lore(driver, query)
+        assert found and all("busy" in e.text and "station" in e.text for e in found)

@@ -19,7 +19,9 @@ from .words import fts5_match, websearch_text
 
 INDEX_TABLE = "lore_index"
 DIGEST_TABLE = "lore_digest"
-_FORMAT = "1"
+TERMS_TABLE = "lore_terms"
+"""PostgreSQL: how many entries hold each lexeme (`ts_stat`), for COMMON_MATCHES."""
+_FORMAT = "2"
 """Part of the stored digest: a change to the tables' layout rebuilds them."""
 
 Row = tuple[Any, ...]
@@ -51,6 +53,7 @@ _POSTGRES_TABLES = (
     f"CREATE INDEX IF NOT EXISTS {INDEX_TABLE}_document ON {INDEX_TABLE} USING gin (document)",
     f"CREATE TABLE IF NOT EXISTS {DIGEST_TABLE} (id integer PRIMARY KEY CHECK (id = 1), "
     "digest text NOT NULL)",
+    f"CREATE TABLE IF NOT EXISTS {TERMS_TABLE} (term text PRIMARY KEY, entries integer NOT NULL)",
 )
 COMMON_MATCHES: Final = 100
 """A word in more entries than this is too common to rank by when the line has rarer ones."""
@@ -61,10 +64,11 @@ _SQLITE_COUNTS = (
     f"{INDEX_TABLE} WHERE {INDEX_TABLE} MATCH '\"' || replace(word.value, '\"', '\"\"') || '\"' "
     "LIMIT ?)) FROM json_each(?) AS word"
 )
+# PostgreSQL: from the lexeme counts written with the lore (a bitmap scan per word costs
+# more than the search); a word the configuration drops (a stop word) counts 0.
 _POSTGRES_COUNTS = (
-    "SELECT word, (SELECT count(*) FROM (SELECT 1 FROM "
-    f"{INDEX_TABLE} WHERE document @@ websearch_to_tsquery('english', word) LIMIT ?) AS found) "
-    "FROM unnest(?::text[]) AS word"
+    f"SELECT word, coalesce((SELECT max(entries) FROM {TERMS_TABLE} WHERE term = ANY("
+    "tsvector_to_array(to_tsvector('english', word)))), 0) FROM unnest(?::text[]) AS word"
 )
 _SQLITE_SEARCH = (
     f"SELECT id, body, tags, knower FROM {INDEX_TABLE} WHERE {INDEX_TABLE} MATCH ? "
@@ -105,6 +109,12 @@ def install_lore(driver: LoreDriver, lore: Lore) -> bool:
         f"INSERT INTO {INDEX_TABLE} (id, body, tags, knower) VALUES (?, ?, ?, ?)",
         [(e.id, e.text, " ".join(e.tags), e.knower) for e in lore.entries],
     )
+    if driver.dialect == "postgresql":
+        driver.rows(f"DELETE FROM {TERMS_TABLE}")
+        driver.rows(
+            f"INSERT INTO {TERMS_TABLE} (term, entries) "
+            f"SELECT word, ndoc FROM ts_stat('SELECT document FROM {INDEX_TABLE}')"
+        )
     driver.rows(f"DELETE FROM {DIGEST_TABLE}")
     driver.rows(f"INSERT INTO {DIGEST_TABLE} (id, digest) VALUES (1, ?)", (lore_digest(lore),))
     return True
@@ -136,9 +146,11 @@ def _telling(driver: LoreDriver, words: tuple[str, ...]) -> tuple[tuple[str, ...
     if not words:
         return (), False
     counts = dict.fromkeys(words, 0)
-    sql = _SQLITE_COUNTS if driver.dialect == "sqlite" else _POSTGRES_COUNTS
-    words_param = json.dumps(words) if driver.dialect == "sqlite" else list(words)
-    for word, count in driver.rows(sql, (COMMON_MATCHES + 1, words_param)):
+    if driver.dialect == "sqlite":
+        found = driver.rows(_SQLITE_COUNTS, (COMMON_MATCHES + 1, json.dumps(words)))
+    else:
+        found = driver.rows(_POSTGRES_COUNTS, (list(words),))
+    for word, count in found:
         counts[str(word)] = int(count)
     rare = tuple(w for w in words if 0 < counts[w] <= COMMON_MATCHES)
     if rare:
