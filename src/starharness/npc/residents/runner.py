@@ -126,14 +126,14 @@ class ResidentRunner:
         tools_now = self.tools
         brief = await self._calls.run(resident.brief, self._world, days)
         attempts: list[ActionAttempt] = []
-        ended: dict[str, Any] = {}
+        ended: list[ev.TurnEndData] = []
         binding = EncounterBinding(
             self._world, resident.name, "", attempts.append, calls=self._calls
         )
 
         def observe(logged: LoggedEvent) -> None:
             if logged.event.type == ev.TURN_END:
-                ended.update(logged.event.data)
+                ended.append(ev.payload(logged.event, ev.TURN_END))
 
         def setup(layer: Context) -> None:
             layer.get(PROMPT).section(
@@ -157,14 +157,14 @@ class ResidentRunner:
             await handle.dispose()
             if self._ended is not None:
                 self._ended(session_id)
-        reason = str(ended.get("reason") or "not run")
+        reason = ended[-1]["reason"] if ended else "not run"
         _log.info("resident %s: turn %s ended (%s)", resident.name, session_id, reason)
         if reason != "completed":
             _log.warning(
                 "resident %s: the turn ended (%s): %s",
                 resident.name,
                 reason,
-                ended.get("error") or "no detail",
+                (ended[-1].get("error") if ended else None) or "no detail",
             )
         events = tuple(
             event

@@ -92,8 +92,7 @@ class SpillIndex:
         seq = self._update(session).get(spill_id)
         if seq is None:
             return None
-        content: str = session.events[seq].data["content"]
-        return content
+        return payload(session.events[seq], SPILL_STORED)["content"]
 
     def forget(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)

@@ -27,7 +27,7 @@ async def run_task(
     stdout = out or sys.stdout
     stderr = err or sys.stderr
     sid = session_id or f"run-{uuid.uuid4().hex[:12]}"
-    ended: dict[str, object] = {}
+    ended: list[ev.TurnEndData] = []
     wrote_text = False
 
     def observe(logged: LoggedEvent) -> None:
@@ -55,7 +55,7 @@ async def run_task(
                 f"{retry['error']}\n"
             )
         elif event.type == ev.TURN_END:
-            ended.update(event.data)
+            ended.append(ev.payload(event, ev.TURN_END))
 
     def setup(agent_ctx: Context) -> None:
         agent_ctx.on(SESSION_EVENT, observe)
@@ -69,9 +69,9 @@ async def run_task(
     if wrote_text:
         stdout.write("\n")
         stdout.flush()
-    reason = ended.get("reason")
+    reason = ended[-1]["reason"] if ended else None
     if reason == "completed":
         return 0
-    detail = ended.get("error") or reason or "the turn did not run"
+    detail = (ended[-1].get("error") if ended else None) or reason or "the turn did not run"
     stderr.write(f"error: turn ended ({reason}): {detail}\n")
     return 1
