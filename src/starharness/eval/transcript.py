@@ -78,9 +78,9 @@ class _TurnReader:
             if isinstance(quirk, Mapping):
                 self.turn.quirks.append(str(quirk.get("choice", "")))
         elif kind == ev.USER_MESSAGE:
-            self.turn.grounding.append(str(ev.payload(event, ev.USER_MESSAGE).get("content", "")))
+            self.turn.grounding.append(ev.payload(event, ev.USER_MESSAGE)["content"])
         elif kind == ev.TURN_END:
-            self.turn.end_reason = str(ev.payload(event, ev.TURN_END).get("reason", ""))
+            self.turn.end_reason = ev.payload(event, ev.TURN_END)["reason"]
 
     def _message(self, data: ev.AssistantMessageData) -> None:
         if data.get("interrupted"):

@@ -117,7 +117,7 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
         elif kind == ev.REQUEST_CONTEXT:
             context = ev.payload(event, ev.REQUEST_CONTEXT)
             requests += 1
-            yield f"--- request {requests} ({context.get('provider')}, {context.get('model')})"
+            yield f"--- request {requests} ({context['provider']}, {context['model']})"
             if header is not shown_header:
                 shown_header = header
                 yield from _render_header(header, _profile(context))
@@ -129,22 +129,22 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
             yield "messages:"
             yield from (_json(message) for message in wire)
         elif kind == ev.TURN_START:
-            yield f"=== turn {ev.payload(event, ev.TURN_START).get('turn')}"
+            yield f"=== turn {ev.payload(event, ev.TURN_START)['turn']}"
         elif kind == ev.USER_MESSAGE:
             yield from _lore_given(ev.payload(event, ev.USER_MESSAGE))
         elif kind == ev.ASSISTANT_MESSAGE:
             yield f"answered: {_answer(ev.payload(event, ev.ASSISTANT_MESSAGE))}"
         elif kind == ev.TOOL_RESULT:
             result = ev.payload(event, ev.TOOL_RESULT)
-            mark = "error" if result.get("is_error") else "ok"
-            yield f"tool {result.get('name')} -> {mark}: {result.get('content')}"
+            mark = "error" if result["is_error"] else "ok"
+            yield f"tool {result['name']} -> {mark}: {result['content']}"
         elif kind == ev.LLM_RETRY:
             retry = ev.payload(event, ev.LLM_RETRY)
-            yield f"retry {retry.get('attempt')} after: {retry.get('error')}"
+            yield f"retry {retry['attempt']} after: {retry['error']}"
         elif kind == ev.TURN_END:
             end = ev.payload(event, ev.TURN_END)
             detail = f" ({end['error']})" if "error" in end else ""
-            yield f"=== turn {end.get('turn')} ended: {end.get('reason')}{detail}"
+            yield f"=== turn {end['turn']} ended: {end['reason']}{detail}"
         seen.append(event)
 
 

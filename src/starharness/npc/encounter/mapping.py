@@ -214,7 +214,7 @@ class FrameMapper:
     def _message(self, data: ev.AssistantMessageData) -> None:
         if data.get("interrupted"):
             return
-        calls = data.get("tool_calls", ())
+        calls = data["tool_calls"]
         if calls and self._plain_sent:
             # Words streamed before the model turned to a tool form a line of their own.
             self._end_line(self._style.default_mood)
@@ -226,7 +226,7 @@ class FrameMapper:
                 if stream is not None:
                     self._calls[call["id"]] = stream
             return
-        text = data.get("text", "").strip()
+        text = data["text"].strip()
         sent = self._plain_sent
         if looks_like_arguments(text):
             # Call syntax written as text (a model inventing its own format) is never read
@@ -293,7 +293,7 @@ class FrameMapper:
         if offers is not None and offers.dirty:
             # An offer made after the turn's last line still reaches the player this turn.
             self._options(self._last_spoken)
-        if data.get("reason") == "error":
+        if data["reason"] == "error":
             code = error_code_for(data)
             message = _error_message(code, data)
             _log.warning("encounter %s: the turn ended with %s: %s", self._id, code,
