@@ -290,3 +290,49 @@ async def test_a_tool_result_copied_into_a_spoken_line_is_never_heard(tmp_path: 
     assert gave_up[-1]["t"] == "encounter.idle"
     # Only words were scripted: nothing committed.
     assert [row for row in audit if row.ok] == []
+
+
+def _decide(name: str, **arguments: object) -> ToolCalls:
+    action = {"name": name, "arguments": arguments}
+    return ToolCalls(
+        calls=[ScriptedCall(name=DECISION_TOOL, arguments=json.dumps({"action": action}))]
+    )
+
+
+def _speak(text: str) -> ToolCalls:
+    options = [{"id": "a", "label": "Fine."}, {"id": "b", "label": "Never mind."}]
+    speech = {"line": text, "mood": "neutral", "options": options}
+    return ToolCalls(calls=[ScriptedCall(name="npc_speak", arguments=json.dumps(speech))])
+
+
+async def test_a_refused_decision_is_made_once_more_with_the_refusal_in_view(
+    tmp_path: Path,
+) -> None:
+    # The 1.5B model read "Three medical gel, please." as the player selling gel; the world's
+    # "they hold no medical gel" is what lets it take the other action.
+    wrong = _decide("player_sells", good_id="medgel", qty=3, unit_price=1_100)
+    right = _decide("player_buys", good_id="medgel", qty=3, unit_price=1_100)
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        conversation = _conversation(stack)
+        stack.mock.script(conversation, [wrong, right, _speak("Three gel, 3,300.")])
+        before = len(_chat_bodies(stack))
+        offered = await me.say("e1", "Three medical gel, please.")
+        turn = _chat_bodies(stack)[before:]
+        # A second refusal is spoken about, not decided a third time.
+        stack.mock.script(conversation, [wrong, wrong, _speak("You have none to sell.")])
+        before = len(_chat_bodies(stack))
+        refused = await me.say("e1", "And three more.")
+        second = _chat_bodies(stack)[before:]
+    assert [_forced(b) for b in turn] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
+    seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
+    assert seen.startswith(OUTCOME_PREFIX) and "they hold no medical gel" in seen
+    assert actions(offered) == [("player_sells", False)]
+    assert offers(offered)[0]["offer"]["action"] == "player_buys"
+    assert [_forced(b) for b in second] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
+    assert actions(refused) == [("player_sells", False), ("player_sells", False)]
+    assert line(refused) == "You have none to sell."

@@ -8,11 +8,12 @@ game what was done.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ...runtime.kernel import Context, Next
 from ...runtime.llm import NamedToolChoice, UserMessage
@@ -77,6 +78,7 @@ class Encounter:
         "_plan",
         "_preset",
         "_reacting",
+        "_reconsidered",
         "_running",
         "_scene",
         "_send_frame",
@@ -136,6 +138,11 @@ class Encounter:
         self._decided = False
         self._failures: dict[str, int] = {}
         self._give_up = False
+        self._reconsidered = False
+        """This turn's decision was refused once and the model decided again (decide-act-
+        speak): a small model picks the wrong one of two similar actions (the player's buy
+        for their sell), and the world's refusal ("they hold no medical gel") is what lets
+        it see the other; one more is never taken, so a turn costs at most two decisions."""
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -241,14 +248,17 @@ class Encounter:
             request.forcible_tool = kit.speech_tool.name
         return await next_(outgoing)
 
-    def _track_call(self, name: str, is_error: bool) -> None:
+    def _track_call(self, name: str, is_error: bool, content: str) -> None:
         """Advance the plan on a call's result; count calls whose arguments were unreadable."""
         speech, decision = self._host.kit.speech_tool.name, self._decision_name
         if name not in (speech, decision):
             return
         if not is_error:
             if name == decision:
-                self._decided = True
+                if not self._reconsidered and _refused(content):
+                    self._reconsidered = True
+                else:
+                    self._decided = True
             return
         failures = self._failures[name] = self._failures.get(name, 0) + 1
         if failures < MAX_PARSE_FAILURES:
@@ -411,9 +421,10 @@ class Encounter:
             self._decided, self._reacting = self._reacting, False
             self._failures.clear()
             self._give_up = False
+            self._reconsidered = False
         elif kind == ev.TOOL_RESULT:
             result = ev.payload(event, ev.TOOL_RESULT)
-            self._track_call(result["name"], bool(result["is_error"]))
+            self._track_call(result["name"], bool(result["is_error"]), result["content"])
         elif kind == ev.TURN_END:
             self._running = False
             reason = ev.payload(event, ev.TURN_END)["reason"]
@@ -480,3 +491,12 @@ class Encounter:
             except Exception:
                 _log.exception("encounter %s: the game's on_encounter_end failed", self.id)
         self._host.encounter_ended(self)
+
+
+def _refused(content: str) -> bool:
+    """Whether a decision's logged result is the world's refusal of the chosen action."""
+    try:
+        result = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(result, dict) and cast(dict[str, Any], result).get("ok") is False

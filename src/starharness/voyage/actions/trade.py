@@ -187,8 +187,10 @@ BUY = define_game_action(
     guards=[
         same_location,
         _buys,
-        price_within_band(going_price_here, buy_band),
+        # Before the price: "they hold no medical gel" is what shows a model that read a
+        # player's buy as their sell which of the two it meant.
         has_cargo,
+        price_within_band(going_price_here, buy_band),
         can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
     ],
     apply=_buy,
