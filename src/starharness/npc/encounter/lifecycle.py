@@ -53,6 +53,8 @@ PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
 GREETING_SOURCE: Final = "encounter"
+DECISION_TEMPERATURE: Final = 0.0
+"""The decision step's sampling temperature (decide-act-speak); speech keeps the game's."""
 
 
 class Encounter:
@@ -242,6 +244,10 @@ class Encounter:
         if self._plan.plan == DECIDE_ACT_SPEAK:
             forced = kit.speech_tool.name if self._decided else self._decision_name
             request.tool_choice = NamedToolChoice(forced)
+            if not self._decided:
+                # The most likely decision, not a sample: at llama.cpp's default 0.8 the 1.5B
+                # model read one plain "I'll buy 10 medical gel." as either trade direction.
+                request.temperature = DECISION_TEMPERATURE
         else:
             # A server that cannot stream an open tool choice may force speaking instead:
             # speaking is always a valid NPC step, and streaming it keeps first words fast.
