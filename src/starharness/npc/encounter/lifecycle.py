@@ -342,7 +342,8 @@ class Encounter:
             await self._accept(offer)
             return
         self._running = True
-        if await self._lore.read(self._calls, content) and await self._read_scene():
+        await self._lore.read(self._calls, content)
+        if await self._read_scene():
             self._begin(UserMessage(content))
 
     def _bad_option(self, option_id: str) -> FrameError:

@@ -115,19 +115,18 @@ class LoreRecall:
         self.entries: tuple[LoreEntry, ...] = ()
         self.text = ""
 
-    async def read(self, calls: WorldCalls, said: str) -> bool:
+    async def read(self, calls: WorldCalls, said: str) -> None:
         """Search for what the player said; a failing search gives no lore, never ends the
-        turn. Always True (so a turn's reads chain with `and`)."""
+        turn."""
         lore, search = self._lore, self._search
         if lore is None or search is None:
-            return True
+            return
         try:
             self.entries = await calls.run(recall, lore, search, self._npc_id, said)
         except Exception:
             _log.exception("lore search for %s failed; this turn has no lore", self._npc_id)
             self.entries = ()
         self.text = render_lore(self.entries)
-        return True
 
     def context(self, _ctx: object) -> str:
         return self.text
