@@ -18,25 +18,27 @@ from .events import SessionDataError, SessionEvent
 from .kinds import payload
 from .view import APPEND, SURFACE, VIEW_REWRITE, ViewError, check_surface, data_to_message
 
+# Keyed by the plain names events hold: a set or dict lookup that finds a str subclass key
+# (an EventKind) compares it the slow way, and this runs on every append.
 _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
-    USER_MESSAGE: (("content", str),),
-    ASSISTANT_MESSAGE: (("text", str),),
-    TOOL_RESULT: (("call_id", str), ("content", str)),
-    VIEW_REWRITE: (("messages", tuple),),
+    USER_MESSAGE.name: (("content", str),),
+    ASSISTANT_MESSAGE.name: (("text", str),),
+    TOOL_RESULT.name: (("call_id", str), ("content", str)),
+    VIEW_REWRITE.name: (("messages", tuple),),
 }
 _OPTIONAL: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
-    USER_MESSAGE: (("source", str),),
-    ASSISTANT_MESSAGE: (("reasoning", (str, type(None))), ("tool_calls", tuple)),
-    TOOL_RESULT: (("is_error", bool),),
-    VIEW_REWRITE: (("by", str),),
+    USER_MESSAGE.name: (("source", str),),
+    ASSISTANT_MESSAGE.name: (("reasoning", (str, type(None))), ("tool_calls", tuple)),
+    TOOL_RESULT.name: (("is_error", bool),),
+    VIEW_REWRITE.name: (("by", str),),
 }
 _CALL_FIELDS = ("id", "name", "arguments")
 
 SURFACE_DEFAULTS: Mapping[str, str | None] = {
-    USER_MESSAGE: APPEND,
-    ASSISTANT_MESSAGE: APPEND,
-    TOOL_RESULT: APPEND,
-    VIEW_REWRITE: None,
+    USER_MESSAGE.name: APPEND,
+    ASSISTANT_MESSAGE.name: APPEND,
+    TOOL_RESULT.name: APPEND,
+    VIEW_REWRITE.name: None,
 }
 """Each model-visible type's effect on the view when its data names none (None: it must)."""
 
