@@ -1,7 +1,7 @@
 """Session read cost: loading stored logs from SQLite, against a floor measured in the same run.
 
 S sessions of T turns each (a tool-using turn as the loop logs it: context, header, chunks,
-messages, a call and its result, about 36 events) are written once. Each run then measures,
+messages, a call and its result: 29 events) are written once. Each run then measures,
 as process CPU per event: the floor (fetch each session's rows and parse their JSON, what any
 loader must do), a load through the store (checksums, JSON, each event's data checked against
 its type's TypedDict, freezing) and the projection of each loaded log into the model's messages
