@@ -129,7 +129,9 @@ def _data(kind: EventKind[Any]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def test_the_round_trip_covers_every_declared_kind() -> None:
-    assert set(_RUNTIME_KINDS) == set(declared_kinds())
+    # test/... kinds are declared by the tests below.
+    runtime = {kind for kind in declared_kinds() if not kind.startswith("test/")}
+    assert set(_RUNTIME_KINDS) == runtime
 
 
 async def _round_trip(place: StorePlace, logged: Sequence[tuple[EventKind[Any], Any]]) -> None:
