@@ -45,6 +45,7 @@ class SessionCorruptError(StoreError):
     """A stored log is damaged before its last write: dropping a torn tail cannot recover it."""
 
 
-class StoredEventError(StoreError):
-    """A stored event's data does not fit its type's TypedDict (names the event, its type and
-    the field); the log was written by another build, or changed outside this one."""
+class StoredEventError(StoreError, UserFacingError):
+    """A stored event's data does not fit its type's TypedDict (names the session, the event,
+    its type and the field); the log was written by another build, or changed outside this one.
+    Commands print it as one line, like StoreFormatError."""
