@@ -142,9 +142,9 @@ class Encounter:
         self._give_up = False
         self._reconsidered = False
         """This turn's decision was refused once and the model decided again (decide-act-
-        speak): a small model picks the wrong one of two similar actions (the player's buy
-        for their sell), and the world's refusal ("they hold no medical gel") is what lets
-        it see the other; one more is never taken, so a turn costs at most two decisions."""
+        speak): a small model picks the wrong one of two mirror-image actions (the player's
+        buy for their sell), and the world's refusal (they hold none to sell) is what lets it
+        see the other; one more is never taken, so a turn costs at most two decisions."""
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -246,7 +246,7 @@ class Encounter:
             request.tool_choice = NamedToolChoice(forced)
             if not self._decided:
                 # The most likely decision, not a sample: at llama.cpp's default 0.8 the 1.5B
-                # model read one plain "I'll buy 10 medical gel." as either trade direction.
+                # model read one plain "I'll buy ten of those." as either of two mirror actions.
                 request.temperature = DECISION_TEMPERATURE
         else:
             # A server that cannot stream an open tool choice may force speaking instead:

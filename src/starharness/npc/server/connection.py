@@ -72,9 +72,9 @@ class Connection:
     __slots__ = (
         "_close_code",
         "_ended",
-        "_left",
         "_expiry",
         "_frames",
+        "_left",
         "_limits",
         "_opens",
         "_reading",
