@@ -69,7 +69,9 @@ async def _workers(
 
 async def _hello(client: Client, player_id: str) -> dict[str, Any]:
     await client.send({"t": "hello", "playerId": player_id})
-    welcome = await client.recv()
+    # News goes to every connection: a scheduled tick's may come before the welcome.
+    frames = await client.until(lambda f: f["t"] != "world.event")
+    welcome = frames[-1]
     assert welcome["t"] == "welcome", welcome
     return welcome
 
