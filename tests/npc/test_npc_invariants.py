@@ -138,8 +138,11 @@ async def test_5_static_first_dynamic_last_and_npcs_share_the_protocol_prefix(
     )
     assert baker_system.endswith("cheerful baker.") and smith_system.endswith("gruff smith.")
     assert "AI agent" not in baker_system  # the runtime identity is left out of NPC prompts
-    scene = baker["messages"][-1]
+    # The scene is a context message after the static prefix, just before the player's words
+    # (a small model answers what it read last).
+    scene, words = baker["messages"][-2:]
     assert scene["role"] == "user" and scene["content"].startswith("Scene:")
+    assert words == {"role": "user", "content": "Hello"}
     assert "Scene:" not in baker_system
 
 

@@ -20,6 +20,7 @@ from starharness.runtime.context import (
     find_instructions,
     render_instructions,
 )
+from starharness.runtime.prompt import PROMPT
 from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
 
@@ -103,6 +104,12 @@ async def test_instructions_time_and_references_reach_the_model_and_the_log(
         "Current date: 2026-12-02 (Wednesday) UTC",
     ]
     assert "Current date: 2026-12-01" in json.dumps(first)
+    # The context comes just before the turn's words (a small model answers what it read last).
+    last = mock.requests[-1].body["messages"]
+    assert [m["content"] for m in last[-2:]] == [
+        "Current date: 2026-12-02 (Wednesday) UTC",
+        "three",
+    ]
 
 
 def test_the_godot_profile_dump_shows_every_context_row(
@@ -118,3 +125,25 @@ def test_the_godot_profile_dump_shows_every_context_row(
     assert rows["agents-md"]["config"]["max_bytes"] == 32_768
     assert "godot_play_errors" in rows["delegate"]["config"]["tools"]
     assert "write_file" not in rows["delegate"]["config"]["tools"]
+
+
+async def test_a_context_that_cannot_be_rendered_ends_its_turn_but_keeps_the_words(
+    home: Path,
+) -> None:
+    def broken(_ctx: object) -> str:
+        raise RuntimeError("the scene is gone")
+
+    async with (
+        MockLlmServer() as mock,
+        context_runtime(mock.base_url, home, []) as rt,
+    ):
+        handle, rec = await create_agent(rt.ctx, "s")
+        handle.agent.ctx.get(PROMPT).context("broken", 0, broken)
+        handle.agent.followup("hello there")
+        await handle.agent.when_idle()
+        await handle.dispose()
+    said = [e.data["content"] for e in rec.of(ev.USER_MESSAGE)]
+    assert said == ["hello there"]
+    (end,) = [e.data for e in rec.of(ev.TURN_END)]
+    assert end["reason"] == "error" and "the scene is gone" in end["error"]
+    assert mock.requests == []

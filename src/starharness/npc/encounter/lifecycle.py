@@ -53,10 +53,6 @@ PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
 GREETING_SOURCE: Final = "encounter"
-DECISION_TEMPERATURE: Final = 0.0
-"""The decision step's sampling temperature (decide-act-speak); speech keeps the game's."""
-
-
 class Encounter:
     """An open encounter; its id is the client's, scoped to one connection."""
 
@@ -244,10 +240,6 @@ class Encounter:
         if self._plan.plan == DECIDE_ACT_SPEAK:
             forced = kit.speech_tool.name if self._decided else self._decision_name
             request.tool_choice = NamedToolChoice(forced)
-            if not self._decided:
-                # The most likely decision, not a sample: at llama.cpp's default 0.8 the 1.5B
-                # model read one plain "I'll buy ten of those." as either of two mirror actions.
-                request.temperature = DECISION_TEMPERATURE
         else:
             # A server that cannot stream an open tool choice may force speaking instead:
             # speaking is always a valid NPC step, and streaming it keeps first words fast.

@@ -51,10 +51,21 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
     agent.turn += 1
     turn = agent.turn
     agent.log(ev.TURN_START, ev.TurnStartData(turn=turn))
+    # The context before the turn's words: a small model answers what it read last, and an
+    # NPC's scene logged after the player's "Three medical gel, please." turned their buy
+    # into a sell. The words are logged even when a context cannot be rendered; the turn then
+    # ends with that error.
+    unrendered: Exception | None = None
+    try:
+        _snapshot_context(agent)
+    except Exception as exc:
+        unrendered = exc
     log_user(agent, first)
     end = ev.TurnEndData(turn=turn, reason="completed")
     with turn_span(agent.id, turn):
         try:
+            if unrendered is not None:
+                raise unrendered
             timeout = agent.options.turn_timeout_s
             if timeout is None:
                 end["reason"] = await _steps(agent, turn)
@@ -90,8 +101,6 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
             raise TurnLimitError(f"turn exceeded its limit of {agent.options.max_steps} steps")
         while agent.steering:
             log_user(agent, agent.steering.pop(0))
-        if step == 1:
-            _snapshot_context(agent)
         if agent.ctx.events.has_listeners(COMPACT):
             await agent.ctx.events.bail(COMPACT, CompactRequest(agent, turn, step, "pressure"))
         messages = agent.session.messages()
@@ -141,7 +150,8 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
 
 
 def _snapshot_context(agent: Agent) -> None:
-    """Append the dynamic context once per turn, only when its text changed since the last one."""
+    """Log the dynamic context once per turn, before the turn's first message, only when its
+    text changed since the last one."""
     from ..prompt import PROMPT
 
     prompt = agent.ctx.maybe(PROMPT)

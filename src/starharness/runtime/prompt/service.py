@@ -50,7 +50,8 @@ class PromptService(Bindable["PromptService"]):
         return self._store.sections.add(self._ctx, name, _entry(name, order, text))
 
     def context(self, name: str, order: float, text: SectionText) -> Disposer:
-        """Dynamic context, rendered before every request and sent after the history."""
+        """Dynamic context, rendered at the start of every turn and logged (when its text
+        changed) just before the turn's first message."""
         return self._store.contexts.add(self._ctx, name, _entry(name, order, text))
 
     def variable(self, name: str, value: VariableValue) -> Disposer:
