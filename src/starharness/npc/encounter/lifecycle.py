@@ -53,6 +53,8 @@ PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
 GREETING_SOURCE: Final = "encounter"
+
+
 class Encounter:
     """An open encounter; its id is the client's, scoped to one connection."""
 
