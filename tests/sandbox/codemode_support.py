@@ -74,7 +74,7 @@ async def code_rig(
 
 
 def records(market: Market, type_: str) -> list[dict[str, Any]]:
-    return [record.data for record in market.records if record.type == type_]
+    return [dict(record.data) for record in market.records if record.type == type_]
 
 
 def running(rig: Rig) -> int:
