@@ -51,10 +51,10 @@ async def run_turn(agent: Agent, first: UserMessage) -> None:
     agent.turn += 1
     turn = agent.turn
     agent.log(ev.TURN_START, ev.TurnStartData(turn=turn))
-    # The context before the turn's words: a small model answers what it read last, and an
-    # NPC's scene logged after the player's "Three medical gel, please." turned their buy
-    # into a sell. The words are logged even when a context cannot be rendered; the turn then
-    # ends with that error.
+    # The context before the turn's words: a small model answers what it read last, and a
+    # state block logged after a request to buy something turned the request into a sale.
+    # The words are logged even when a context cannot be rendered; the turn then ends with
+    # that error.
     unrendered: Exception | None = None
     try:
         _snapshot_context(agent)
