@@ -3,17 +3,15 @@ the runtime with a session store on disk, the NPC server, and a WebSocket player
 
 from __future__ import annotations
 
-import asyncio
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
+from npc_support import Client
 from typer.testing import CliRunner, Result
-from websockets.asyncio.client import ClientConnection, connect
 
 from stack_support import start_runtime
 from starharness.cli import inspect_cmd
@@ -22,9 +20,6 @@ from starharness.npc import Game, RunningServer, ServerSettings, start_server
 from starharness.runtime.session import SessionsConfig, SqliteStore, StoredSession
 from starharness.runtime.session import event_types as ev
 from starharness.voyage import GAME
-
-WAIT_S = 15.0
-"""Generous: only a broken test waits this long."""
 
 Frame = dict[str, Any]
 
@@ -62,48 +57,22 @@ async def serving_lore(
             await ctx.dispose()
 
 
-class Player:
-    """One player's WebSocket, speaking frames as dicts."""
+class Player(Client):
+    """npc_support's frame client as one player: says hello on entering."""
 
     def __init__(self, url: str, player_id: str) -> None:
-        self._url = url
+        super().__init__(url)
         self.player_id = player_id
-        self._ws: ClientConnection | None = None
 
     async def __aenter__(self) -> Player:
-        self._ws = await connect(self._url, proxy=None, open_timeout=WAIT_S)
+        await super().__aenter__()
         await self.send({"t": "hello", "playerId": self.player_id})
         await self.until(lambda f: f["t"] == "welcome")
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        if self._ws is not None:
-            await self._ws.close()
-
-    async def send(self, frame: Frame) -> None:
-        assert self._ws is not None
-        await self._ws.send(json.dumps(frame))
-
-    async def until(self, done: Callable[[Frame], bool]) -> list[Frame]:
-        assert self._ws is not None
-        frames: list[Frame] = []
-        async with asyncio.timeout(WAIT_S):
-            while True:
-                frames.append(json.loads(await self._ws.recv()))
-                if done(frames[-1]):
-                    return frames
-
-    async def open(self, encounter_id: str, npc_id: str) -> list[Frame]:
-        await self.send(
-            {"t": "encounter.open", "id": encounter_id, "npcId": npc_id, "playerId": self.player_id}
-        )
-        frames = await self.until(lambda f: f["t"] in ("encounter.idle", "error"))
-        assert frames[-1]["t"] == "encounter.idle", frames
-        return frames
-
-    async def say(self, encounter_id: str, text: str) -> list[Frame]:
-        await self.send({"t": "encounter.say", "id": encounter_id, "text": text})
-        return await self.until(lambda f: f["t"] == "encounter.idle")
+    async def meet(self, encounter_id: str, npc_id: str) -> list[Frame]:
+        """Open an encounter with `npc_id` as this player; its frames up to the first idle."""
+        return await self.open(encounter_id, npc_id, self.player_id)
 
     async def close(self, encounter_id: str) -> None:
         """Close, and wait until the server has finished closing (its next frame answers)."""

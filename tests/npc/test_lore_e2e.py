@@ -34,7 +34,7 @@ async def test_a_question_gets_its_lore_in_the_logged_context_and_inspect_shows_
 ) -> None:
     async with serving_lore(tmp_path) as stack:
         async with Player(stack.running.ws_url, PLAYER_ID) as me:
-            await me.open("e1", SMUGGLER)
+            await me.meet("e1", SMUGGLER)
             session_id = stack.running.server.encounters[0].session_id
             await me.say("e1", "What's the story with Kessler's Hollow? Is it a pirate bay?")
             await me.close("e1")
@@ -62,7 +62,7 @@ async def test_faction_and_npc_lore_reach_only_those_who_may_know_it(tmp_path: P
     async with serving_lore(tmp_path) as stack:
         for npc_id in (SMUGGLER, DOCK_MASTER):
             async with Player(stack.running.ws_url, PLAYER_ID) as me:
-                await me.open("e1", npc_id)
+                await me.meet("e1", npc_id)
                 session_id = stack.running.server.encounters[0].session_id
                 await me.say("e1", question)
                 await me.close("e1")
@@ -86,7 +86,7 @@ async def test_the_lore_given_stays_within_the_games_budget(tmp_path: Path) -> N
         serving_lore(tmp_path, game=game) as stack,
         Player(stack.running.ws_url, PLAYER_ID) as me,
     ):
-        await me.open("e1", SMUGGLER)
+        await me.meet("e1", SMUGGLER)
         session_id = stack.running.server.encounters[0].session_id
         await me.say("e1", question)
         await me.close("e1")

@@ -90,7 +90,7 @@ async def test_a_question_on_a_postgresql_world_gets_its_lore_logged(
         Player(stack.running.ws_url, PLAYER_ID) as me,
     ):
         assert isinstance(stack.running.server.world, SearchesLore)
-        await me.open("e1", SMUGGLER)
+        await me.meet("e1", SMUGGLER)
         session_id = stack.running.server.encounters[0].session_id
         await me.say("e1", "Tell me about the lower locks of the ring")
         await me.close("e1")
