@@ -13,7 +13,7 @@ import pytest
 from pg_support import pg_execute
 from starharness.runtime.session.postgres import PostgresTarget
 from starharness.voyage import open_server_world, open_world
-from starharness.voyage.content import OMEGA, PLAYER_ID
+from starharness.voyage.content import OMEGA, PLAYER_ID, SMUGGLER
 from starharness.voyage.store import SCHEMA_VERSION
 from starharness.voyage.store.schema_text import UPGRADES, upgrade_statements
 
@@ -25,11 +25,24 @@ _AUDIT_ROW = (
 )
 
 
+_MEMORY_COLUMNS = ("importance", "source_id", "hops", "origin_id")
+"""What version 4 added to memories (witnesses and gossip)."""
+_MEMORY_ROW = (
+    "INSERT INTO {schema}memories (npc_id, about_id, day, kind, text) "
+    "VALUES ('npc-karsk', 'player-1', 1, 'trade', 'They bought 2 fuel cells.')"
+)
+
+
 def _as_version_2(path: Path) -> None:
-    """Turn a current world file back into what version 2 wrote, with a trade-like audit row."""
+    """Turn a current world file back into what version 2 wrote, with a trade-like audit row
+    and a memory."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute(f"DROP INDEX {_INDEX}")
+        conn.execute("DROP INDEX memories_by_origin")
+        for column in _MEMORY_COLUMNS:
+            conn.execute(f"ALTER TABLE memories DROP COLUMN {column}")
+        conn.execute(_MEMORY_ROW.format(schema=""))
         conn.execute(_AUDIT_ROW.format(schema="", args="?"), (_ARGS,))
         conn.execute("UPDATE actors SET credits = 12345 WHERE id = ?", (PLAYER_ID,))
         conn.execute("PRAGMA user_version = 2")
@@ -68,8 +81,10 @@ def test_a_version_2_world_file_is_upgraded_in_place_and_keeps_its_state(
     with open_world(world_path) as world, world.snapshot() as reader:
         assert reader.credits(PLAYER_ID) == 12345
         assert reader.count_committed("set_price", 1, location_id=OMEGA, good_id="fuel") == 1
+        (memory,) = reader.memories(SMUGGLER, PLAYER_ID)
+        assert (memory.text, memory.importance, memory.hops) == ("They bought 2 fuel cells.", 10, 0)
     version, indexes = _header_and_indexes(world_path)
-    assert version == SCHEMA_VERSION and _INDEX in indexes
+    assert version == SCHEMA_VERSION and {_INDEX, "memories_by_origin"} <= indexes
     assert f"from schema version 2 to {SCHEMA_VERSION}" in caplog.text
     # Opening again is a plain open: nothing more to do, nothing logged.
     caplog.clear()
@@ -94,6 +109,10 @@ def test_the_once_a_day_count_reads_the_audit_through_its_index(world_path: Path
 def test_a_version_2_postgres_world_is_upgraded_in_place(pg_target: PostgresTarget) -> None:
     open_server_world(pg_target).close()
     pg_execute(pg_target, f"DROP INDEX voyage.{_INDEX}")
+    pg_execute(pg_target, "DROP INDEX voyage.memories_by_origin")
+    for column in _MEMORY_COLUMNS:
+        pg_execute(pg_target, f"ALTER TABLE voyage.memories DROP COLUMN {column}")
+    pg_execute(pg_target, _MEMORY_ROW.format(schema="voyage."))
     pg_execute(pg_target, _AUDIT_ROW.format(schema="voyage.", args="%s"), _ARGS)
     pg_execute(pg_target, "UPDATE voyage.actors SET credits = 12345 WHERE id = %s", PLAYER_ID)
     pg_execute(pg_target, "UPDATE voyage.identity SET version = 2")
@@ -101,6 +120,8 @@ def test_a_version_2_postgres_world_is_upgraded_in_place(pg_target: PostgresTarg
     with open_server_world(pg_target) as world, world.snapshot() as reader:
         assert reader.credits(PLAYER_ID) == 12345
         assert reader.count_committed("set_price", 1, location_id=OMEGA, good_id="fuel") == 1
+        (memory,) = reader.memories(SMUGGLER, PLAYER_ID)
+        assert (memory.importance, memory.hops, memory.origin_id) == (10, 0, None)
     assert pg_execute(pg_target, "SELECT version FROM voyage.identity") == [(SCHEMA_VERSION,)]
     found = pg_execute(
         pg_target, "SELECT 1 FROM pg_indexes WHERE schemaname = 'voyage' AND indexname = %s", _INDEX

@@ -49,6 +49,9 @@ CREATE TABLE attitudes (
 -- hands (for a trade: qty units for price credits). ref names a quest or intel item. weight is
 -- how many memories the row stands for: old ones of a pair are folded into one row per kind,
 -- action and good (their qty and price summed), so a pair keeps a bounded number of rows.
+-- importance (0..100) decides what is quoted and what is passed on; source_id is whose deal
+-- the NPC witnessed or who told it; hops counts retellings (0: lived or seen); origin_id is the
+-- memory a witnessed or retold one stems from, so nobody hears the same happening twice.
 CREATE TABLE memories (
     id          INTEGER PRIMARY KEY,
     npc_id      TEXT NOT NULL REFERENCES actors (id),
@@ -61,9 +64,14 @@ CREATE TABLE memories (
     qty         INTEGER CHECK (qty IS NULL OR qty >= 0),
     price       INTEGER CHECK (price IS NULL OR price >= 0),
     ref         TEXT,
-    weight      INTEGER NOT NULL DEFAULT 1 CHECK (weight >= 1)
+    weight      INTEGER NOT NULL DEFAULT 1 CHECK (weight >= 1),
+    importance  INTEGER NOT NULL DEFAULT 10 CHECK (importance BETWEEN 0 AND 100),
+    source_id   TEXT,
+    hops        INTEGER NOT NULL DEFAULT 0 CHECK (hops >= 0),
+    origin_id   INTEGER
 ) STRICT;
 CREATE INDEX memories_by_npc_about ON memories (npc_id, about_id, id);
+CREATE INDEX memories_by_origin ON memories (origin_id);
 
 -- Each location's exchange: the going price (the centre of every haggle there) and the units
 -- the exchange holds, from which the traders there restock. Stock drifts back to target_stock.

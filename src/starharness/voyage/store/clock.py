@@ -1,4 +1,5 @@
-"""The world clock: each day prices drift, exchanges and traders restock, and news happens.
+"""The world clock: each day prices drift, exchanges and traders restock, news happens and
+NPCs who meet pass on what they know about players (store/gossip.py).
 
 Randomness is seeded by the day (and the market row), so the same world ticked the same number
 of days always ends the same way, whether in one tick or several.
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from starharness.npc import NewsItem
 
+from .gossip import spread_gossip
 from .rows import MarketQuote
 from .transaction import WorldTx
 
@@ -51,6 +53,7 @@ def advance(tx: WorldTx, days: int, rules: ClockRules | None = None) -> list[New
         event = _maybe_event(tx, day, rules)
         if event is not None:
             events.append(event)
+        spread_gossip(tx, day)
     return events
 
 

@@ -109,6 +109,14 @@ class Memory:
     ref: str | None = None
     weight: int = 1
     """How many memories this row stands for (old ones are folded together)."""
+    importance: int = 10
+    """0..100: what is quoted first, kept longest and passed on (see `npc.social`)."""
+    source_id: str | None = None
+    """Whose deal the NPC witnessed, or who told it; None for what it lived."""
+    hops: int = 0
+    """How often it was retold before this NPC heard it (0: lived or seen)."""
+    origin_id: int | None = None
+    """The memory a witnessed or retold one stems from."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,12 +11,21 @@ from .errors import SchemaVersionError
 
 APPLICATION_ID = 0x4F4D4547
 """Stamped into the SQLite header ("OMEG") so a foreign file is recognised as such."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bump whenever schema.sql changes; a newer world is refused with a clear error, an older one
 is upgraded in place when `UPGRADES` covers every step, else refused."""
 
 UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {
     2: ("CREATE INDEX IF NOT EXISTS audit_by_action_day ON audit (action, day)",),
+    # Witnesses and gossip: what a memory weighs, where it came from, how often it was retold.
+    3: (
+        "ALTER TABLE memories ADD COLUMN importance INTEGER NOT NULL DEFAULT 10"
+        " CHECK (importance BETWEEN 0 AND 100)",
+        "ALTER TABLE memories ADD COLUMN source_id TEXT",
+        "ALTER TABLE memories ADD COLUMN hops INTEGER NOT NULL DEFAULT 0 CHECK (hops >= 0)",
+        "ALTER TABLE memories ADD COLUMN origin_id INTEGER",
+        "CREATE INDEX IF NOT EXISTS memories_by_origin ON memories (origin_id)",
+    ),
 }
 """Statements that take a world at version N to N + 1 in place, losing nothing (both stores
 run them as written, so they stay plain SQL)."""

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 
 from starharness.npc import AuditRecord, NewsItem
+from starharness.npc.social import witnesses
 
+from ..content.social import WITNESSED_MEMORY
+from .driver import Driver
 from .errors import (
     InsufficientCargoError,
     InsufficientCreditsError,
@@ -14,8 +18,10 @@ from .errors import (
     UnknownEntityError,
 )
 from .folding import fold_old_memories
+from .memory_reads import MEMORY_COLUMNS, memory_row
 from .reader import WorldReader
-from .rows import QUEST_STATUSES, MarketQuote, Memory, Quest
+from .rows import QUEST_STATUSES, Actor, MarketQuote, Memory, Quest
+from .social import SocialRules, witness_text
 
 ATTITUDE_MIN = -100
 ATTITUDE_MAX = 100
@@ -28,6 +34,11 @@ class WorldTx(WorldReader):
     A helper that would break a rule (negative credits, stock or cargo) raises before writing;
     the exception propagates out of `World.transaction()`, which rolls back every earlier write.
     """
+
+    def __init__(self, conn: Driver, owner: object, social: SocialRules | None = None) -> None:
+        super().__init__(conn, owner)
+        self.social = social or SocialRules()
+        """What memories weigh, who witnesses them and how word travels."""
 
     # reads that a write follows: on PostgreSQL they lock the row, so two concurrent trades of
     # one row wait for each other instead of aborting each other at commit
@@ -162,11 +173,17 @@ class WorldTx(WorldReader):
         qty: int | None = None,
         price: int | None = None,
         ref: str | None = None,
+        importance: int | None = None,
+        present: Sequence[str] | None = None,
     ) -> Memory:
         """Store a memory of the NPC about someone, stamped with today's day.
 
         Trades use kind "trade", action "bought" or "sold" (what the other party did), the good,
-        qty and price (the total), so old deals fold into totals in the scene.
+        qty and price (the total), so old deals fold into totals in the scene. importance
+        defaults to the kind's (`social.importance_of`). When the kind happens in the open
+        (`social.witnesses`) and the other party is a player, every other NPC present keeps a
+        "witnessed" memory of it too: `present` names them (a group scene's members), else
+        they are the living NPCs at the NPC's place.
         """
         found = self.actors((npc_id, about_id))  # both in one statement: every close writes one
         for actor_id in (npc_id, about_id):
@@ -176,17 +193,93 @@ class WorldTx(WorldReader):
             self._require_good(good_id)
         if not text.strip():
             raise ValueError("a memory needs some text")
-        day = self.day()
+        weight = self.social.importance_of(kind) if importance is None else importance
+        memory = self._insert_memory(
+            Memory(
+                0,
+                npc_id,
+                about_id,
+                self.day(),
+                kind,
+                text,
+                action,
+                good_id,
+                qty,
+                price,
+                ref,
+                importance=weight,
+            )
+        )
+        if self.social.witnesses.witnessed(kind) and found[about_id].kind == "player":
+            self._witness(found[npc_id], memory, present)
+        return memory
+
+    def remember_heard(self, memory: Memory) -> Memory:
+        """Store a memory as given (its id is ignored): one an NPC heard or witnessed, with its
+        source, hops and origin; no one else witnesses it."""
+        self.require_actor(memory.npc_id)
+        self.require_actor(memory.about_id)
+        return self._insert_memory(memory)
+
+    def present_with(self, npc_id: str) -> list[str]:
+        """The other living NPCs at the NPC's place: who sees what it does there."""
+        rows = self._rows(
+            "SELECT id FROM actors WHERE kind = 'npc' AND alive = 1 AND id <> ? AND "
+            "location_id = (SELECT location_id FROM actors WHERE id = ?) ORDER BY id",
+            (npc_id, npc_id),
+        )
+        return [str(row[0]) for row in rows]
+
+    def _witness(self, party: Actor, memory: Memory, present: Sequence[str] | None) -> None:
+        seen = self.present_with(party.id) if present is None else present
+        good = self.good(memory.good_id) if memory.good_id is not None else None
+        text = witness_text(party.name, memory, good.name if good else None)
+        importance = self.social.witnesses.importance(memory.importance)
+        for witness_id in witnesses(party.id, seen):
+            self.require_actor(witness_id)
+            self._insert_memory(
+                Memory(
+                    0,
+                    witness_id,
+                    memory.about_id,
+                    memory.day,
+                    WITNESSED_MEMORY,
+                    text,
+                    memory.action,
+                    memory.good_id,
+                    memory.qty,
+                    memory.price,
+                    None,
+                    importance=importance,
+                    source_id=party.id,
+                    origin_id=memory.id,
+                )
+            )
+
+    def _insert_memory(self, m: Memory) -> Memory:
         inserted = self._rows(
             "INSERT INTO memories (npc_id, about_id, day, kind, text, action, good_id, qty, "
-            "price, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (npc_id, about_id, day, kind, text, action, good_id, qty, price, ref),
+            "price, ref, importance, source_id, hops, origin_id) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {MEMORY_COLUMNS}",
+            (
+                m.npc_id,
+                m.about_id,
+                m.day,
+                m.kind,
+                m.text,
+                m.action,
+                m.good_id,
+                m.qty,
+                m.price,
+                m.ref,
+                m.importance,
+                m.source_id,
+                m.hops,
+                m.origin_id,
+            ),
         )
-        memory_id = int(inserted[0][0])
-        fold_old_memories(self._conn, npc_id, about_id)
-        return Memory(
-            memory_id, npc_id, about_id, day, kind, text, action, good_id, qty, price, ref
-        )
+        fold_old_memories(self._conn, m.npc_id, m.about_id)
+        return memory_row(inserted[0])
 
     # world
 

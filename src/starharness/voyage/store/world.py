@@ -31,6 +31,7 @@ from .memory import MemoryBudget
 from .reader import WorldReader
 from .rows import Actor
 from .scene import NPC_SIDE_TABLES, NpcSide, gather_npc_side, gather_scene, render_scene
+from .social import SocialRules
 from .sqlite_conn import DEFAULT_BUSY_TIMEOUT_S
 from .sqlite_open import open_sqlite, rebuild_sqlite
 from .transaction import WorldTx
@@ -57,10 +58,12 @@ class VoyageWorld:
         *,
         memory_budget: MemoryBudget | None = None,
         clock_rules: ClockRules | None = None,
+        social: SocialRules | None = None,
     ) -> None:
         self._backend = backend
         self._memory_budget = memory_budget or MemoryBudget()
         self._clock_rules = clock_rules or ClockRules()
+        self._social = social or SocialRules()
         self._local = threading.local()
         # Scenes' NPC sides read at the world state named by the token (see `scene`).
         self._npc_sides: dict[str, NpcSide] = {}
@@ -110,7 +113,7 @@ class VoyageWorld:
         self._local.open = True
         try:
             with self._backend.write(alone=alone) as driver:
-                tx = WorldTx(driver, self)
+                tx = WorldTx(driver, self, self._social)
                 try:
                     yield tx
                 finally:
