@@ -1,7 +1,9 @@
 """Folding an NPC's memories of someone into a fixed budget, deterministically.
 
-The newest memories are quoted; older ones become totals. Nothing is dropped silently: every
-memory is either quoted or counted, and the first and the last deal are always named.
+The newest memories that are more than trivia are quoted (trivia only when nothing weightier
+is left); the rest become totals. Nothing is dropped silently: every memory is either quoted or
+counted, the first and the last deal are always named, and a ledger line totals every credit
+that changed hands, however small the budget.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from starharness.npc.social import estimate_tokens, is_trivia
+
 from .rows import Memory
 
 TRADE = "trade"
@@ -17,11 +21,18 @@ TRADE = "trade"
 
 @dataclass(frozen=True, slots=True)
 class MemoryBudget:
-    """How much room the memories get in a scene."""
+    """How much room the memories get in a scene: `tokens` (estimated the conservative way of
+    `npc.social.estimate_tokens`) when the game sets it, else `chars`."""
 
     chars: int = 640
     verbatim: int = 4
     text_chars: int = 110
+    tokens: int | None = None
+
+    def fits(self, text: str) -> bool:
+        if self.tokens is not None:
+            return estimate_tokens(text) <= self.tokens
+        return len(text) <= self.chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +66,7 @@ def summarise_memories(
     fallback = ""
     for style in _styles(budget, min(budget.verbatim, len(memories))):
         text = _render(memories, goods, style)
-        if len(text) <= budget.chars:
+        if budget.fits(text):
             return text
         fallback = text
     return fallback
@@ -77,9 +88,13 @@ def _styles(budget: MemoryBudget, most_verbatim: int) -> tuple[_Style, ...]:
 
 
 def _render(memories: Sequence[Memory], goods: Mapping[str, str], style: _Style) -> str:
-    older = memories[: len(memories) - style.verbatim]
-    recent = memories[len(memories) - style.verbatim :]
+    quoted = _quoted(memories, style.verbatim)
+    older = [memory for memory in memories if memory.id not in quoted]
+    recent = [memory for memory in memories if memory.id in quoted]
     lines = [f"{_count(memories)} memories since day {memories[0].day}."]
+    ledger = _ledger(memories)
+    if ledger:
+        lines.append(ledger)
     if older:
         lines.append("Earlier: " + _fold(older, goods, style))
     trades = [memory for memory in memories if memory.kind == TRADE]
@@ -87,6 +102,40 @@ def _render(memories: Sequence[Memory], goods: Mapping[str, str], style: _Style)
         lines.append(f"Last deal: day {trades[-1].day}, {_deal(trades[-1], goods)}.")
     lines.extend(f"- day {m.day}: {_clip(m.text, style.text_chars)}" for m in recent)
     return "\n".join(lines)
+
+
+def _quoted(memories: Sequence[Memory], count: int) -> set[int]:
+    """The ids of the newest `count` memories that are more than trivia, topped up with the
+    newest trivia when there are fewer: a deal outlives any number of idle visits."""
+    weighty = [memory.id for memory in memories if not is_trivia(memory.importance)]
+    chosen = weighty[len(weighty) - count :] if count else []
+    if len(chosen) < count:
+        trivia = [memory.id for memory in memories if is_trivia(memory.importance)]
+        chosen += trivia[len(trivia) - (count - len(chosen)) :]
+    return set(chosen)
+
+
+def _ledger(memories: Sequence[Memory]) -> str:
+    """Every credit that changed hands, by kind (and for deals by direction), in one line."""
+    groups: dict[tuple[str, str], _Totals] = {}
+    for memory in memories:
+        if not memory.price:
+            continue
+        key = (memory.kind, memory.action or "")
+        totals = groups.setdefault(key, _Totals())
+        totals.count += memory.weight
+        totals.qty += memory.qty or 0
+        totals.price += memory.price
+    parts: list[str] = []
+    for (kind, action), totals in sorted(groups.items()):
+        if kind == TRADE and action:
+            parts.append(
+                f"they {action} {totals.qty:,} units for {totals.price:,} ({totals.count} deals)"
+            )
+        else:
+            what = f"{kind} {action}" if action else kind
+            parts.append(f"{what} {totals.price:,} ({totals.count})")
+    return ("Money, all told: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _fold(older: Sequence[Memory], goods: Mapping[str, str], style: _Style) -> str:

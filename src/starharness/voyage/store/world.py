@@ -16,6 +16,7 @@ from starharness.npc.lore import LoreEntry, LoreQuery, search_lore
 from starharness.runtime.session.postgres import PostgresTarget
 
 from ..content import OMEGA_STATION, WorldSeed
+from ..content.social import MEMORY_TOKENS
 from ..paths import default_world_path
 from . import pg_conn, pg_schema
 from .backends import Backend, PostgresBackend, SqliteBackend
@@ -61,7 +62,7 @@ class VoyageWorld:
         social: SocialRules | None = None,
     ) -> None:
         self._backend = backend
-        self._memory_budget = memory_budget or MemoryBudget()
+        self._memory_budget = memory_budget or MemoryBudget(tokens=MEMORY_TOKENS)
         self._clock_rules = clock_rules or ClockRules()
         self._social = social or SocialRules()
         self._local = threading.local()
