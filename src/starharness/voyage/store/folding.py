@@ -10,12 +10,16 @@ A scene then reads at most a few dozen rows, at 10 memories or 100,000.
 
 from __future__ import annotations
 
+from starharness.npc.social import TRIVIA
+
 from .driver import Driver
 
 KEEP = 8
 """Rows a pair keeps before folding (the newest are never folded)."""
 SLACK = 8
 """Fold only once this many more have come, so folding runs once per SLACK memories."""
+KEEP_WEIGHTY = 4
+"""The newest rows above trivia a pair keeps unfolded, whatever came after them."""
 
 
 def fold_old_memories(conn: Driver, npc_id: str, about_id: str) -> None:
@@ -33,8 +37,17 @@ def fold_old_memories(conn: Driver, npc_id: str, about_id: str) -> None:
         (npc_id, about_id, count - KEEP + 1),
     )
     # The first memory stays as it is (the scene names the first deal); rows with a ref are
-    # what quests and intel sales look up.
-    candidates = [row for row in rows[1:] if row[4] is None]
+    # what quests and intel sales look up; the newest that are more than trivia stay quotable
+    # however many idle visits came after them.
+    weighty = {
+        int(row[0])
+        for row in conn.rows(
+            "SELECT id FROM memories WHERE npc_id = ? AND about_id = ? AND importance > ? "
+            "ORDER BY id DESC LIMIT ?",
+            (npc_id, about_id, TRIVIA, KEEP_WEIGHTY),
+        )
+    }
+    candidates = [row for row in rows[1:] if row[4] is None and int(row[0]) not in weighty]
     groups: dict[tuple[str, str | None, str | None], list[int]] = {}
     for memory_id, kind, action, good_id, _ref in candidates:
         groups.setdefault((kind, action, good_id), []).append(int(memory_id))

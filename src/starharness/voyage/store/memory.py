@@ -107,10 +107,12 @@ def _render(memories: Sequence[Memory], goods: Mapping[str, str], style: _Style)
 def _quoted(memories: Sequence[Memory], count: int) -> set[int]:
     """The ids of the newest `count` memories that are more than trivia, topped up with the
     newest trivia when there are fewer: a deal outlives any number of idle visits."""
-    weighty = [memory.id for memory in memories if not is_trivia(memory.importance)]
+    # A folded row is a total, not something that happened: it is counted, never quoted.
+    single = [memory for memory in memories if memory.weight == 1]
+    weighty = [memory.id for memory in single if not is_trivia(memory.importance)]
     chosen = weighty[len(weighty) - count :] if count else []
     if len(chosen) < count:
-        trivia = [memory.id for memory in memories if is_trivia(memory.importance)]
+        trivia = [memory.id for memory in single if is_trivia(memory.importance)]
         chosen += trivia[len(trivia) - (count - len(chosen)) :]
     return set(chosen)
 
