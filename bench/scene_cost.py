@@ -1,8 +1,9 @@
 """What a scene read costs with 10 and with 100,000 memories of one NPC about the player.
 
-Each memory is written as an action writes one (`WorldTx.remember`), so folding runs as it does
-in play. The floor is the read at 10 memories, measured in the same run; the goal is a ratio
-near 1 (old memories fold into totals, so a read never loads them all).
+Each memory is written as an action writes one (`WorldTx.remember`), so folding and witnessing
+run as they do in play. The floor is the read at 10 memories, measured in the same run; the goal
+is a ratio near 1 (old memories fold into totals, so a read never loads them all). It also prints
+the memories' estimated tokens in the scene against the game's budget.
 
 Run: uv run python bench/scene_cost.py [--counts 10 100000]
 """
@@ -16,16 +17,24 @@ import tempfile
 import time
 from pathlib import Path
 
+from starharness.npc.social import estimate_tokens
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
+from starharness.voyage.content.social import MEMORY_TOKENS
 from starharness.voyage.store import VoyageWorld, open_world
+from starharness.voyage.store.scene import MEMORIES
 
 GOAL_RATIO = 1.5
 GOODS = ("fuel", "medgel", "spice")
 
 
 def _fill(world: VoyageWorld, count: int) -> None:
+    # Deals (which Brandt, at the same bar, witnesses as they happen) and every fifth an idle
+    # visit, the mix a long game leaves.
     with world.transaction() as tx:
         for index in range(count):
+            if index % 5 == 4:
+                tx.remember(SMUGGLER, PLAYER_ID, "They came by and talked.", kind="visit")
+                continue
             good = GOODS[index % 3]
             tx.remember(SMUGGLER, PLAYER_ID, f"They bought 1 {good}.", kind="trade",
                         action="bought", good_id=good, qty=1, price=100)  # fmt: skip
@@ -45,17 +54,21 @@ def main() -> None:
     parser.add_argument("--counts", type=int, nargs="+", default=[10, 100_000])
     args = parser.parse_args()
     results: list[tuple[int, float]] = []
+    tokens: list[int] = []
     with tempfile.TemporaryDirectory() as folder:
         for count in args.counts:
             with open_world(Path(folder) / f"w{count}.db") as world:
                 _fill(world, count)
                 results.append((count, _read_ms(world)))
+                scene = world.scene(SMUGGLER, PLAYER_ID)
+                tokens.append(estimate_tokens(scene[scene.index(MEMORIES) + len(MEMORIES) :]))
     floor = results[0][1]
     load = os.getloadavg()[0]
     print(f"scene read (median of 200), load average {load:.1f} on {os.cpu_count()} cores:")
-    for count, ms in results:
+    for (count, ms), size in zip(results, tokens, strict=True):
         print(f"  {count:>7} memories: {ms:.2f} ms  ratio to {results[0][0]}: {ms / floor:.2f}"
-              f"  (goal <= {GOAL_RATIO})")  # fmt: skip
+              f"  (goal <= {GOAL_RATIO}); memories in the scene: ~{size} tokens"
+              f" (budget {MEMORY_TOKENS})")  # fmt: skip
 
 
 if __name__ == "__main__":
