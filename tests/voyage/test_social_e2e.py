@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from voyage_action_support import Bench
-from voyage_e2e_support import Player, actions, offers, serving_voyage
+from voyage_e2e_support import Player, actions, line, offers, serving_voyage
 
 from starharness.mockllm import RecordedRequest
 from starharness.npc.social import estimate_tokens
@@ -76,10 +76,35 @@ async def test_a_deal_at_the_bar_is_witnessed_by_brandt_and_unknown_to_vex(
         assert _memories(stack.world, BROKER) == [] and _memories(stack.world, QUARTERMASTER) == []
         assert SEEN not in stack.world.scene(BROKER, PLAYER_ID)
 
-        # Later, Brandt's scene (what her model reads) holds what she saw.
+        # Later, Brandt's scene (what her model reads) holds what she saw, and she says so.
         before = len(stack.mock.requests)
-        await me.open("e2", DOCK_MASTER)
+        greeted = await me.open("e2", DOCK_MASTER)
         assert SEEN in _sent(stack.mock.requests[before:])
+        said = line(greeted)
+        assert "I saw you buy 5 fuel cells from Jonah Karsk for 2,250." in said, said
+        assert "Back again" not in said  # she saw the player; they never dealt with her
+
+
+async def test_vex_has_heard_of_it_when_the_player_arrives_at_kesslers_hollow(
+    tmp_path: Path, world_place: WorldPlace
+) -> None:
+    async with (
+        serving_voyage(tmp_path, place=world_place) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await _buy_fuel_from_karsk(me)
+        await me.open("ilse", DOCK_MASTER)
+        asked = await me.say("ilse", "I need passage")
+        passage = [i["id"] for i in offers(asked) if i["label"].startswith("Passage to Kessler")]
+        assert passage, offers(asked)
+        left = await me.pick("ilse", passage[0])
+        assert ("sell_passage", True) in actions(left)
+
+        # Two days on the route: word of the deal travelled with the crews.
+        greeted = await me.open("vex", BROKER)
+        said = line(greeted)
+        told = re.search(r"(Jonah Karsk|Ilse Brandt) tells me: (.*?fuel cells.*?\.)", said)
+        assert told is not None and "Back again" not in said, said
 
 
 async def test_gossip_after_a_tick_reaches_kessler_attributed_audited_and_seeded(

@@ -59,7 +59,7 @@ def decide(s: Situation) -> Plan:
 def _greet(s: Situation) -> Plan:
     scene = s.scene
     parts: list[str] = []
-    if scene.memory_count:
+    if scene.met_before:
         parts.append(f"Back again, {s.addr}.")
         deal = scene.last_deal
         if deal is not None:
@@ -75,6 +75,8 @@ def _greet(s: Situation) -> Plan:
         parts.append(f"I know your kind, {s.addr}. Make it quick.")
     else:
         parts.append(f"Evening, {s.addr}.")
+    if scene.word:  # what this NPC saw at the bar or heard on the routes
+        parts.append(scene.word)
     parts.extend(line for line in (wares_line(scene), passages_line(scene)) if line)
     parts.append("What'll it be?")
     return Say(" ".join(parts), mood_for(scene.attitude), standard_options(scene))

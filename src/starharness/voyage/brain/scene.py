@@ -39,6 +39,10 @@ _ROUTE = re.compile(r"^(.+) \[([^\]]+)\] (" + _NUMBER + r"), (\d+)d$")
 _NEWS_ITEM = re.compile(r"\(day (\d+)\) ")
 _DEAL = re.compile(r"\bthey (bought|sold) (" + _NUMBER + r") (.+?) for (" + _NUMBER + r")", re.I)
 _MEMORY_COUNT = re.compile(r"^(\d+) memories since day (\d+)\.", re.M)
+_QUOTED = re.compile(r"^- day \d+: (.*)$", re.M)
+_HEARSAY_FOLDED = re.compile(r"\b(\d+) (?:witnessed|gossip) memories")
+_SEEN = re.compile(r"^Saw them ")
+_SAID = re.compile(r"^(.+?) says: (.*)$")
 
 SCENE_MARK = "Attitude to the player:"
 """A line every scene has; a user message containing it is a scene, not the player."""
@@ -114,7 +118,15 @@ class SceneView:
     passages: list[Passage] = field(default_factory=list[Passage])
     news: list[str] = field(default_factory=list[str])
     memory_count: int = 0
+    hearsay_count: int = 0
+    """Of memory_count, what the NPC only saw happen to another or was told."""
     last_deal: Deal | None = None
+    word: str | None = None
+    """The newest thing the NPC saw or heard about the player, in its own words to them."""
+
+    @property
+    def met_before(self) -> bool:
+        return self.memory_count > self.hearsay_count
 
     def sold(self, good_id: str) -> Ware | None:
         return next((ware for ware in self.sells if ware.good_id == good_id), None)
@@ -231,7 +243,30 @@ def _jobs(line: str) -> list[Job]:
 def _read_memories(view: SceneView, text: str) -> None:
     if found := _MEMORY_COUNT.search(text):
         view.memory_count = int(found[1])
-    deals = list(_DEAL.finditer(text))
+    hearsay = [
+        quoted for quoted in _QUOTED.findall(text) if _SEEN.match(quoted) or _SAID.match(quoted)
+    ]
+    view.hearsay_count = len(hearsay) + sum(int(n) for n in _HEARSAY_FOLDED.findall(text))
+    if hearsay:
+        view.word = _retold(hearsay[-1])
+    # Deals seen or heard of are not the NPC's own: the last deal is read without them.
+    own = "\n".join(
+        line for line in text.splitlines() if not any(line.endswith(h) for h in hearsay)
+    )
+    deals = list(_DEAL.finditer(own))
     if deals:
         last = deals[-1]
         view.last_deal = Deal(last[1].lower(), number(last[2]), last[3], number(last[4]))
+
+
+def _retold(memory: str) -> str:
+    """What an NPC says to the player about a memory it saw or heard."""
+    said = _SAID.match(memory)
+    if said is None:
+        return "I saw you " + memory[len("Saw them ") :]
+    teller, core = said[1], said[2]
+    while (inner := _SAID.match(core)) is not None:
+        core = inner[2]
+    core = re.sub(r" \([^)]*\)", "", core).rstrip(".")
+    core = re.sub(r"\bthem\b", "you", re.sub(r"\bThey\b", "you", core))
+    return f"{teller} tells me: {core[:1].lower()}{core[1:]}."

@@ -20,7 +20,7 @@ MEMORY_IMPORTANCE = MappingProxyType(
         "quest": 80,  # a job given or done: money and a promise
         "trade": 60,
         "intel": 55,
-        "travel": 35,
+        "travel": 30,  # a fare: not worth retelling (30 * 0.6 is below the floor)
         "attitude": 30,
         "note": 30,
         "visit": 10,  # came by and talked: trivia
