@@ -116,7 +116,7 @@ async def test_thirty_days_every_change_audited_within_bounds_world_whole(
     if code_mode:
         assert all(turn == ["run_code"] for turn in steps), steps
         assert said == ["resident director: code mode on (run_code may call "
-                        "['set_price', 'restock', 'post_headline'])"]  # fmt: skip
+                        "['set_price', 'restock', 'post_headline', 'spread_word'])"]  # fmt: skip
     else:
         assert all("run_code" not in turn for turn in steps), steps
         # Said once, with the fix: this runtime has no sandbox row.

@@ -112,14 +112,16 @@ def plan_gossip(
     known: Mapping[str, Set[int]],
     rules: GossipRules,
     day: int,
+    salt: str = "",
 ) -> list[GossipPass]:
     """One day's passes: each pair that talks (by the seeded chance) tells each other their
     most important memories the listener does not know yet, at most `per_pair` each way and
     `per_day` in all. What is heard today is passed on no sooner than tomorrow.
 
-    known maps a listener to the origins it already holds beyond its own hearsay.
+    known maps a listener to the origins it already holds beyond its own hearsay. salt tells
+    apart another round on the same day (one a game triggers besides the clock's).
     """
-    rng = random.Random(f"{rules.seed}:{day}")
+    rng = random.Random(f"{rules.seed}:{day}:{salt}" if salt else f"{rules.seed}:{day}")
     by_holder: dict[str, list[Hearsay]] = {}
     knows: dict[str, set[int]] = {npc_id: set(origins) for npc_id, origins in known.items()}
     for item in hearsay:

@@ -1,7 +1,7 @@
 """Omega station's director: an optional resident agent that runs the economy after each tick.
 
-Its changes are game actions (`set_price`, `restock`, `post_headline`) within the bounds the
-game declares; its offline brain plays it deterministically from the brief alone.
+Its changes are game actions (`set_price`, `restock`, `post_headline`, `spread_word`) within
+the bounds the game declares; its offline brain plays it deterministically from the brief alone.
 """
 
 from .actions import (

@@ -1,4 +1,5 @@
-"""The director's hands: set a going price, restock an exchange, post a headline.
+"""The director's hands: set a going price, restock an exchange, post a headline, get a place
+talking (one more round of gossip there today).
 
 Game actions like any NPC's (guarded, one transaction each, audited); every limit comes from
 the game's `EconomyBounds`, and a refusal says what would be allowed instead.
@@ -15,9 +16,9 @@ from starharness.npc.actions import GameAction, Refusal, define_game_action
 
 from ..actions._naming import good_name, listing, place_name
 from ..content.seed import GOODS, LOCATIONS
-from ..store import MarketQuote, WorldTx
+from ..store import MarketQuote, WorldTx, spread_gossip
 from .bounds import OMEGA_BOUNDS, EconomyBounds
-from .lines import POST_HEADLINE, RESTOCK, SET_PRICE
+from .lines import POST_HEADLINE, RESTOCK, SET_PRICE, SPREAD_WORD
 
 HEADLINE_KIND: Final = "director"
 """`world_events.kind` of the director's headlines."""
@@ -61,6 +62,12 @@ class HeadlineArgs(BaseModel):
         max_length=MAX_HEADLINE_CHARS,
         description="One sentence without the place's name (clients show it already).",
     )
+
+
+class WordArgs(BaseModel):
+    """A place where people get talking about the players today."""
+
+    location_id: str = _PLACE
 
 
 class _AtMarket(Protocol):
@@ -211,6 +218,35 @@ def _headline_guards(bounds: EconomyBounds) -> list[_Guard[HeadlineArgs]]:
     return [known, quota]
 
 
+def _word_guards() -> list[_Guard[WordArgs]]:
+    def known(tx: WorldTx, args: WordArgs) -> Refusal | None:
+        if tx.location(args.location_id) is not None:
+            return None
+        places = [f"{place.name} [{place.id}]" for place in tx.locations()]
+        return Refusal(
+            "unknown_place",
+            f"there is no place {args.location_id!r}; places: {listing(places)}",
+            {"location_id": args.location_id},
+        )
+
+    def once(tx: WorldTx, args: WordArgs) -> Refusal | None:
+        if not tx.count_committed(SPREAD_WORD, tx.day(), location_id=args.location_id):
+            return None
+        return Refusal(
+            "already_talking_today",
+            f"{place_name(tx, args.location_id)} already got talking today (day {tx.day()}); "
+            "once a day per place",
+            {"location_id": args.location_id, "day": tx.day()},
+        )
+
+    return [known, once]
+
+
+def _spread_word(tx: WorldTx, args: WordArgs) -> Mapping[str, Any]:
+    passes = spread_gossip(tx, tx.day(), place=args.location_id)
+    return {"location_id": args.location_id, "passed_on": len(passes)}
+
+
 def _set_price(tx: WorldTx, args: PriceArgs) -> Mapping[str, Any]:
     before = _quote(tx, args).price
     tx.set_price(args.location_id, args.good_id, args.price)
@@ -229,7 +265,7 @@ def _post(tx: WorldTx, args: HeadlineArgs) -> Mapping[str, Any]:
 
 
 def director_actions(bounds: EconomyBounds) -> tuple[GameAction[Any, WorldTx], ...]:
-    """The director's three actions, checked against `bounds`."""
+    """The director's four actions, checked against `bounds`."""
     step = f"{bounds.max_price_step:.0%}"
     set_price: GameAction[PriceArgs, WorldTx] = define_game_action(
         SET_PRICE,
@@ -265,7 +301,19 @@ def director_actions(bounds: EconomyBounds) -> tuple[GameAction[Any, WorldTx], .
         apply=_post,
         narrate=lambda args, effect: f"News at {args.location_id}: {effect['headline']}",
     )
-    return (set_price, restock, headline)
+    word: GameAction[WordArgs, WorldTx] = define_game_action(
+        SPREAD_WORD,
+        "Get a place talking tonight: its people, and the crews on its routes, pass on what "
+        "they know about the players (one more round of gossip, as each day brings; once a "
+        "day per place).",
+        WordArgs,
+        guards=_word_guards(),
+        apply=_spread_word,
+        narrate=lambda args, effect: (
+            f"Word spreads at {args.location_id}: {effect['passed_on']} memories passed on."
+        ),
+    )
+    return (set_price, restock, headline, word)
 
 
 DIRECTOR_ACTIONS: Final = director_actions(OMEGA_BOUNDS)

@@ -13,6 +13,7 @@ from typing import Final
 SET_PRICE: Final = "set_price"
 RESTOCK: Final = "restock"
 POST_HEADLINE: Final = "post_headline"
+SPREAD_WORD: Final = "spread_word"
 RUN_CODE: Final = "run_code"
 """The runtime's code-mode tool (`runtime.codemode.RUN_CODE`, which the brain may not import)."""
 

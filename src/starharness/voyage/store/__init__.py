@@ -14,6 +14,7 @@ from .errors import (
     WorldConflictError,
     WorldError,
 )
+from .gossip import spread_gossip
 from .memory import MemoryBudget, summarise_memories
 from .pg_conn import DEFAULT_POOL_SIZE
 from .pg_schema import APPLICATION
@@ -33,6 +34,7 @@ from .rows import (
 )
 from .scene import attitude_word, estimate_tokens
 from .schema_text import APPLICATION_ID, SCHEMA_VERSION
+from .social import SocialRules
 from .transaction import ATTITUDE_MAX, ATTITUDE_MIN, WorldTx
 from .world import VoyageWorld, open_server_world, open_world, seed_server_world, seed_world
 
@@ -61,6 +63,7 @@ __all__ = [
     "Quest",
     "Route",
     "SchemaVersionError",
+    "SocialRules",
     "TradeLine",
     "TransactionStateError",
     "UnknownEntityError",
@@ -76,5 +79,6 @@ __all__ = [
     "open_world",
     "seed_server_world",
     "seed_world",
+    "spread_gossip",
     "summarise_memories",
 ]

@@ -18,8 +18,11 @@ CANDIDATES = 16
 bounded number of rows however long the NPC has lived."""
 
 
-def spread_gossip(tx: WorldTx, day: int) -> list[GossipPass]:
-    """Plan and store one day's gossip inside the clock's transaction; returns the passes."""
+def spread_gossip(tx: WorldTx, day: int, *, place: str | None = None) -> list[GossipPass]:
+    """Plan and store one day's gossip inside the clock's transaction; returns the passes.
+
+    With `place`, one more round among the pairs with someone at that place (the director's
+    `spread_word`), seeded apart from the clock's round of the day."""
     rules = tx.social.gossip
     npcs = {npc.id: npc for npc in tx.npcs() if npc.alive}
     places = {npc_id: npc.location_id for npc_id, npc in npcs.items()}
@@ -29,6 +32,8 @@ def spread_gossip(tx: WorldTx, day: int) -> list[GossipPass]:
         for route in tx.routes_from(location.id)
     ]
     pairs = acquaintances(places, routes)
+    if place is not None:
+        pairs = tuple(pair for pair in pairs if place in (places[pair[0]], places[pair[1]]))
     least = math.ceil(max(1, rules.floor) / rules.decay)
     talkers = sorted({npc_id for pair in pairs for npc_id in pair})
     held = {
@@ -40,7 +45,8 @@ def spread_gossip(tx: WorldTx, day: int) -> list[GossipPass]:
         Hearsay(m.npc_id, m.id, m.origin_id or m.id, m.about_id, m.importance, m.hops, m.text)
         for m in held.values()
     ]
-    passes = plan_gossip(pairs, hearsay, tx.holders({h.origin_id for h in hearsay}), rules, day)
+    known = tx.holders({h.origin_id for h in hearsay})
+    passes = plan_gossip(pairs, hearsay, known, rules, day, salt=place or "")
     for told in passes:
         teller = npcs[told.teller_id]
         source = held[told.memory_id]
@@ -61,6 +67,7 @@ def spread_gossip(tx: WorldTx, day: int) -> list[GossipPass]:
                     "origin_id": told.origin_id,
                     "importance": told.importance,
                     "hops": told.hops,
+                    "location_id": place,
                 },
                 ok=True,
                 reason=None,
