@@ -10,7 +10,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from starharness.npc.server.run import _websocket_protocol  # pyright: ignore[reportPrivateUsage]
 from starharness.runtime.llm.transport import (
     STOCK_MAX_KEEPALIVE,
     STOCK_TRANSPORTS_ENV,
@@ -27,12 +26,10 @@ async def test_the_setting_picks_the_stock_transports(monkeypatch: pytest.Monkey
     monkeypatch.delenv(STOCK_TRANSPORTS_ENV, raising=False)
     ours = llm_http_client(timeout=_TIMEOUT, limits=_LIMITS)
     assert isinstance(ours._transport, OneWriteTransport)  # pyright: ignore[reportPrivateUsage]
-    assert _websocket_protocol(1.0) != "websockets-sansio"
     await ours.aclose()
     monkeypatch.setenv(STOCK_TRANSPORTS_ENV, "1")
     stock = llm_http_client(timeout=_TIMEOUT, limits=_LIMITS)
     assert isinstance(stock._transport, httpx.AsyncHTTPTransport)  # pyright: ignore[reportPrivateUsage]
-    assert _websocket_protocol(1.0) == "websockets-sansio"
     await stock.aclose()
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from npc_support import eventually, serving, stalled_client
@@ -14,6 +14,7 @@ from websockets.frames import Frame, Opcode
 
 from starharness.npc import LimitsSettings, ServerSettings
 from starharness.npc.server.connection import Connection
+from starharness.npc.server.gate import GatedConnection
 from starharness.npc.server.pass_budget import PassBudget
 
 _BURST = 60
@@ -73,26 +74,59 @@ async def test_a_pass_budget_starts_with_a_pass_and_is_spent_by_its_time() -> No
     assert not roomy.spent()
 
 
-async def test_a_read_of_thousands_of_tiny_frames_is_parsed_a_slice_at_a_time(
+class _Spy(asyncio.Protocol):
+    """Stands in for uvicorn's WebSocket protocol behind the gate: records each delivery."""
+
+    def __init__(self, gate: GatedConnection, inner: asyncio.Protocol, seen: list[_Delivery]):
+        self._gate = gate
+        self._inner = inner
+        self._seen = seen
+
+    def data_received(self, data: bytes) -> None:
+        paused = gate_paused(self._gate)
+        self._seen.append(_Delivery(len(data), paused))
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+
+@dataclass(frozen=True)
+class _Delivery:
+    size: int
+    paused: bool
+
+
+def gate_paused(gate: GatedConnection) -> bool:
+    return gate._paused  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_read_of_thousands_of_tiny_frames_is_passed_on_a_slice_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from starharness.npc.server import coalescing
+    seen: list[_Delivery] = []
+    hand_over = GatedConnection.set_protocol
 
-    deepest = 0
-    put = coalescing._ReceiveQueue.put_nowait  # pyright: ignore[reportPrivateUsage]
+    def spying(self: GatedConnection, protocol: asyncio.BaseProtocol) -> None:
+        assert isinstance(protocol, asyncio.Protocol)
+        hand_over(self, _Spy(self, protocol, seen))
 
-    def measuring(self: Any, item: Any) -> None:
-        nonlocal deepest
-        put(self, item)
-        deepest = max(deepest, self.qsize())
-
-    monkeypatch.setattr(coalescing._ReceiveQueue, "put_nowait", measuring)  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(GatedConnection, "set_protocol", spying)
     count = 3000
     async with (
         serving(GAME, tmp_path, _UNHURRIED, responder=respond) as stack,
-        stack.client() as client,
+        stack.client(compression=None) as client,
     ):
-        # One write of 3,000 frames of 15 bytes: the server reads it in a read or two.
+        # One write of 3,000 frames of 16 bytes: the server reads it in a read or a few.
         frames = [_masked(f'{{"t": "{index % 10}"}}') for index in range(count)]
         client.ws.transport.write(b"".join(frames))
         errors = [await client.recv() for _ in range(count)]
@@ -101,8 +135,11 @@ async def test_a_read_of_thousands_of_tiny_frames_is_parsed_a_slice_at_a_time(
     # Every frame was answered, in order, though most waited unparsed for their turn.
     assert [(e["t"], e["code"]) for e in errors] == [("error", "bad_frame")] * count
     assert all(repr(str(i % 10)) in e["message"] for i, e in enumerate(errors)), errors[:3]
-    # At most one slice of 4 KiB (under 300 of these frames) beyond the 64 frames of backlog.
-    assert deepest <= 64 + 4096 // 15, deepest
+    # The WebSocket protocol got the bytes 4 KiB at a time (256 of these frames), and
+    # none while it had asked to read no more: at most one slice waits parsed for the app.
+    assert sum(d.size for d in seen) >= count * 16
+    assert max(d.size for d in seen) <= 4096, max(d.size for d in seen)
+    assert not any(d.paused for d in seen)
 
 
 async def test_frames_of_every_size_split_across_slices_arrive_whole_and_in_order(

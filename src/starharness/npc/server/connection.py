@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Collection, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.types import Message, Receive
 from starlette.websockets import WebSocket, WebSocketState
@@ -27,7 +27,6 @@ from ..frames import (
 )
 from ..identity import SCOPE_TICK
 from .access import Access
-from .handshake import keep_headers
 from .outage import is_outage, outage_error
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
@@ -40,6 +39,22 @@ _log = logging.getLogger("starharness.npc.server")
 POLICY_VIOLATION = 1008
 KEPT_HEADERS = frozenset((b"host", b"origin"))
 """The headers an accepted WebSocket's scope keeps (the rest go once it is admitted)."""
+
+
+def keep_headers(scope: Mapping[str, Any], names: Collection[bytes]) -> None:
+    """Keep only the headers named `names` in an accepted WebSocket's scope (in place).
+
+    Once it is admitted, nothing reads a connection's other headers; a browser's (cookies,
+    user agent, languages) are most of what its scope holds.
+    """
+    headers = scope.get("headers")
+    if isinstance(headers, list):
+        kept: list[tuple[bytes, bytes]] = [
+            (name, value)
+            for name, value in cast(list[tuple[bytes, bytes]], headers)
+            if name in names
+        ]
+        headers[:] = kept
 
 
 class FrameWebSocket(WebSocket):
@@ -207,16 +222,16 @@ class Connection:
         budget = server.frame_budget
         try:
             while True:
-                arriving = websocket.next_message()
-                queued = isinstance(arriving, asyncio.Future) and arriving.done()
-                message = await arriving
-                del arriving
+                mark = budget.mark()
+                message = await websocket.next_message()
+                # Still the pass of the last frame handled: this one was queued already.
+                queued = mark is not None and budget.mark() is mark
                 owed = self._frames.reserve()
                 if owed:
                     # A flood: this socket is not read until its turn comes (its sender backs
                     # up in TCP), while every other connection is served.
                     await asyncio.sleep(owed)
-                if queued and budget.spent():
+                if budget.spent() and queued:
                     # A backlog, and enough frames this pass: the rest of the loop runs first.
                     # A frame the socket waited for is not held: it has waited its turn.
                     await asyncio.sleep(0)

@@ -16,25 +16,42 @@ FRAME_PASS_BUDGET_S = 0.005
 """Frame handling a pass of the loop may hold before the next frame waits for the next pass."""
 
 
+class _Pass:
+    """One pass of the loop in which frames were handled, and when the first one began."""
+
+    __slots__ = ("began",)
+
+    def __init__(self, began: float) -> None:
+        self.began = began
+
+
 class PassBudget:
     """Tells a reader whether the frames handled in this pass of the loop have had their time."""
 
-    __slots__ = ("_began", "_budget_s")
+    __slots__ = ("_budget_s", "_pass")
 
     def __init__(self, budget_s: float = FRAME_PASS_BUDGET_S) -> None:
         self._budget_s = budget_s
-        self._began: float | None = None
+        self._pass: _Pass | None = None
+
+    def mark(self) -> object | None:
+        """This pass, if a frame was handled in it: the same object until the next pass begins.
+
+        A reader that marks before awaiting its next message and finds the same mark after it
+        was not suspended: the message was already queued (a backlog, not a wait).
+        """
+        return self._pass
 
     def spent(self) -> bool:
         """True when this pass's budget is used up; the first call in a pass starts its clock."""
         now = time.perf_counter()
-        began = self._began
-        if began is None:
-            self._began = now
+        current = self._pass
+        if current is None:
+            self._pass = _Pass(now)
             # Runs first in the next pass: ahead of every reader that waits for that pass.
             asyncio.get_running_loop().call_soon(self._next_pass)
             return False
-        return now - began >= self._budget_s
+        return now - current.began >= self._budget_s
 
     def _next_pass(self) -> None:
-        self._began = None
+        self._pass = None

@@ -18,7 +18,6 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from ...runtime.kernel import Context
-from ...runtime.llm.transport import stock_transports
 from ...runtime.session.postgres import PostgresTarget
 from ..game import Game
 from ..world import World
@@ -29,7 +28,6 @@ from .gate import GateSettings, GateState, gated_http, networks, trusted_proxies
 from .hub import NpcServer
 from .log_limit import ServerLogs
 from .own_files import hide_own_files
-from .proxied import ProxyHeaders
 from .security import resolve_credentials
 from .settings import LimitsSettings, ServerSettings
 
@@ -151,18 +149,20 @@ async def start_server(
             # Said rather than guessed: the outer app is a plain callable returning the
             # request's coroutine (no frame of its own per open WebSocket).
             interface="asgi3",
-            ws=_websocket_protocol(settings.frame_batch_ms),
+            # uvicorn's own protocol on the websockets library's sans-I/O core.
+            ws="websockets-sansio",
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
+            # A compressing socket keeps two zlib contexts for its whole life (about 50 KB
+            # of an idle one's 68, bench/ws_heap.py); frames are small JSON.
+            ws_per_message_deflate=settings.compress_frames,
             timeout_graceful_shutdown=_SHUTDOWN_GRACE_S,
             # What `_bind` listens with; asyncio also tries this many accepts each time the
             # listener is ready, each failure reported at the descriptor limit (2,048 by default).
             backlog=_BACKLOG,
-            # Its proxy headers (X-Forwarded-*, trusted from FORWARDED_ALLOW_IPS) are applied
-            # by ProxyHeaders below, before the app runs, not by a frame around it.
-            proxy_headers=False,
+            # X-Forwarded-* from the proxies FORWARDED_ALLOW_IPS trusts name the client.
+            proxy_headers=True,
         )
-        config.app = ProxyHeaders(app, config.forwarded_allow_ips)
         shed = server.metrics.shed
         gate = GateState(
             gate_settings(settings.limits, config.forwarded_allow_ips),
@@ -287,13 +287,3 @@ def _write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text + "\n", encoding="utf-8")
     partial.replace(path)
-
-
-def _websocket_protocol(frame_batch_ms: float) -> type[asyncio.Protocol] | str:
-    """The coalescing protocol, or stock uvicorn websockets when STAR_HARNESS_STOCK_TRANSPORTS
-    is set (the coalescing one subclasses uvicorn's internal sans-I/O implementation)."""
-    if stock_transports():
-        return "websockets-sansio"
-    from .coalescing import coalescing_protocol
-
-    return coalescing_protocol(frame_batch_ms)

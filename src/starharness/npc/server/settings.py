@@ -184,9 +184,9 @@ class ServerSettings(BaseModel):
     any other `Host` header is refused on every route (DNS rebinding)."""
     ready_file: Path | None = None
     """Written with `{url, pid}` once `/healthz` answers."""
-    frame_batch_ms: float = Field(default=1.0, ge=0, le=50)
-    """After a frame leaves, frames written within this many ms wait and leave together in one
-    write; the first frame after a quiet spell never waits (0: batch only within a loop step)."""
+    compress_frames: bool = False
+    """Offer permessage-deflate to clients. Off by default: frames are small JSON, and each
+    compressing socket keeps two zlib contexts (about 50 KB) for as long as it is open."""
     hide_harness_identity: bool = True
     """Leave the runtime's "you are an AI agent" section out of NPC prompts."""
     limits: LimitsSettings = Field(default_factory=LimitsSettings)

@@ -1,0 +1,184 @@
+"""The Python heap and RSS an idle frame WebSocket costs the NPC server.
+
+Two processes: the harness (this one: the NPC server serving Omega station, pinned to core 0;
+no model is asked) and a client (core 1) that opens N WebSockets, says `hello` on each, reads
+its `welcome` and then sends nothing. The harness traces its heap (tracemalloc) from before the
+first connects to when all N are open and idle, after a full collection each time, and prints
+the growth per connection, with the RSS growth per connection beside it.
+
+Run it on two trees (or with and without a setting) in the same period to compare: the
+machine's noise does not touch the heap figure, only RSS a little.
+
+Run: uv run python bench/ws_heap.py [--connections 1000] [--rounds 3] [--top 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import tracemalloc
+from collections.abc import Callable
+from multiprocessing.connection import Connection as Pipe
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(_HERE)]
+
+from cores import pin  # noqa: E402
+
+PLAYER = "player-1"
+
+
+def _client_process(url: str, count: int, compress: bool, pipe: Pipe) -> None:
+    pin(1)
+    asyncio.run(_clients(url, count, compress, pipe))
+
+
+async def _clients(url: str, count: int, compress: bool, pipe: Pipe) -> None:
+    from websockets.asyncio.client import ClientConnection, connect
+
+    hello = json.dumps({"t": "hello", "playerId": PLAYER})
+    opened: list[ClientConnection] = []
+    try:
+        for _ in range(count):
+            ws = await connect(
+                url,
+                proxy=None,
+                ping_interval=None,
+                compression="deflate" if compress else None,
+            )
+            opened.append(ws)
+            await ws.send(hello)
+            while json.loads(await ws.recv())["t"] != "welcome":
+                pass
+        pipe.send("idle")
+        await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
+
+
+async def _harness(world: Path) -> Any:
+    from starharness.npc import ServerSettings, start_server
+    from starharness.runtime.kernel import Context
+    from starharness.runtime.llm import LlmConfig, LlmPlugin
+    from starharness.runtime.loop import AgentsConfig, AgentsPlugin
+    from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
+    from starharness.runtime.session import SessionsConfig, SessionsPlugin
+    from starharness.runtime.tools import ToolsConfig, ToolsPlugin
+    from starharness.voyage import GAME
+
+    root = Context("root")
+    llm = LlmConfig(provider="openai-compatible", base_url="http://127.0.0.1:9", model="none")
+    rows: list[tuple[str, Any, Any]] = [
+        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
+        ("llm", LlmPlugin(), llm),
+        ("tools", ToolsPlugin(), ToolsConfig()),
+        ("prompt", PromptPlugin(), PromptConfig()),
+        ("agents", AgentsPlugin(), AgentsConfig()),
+    ]
+    for name, plugin, config in rows:
+        await plugin.setup(root.fork(name), config)
+    running = await start_server(root, GAME, ServerSettings(port=0, world=world))
+    return root, running
+
+
+def _rss_kb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return float(line.split()[1])
+    return float("nan")
+
+
+async def _round(
+    url: str, count: int, compress: bool, server: Any, top: int = 0
+) -> tuple[float, float]:
+    """Heap and RSS growth per idle connection (bytes, KB) for one round of `count`; with
+    `top`, print the lines that allocated most of it."""
+    spawn = multiprocessing.get_context("spawn")
+    loop = asyncio.get_running_loop()
+    pipe, end = spawn.Pipe()
+    gc.collect()
+    heap_before = tracemalloc.get_traced_memory()[0]
+    before = tracemalloc.take_snapshot() if top else None
+    rss_before = _rss_kb()
+    client = spawn.Process(target=_client_process, args=(url, count, compress, end), daemon=True)
+    client.start()
+    try:
+        await loop.run_in_executor(None, pipe.recv)
+        await _until(lambda: len(server.connections) >= count)
+        await asyncio.sleep(0.2)  # the last welcomes' writes and timers settle
+        gc.collect()
+        heap = tracemalloc.get_traced_memory()[0] - heap_before
+        rss = _rss_kb() - rss_before
+        if before is not None:
+            grown = tracemalloc.take_snapshot().compare_to(before, "lineno")
+            for stat in grown[:top]:
+                print(f"    {stat.size_diff / count:8.0f} B  {stat.traceback[0]}")
+    finally:
+        pipe.send("close")
+        await loop.run_in_executor(None, client.join, 30)
+    await _until(lambda: not server.connections)
+    return heap / count, rss / count
+
+
+async def _until(check: Callable[[], bool], wait_s: float = 60.0) -> None:
+    """Poll `check` every 10 ms until it holds."""
+    for _ in range(int(wait_s * 100)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError(f"the server's connections did not settle within {wait_s:g} s")
+
+
+async def _main(args: argparse.Namespace) -> None:
+    pin(0)
+    print(
+        f"ws_heap: {args.connections:,} idle WebSockets (hello answered), {args.rounds} rounds; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        root, running = await _harness(Path(folder) / "world.db")
+        try:
+            for compress in (True, False):
+                # Warm-up: the first use of each path (and of compression) is not counted.
+                await _round(running.ws_url, 20, compress, running.server)
+            tracemalloc.start()
+            for compress, label in ((True, "deflate offered, as browsers do"), (False, "none")):
+                heaps: list[float] = []
+                rsses: list[float] = []
+                for _ in range(args.rounds):
+                    top = args.top if not heaps else 0
+                    url = running.ws_url
+                    heap, rss = await _round(url, args.connections, compress, running.server, top)
+                    heaps.append(heap)
+                    rsses.append(rss)
+                rounds = ", ".join(f"{h / 1024:.2f}" for h in heaps)
+                print(
+                    f"  client compression {label}: heap per idle connection median "
+                    f"{statistics.median(heaps) / 1024:.2f} KB (rounds: {rounds}); RSS growth "
+                    f"per connection {rsses[0]:.1f} KB (first round)"
+                )
+            tracemalloc.stop()
+        finally:
+            await running.stop()
+            await root.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    parser.add_argument("--connections", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--top", type=int, default=0, help="print the N lines allocating most")
+    asyncio.run(_main(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
