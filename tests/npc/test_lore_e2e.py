@@ -56,6 +56,19 @@ async def test_a_question_gets_its_lore_in_the_logged_context_and_inspect_shows_
     assert f"lore: {_PIRATE_BAY}" in shown.output.splitlines()
 
 
+async def test_lore_already_given_in_the_encounter_is_not_sent_again(tmp_path: Path) -> None:
+    async with serving_lore(tmp_path) as stack, Player(stack.running.ws_url, PLAYER_ID) as me:
+        await me.meet("e1", SMUGGLER)
+        session_id = stack.running.server.encounters[0].session_id
+        await me.say("e1", "What's the story with Kessler's Hollow? Is it a pirate bay?")
+        await me.say("e1", "A pirate bay, Kessler's Hollow? And who runs customs on Omega station?")
+        await me.close("e1")
+    stored = await stored_session(stack.sessions, session_id)
+    given = [line for text in logged_contexts(stored) for line in lore_lines(text)]
+    # Given once, on the first question; it is in the NPC's history from then on.
+    assert given.count(_PIRATE_BAY) == 1, given
+
+
 async def test_faction_and_npc_lore_reach_only_those_who_may_know_it(tmp_path: Path) -> None:
     question = "Which lower locks do the crews use on odd days, and how deep is Vex's debt?"
     given: dict[str, list[str]] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from context_support import context_runtime
-from loop_support import create_agent
+from loop_support import Recorder, create_agent
 
 from starharness.cli import run_cli
 from starharness.mockllm import MockLlmServer, Success
@@ -20,6 +20,7 @@ from starharness.runtime.context import (
     find_instructions,
     render_instructions,
 )
+from starharness.runtime.loop import AGENTS, SESSION_EVENT, AgentHandle
 from starharness.runtime.prompt import PROMPT
 from starharness.runtime.session import SESSIONS
 from starharness.runtime.session import event_types as ev
@@ -147,3 +148,57 @@ async def test_a_context_that_cannot_be_rendered_ends_its_turn_but_keeps_the_wor
     (end,) = [e.data for e in rec.of(ev.TURN_END)]
     assert end["reason"] == "error" and "the scene is gone" in end["error"]
     assert mock.requests == []
+
+
+async def test_each_context_entry_is_logged_only_when_its_own_text_changed(home: Path) -> None:
+    # A scene that rarely changes beside a recall that changes every turn: a model server
+    # that reuses the prompt it evaluated must not be sent the scene again each turn.
+    scene = ["the bar, quiet"]
+    recalls = iter(["recall 1", "recall 2", "recall 2", "recall 3", "recall 3"])
+    db = home / "s.db"
+
+    def install(handle: AgentHandle) -> None:
+        prompt = handle.agent.ctx.get(PROMPT)
+        prompt.context("scene", 0, lambda _ctx: scene[0])
+        prompt.context("recall", 1, lambda _ctx: next(recalls))
+
+    async with MockLlmServer() as mock:
+        async with context_runtime(mock.base_url, home, [], store="sqlite", path=db) as rt:
+            handle, rec = await create_agent(rt.ctx, "s")
+            install(handle)
+            for said in ("one", "two", "three", "four"):
+                if said == "four":
+                    scene[0] = "the bar, a fight breaks out"
+                handle.agent.followup(said)
+                await handle.agent.when_idle()
+            await handle.dispose()
+            await rt.ctx.get(SESSIONS).flush()
+        logged = [
+            (e.data.get("entry"), e.data["content"])
+            for e in rec.of(ev.USER_MESSAGE)
+            if e.data.get("source") == "context"
+        ]
+        assert logged == [
+            ("scene", "the bar, quiet"),
+            ("recall", "recall 1"),
+            ("recall", "recall 2"),
+            ("scene", "the bar, a fight breaks out"),
+            ("recall", "recall 3"),
+        ]
+        # The request of turn four: the old scene, the new scene and the recall, in order,
+        # just before the player's words.
+        last = [m["content"] for m in mock.requests[-1].body["messages"][-3:]]
+        assert last == ["the bar, a fight breaks out", "recall 3", "four"]
+        # Resumed from the log, the agent knows what each entry last said: nothing changed,
+        # nothing is logged again.
+        async with context_runtime(mock.base_url, home, [], store="sqlite", path=db) as rt:
+            rec = Recorder()
+            handle = await rt.ctx.get(AGENTS).resume(
+                "s", setup=lambda agent_ctx: agent_ctx.on(SESSION_EVENT, rec)
+            )
+            assert handle.agent.resumed
+            install(handle)
+            handle.agent.followup("five")
+            await handle.agent.when_idle()
+            await handle.dispose()
+        assert [e.data["content"] for e in rec.of(ev.USER_MESSAGE)] == ["five"]

@@ -20,18 +20,19 @@ def model_turns(
     """Every turn in the log, in order (a turn still running at the end is included)."""
     turns: list[ModelTurn] = []
     reader: _TurnReader | None = None
-    # The scene is logged only when it changed: a turn sees the latest one logged before it.
-    context: list[str] = []
+    # Each context entry is logged only when it changed: a turn sees the latest text of
+    # each entry logged before it.
+    context: dict[str, str] = {}
     for event in events:
         if event.type == ev.USER_MESSAGE:
             user = ev.payload(event, ev.USER_MESSAGE)
             if user.get("source") == "context":
-                context[:] = [user["content"]]
+                context[user.get("entry", "")] = user["content"]
         if event.type == ev.TURN_START:
             if reader is not None:
                 turns.append(reader.finish())
             reader = _TurnReader(event.time, speech_tool, line_field)
-            reader.turn.grounding.extend(context)
+            reader.turn.grounding.extend(context.values())
         elif reader is not None:
             reader.read(event)
             if event.type == ev.TURN_END:

@@ -104,14 +104,17 @@ def lore_search(lore: Lore, world: object) -> Callable[[LoreQuery], Sequence[Lor
 
 
 class LoreRecall:
-    """One encounter's lore: what the player's last line retrieved, as dynamic context."""
+    """One encounter's lore: what the player's last line retrieved and the NPC was not given
+    before in this encounter, as dynamic context. What it was given is already in its
+    history; giving it again would only make a model server evaluate it again."""
 
-    __slots__ = ("_lore", "_npc_id", "_search", "entries", "text")
+    __slots__ = ("_given", "_lore", "_npc_id", "_search", "entries", "text")
 
     def __init__(self, lore: Lore | None, world: object, npc_id: str) -> None:
         self._lore = lore
         self._npc_id = npc_id
         self._search = None if lore is None else lore_search(lore, world)
+        self._given: set[str] = set()
         self.entries: tuple[LoreEntry, ...] = ()
         self.text = ""
 
@@ -122,10 +125,12 @@ class LoreRecall:
         if lore is None or search is None:
             return
         try:
-            self.entries = await calls.run(recall, lore, search, self._npc_id, said)
+            found = await calls.run(recall, lore, search, self._npc_id, said)
         except Exception:
             _log.exception("lore search for %s failed; this turn has no lore", self._npc_id)
-            self.entries = ()
+            found = ()
+        self.entries = tuple(entry for entry in found if entry.id not in self._given)
+        self._given.update(entry.id for entry in self.entries)
         self.text = render_lore(self.entries)
 
     def context(self, _ctx: object) -> str:

@@ -235,7 +235,7 @@ class Compactor:
         agent.log(COMPACTION_SUMMARY, summary)
         agent.log(ev.USER_MESSAGE, summary_message_data(summary))
         # The dynamic context may have been summarized away: the next turn logs it again.
-        agent.last_context = None
+        agent.last_context.clear()
         return True
 
 

@@ -88,7 +88,8 @@ class Agent:
         # A new session has no log to scan (every encounter's agent starts on one).
         logged = bool(session.events)
         self.turn = self._last_turn(session) if logged else 0
-        self.last_context: str | None = self._last_context(session) if logged else None
+        # Each dynamic context entry's text as last logged, by entry name.
+        self.last_context: dict[str, str] = self._last_context(session) if logged else {}
         self.header: tuple[str, Sequence[ToolSchema]] | None = None
         self.resumed = logged
         self._runner: asyncio.Task[None] | None = None
@@ -109,13 +110,14 @@ class Agent:
         return 0
 
     @staticmethod
-    def _last_context(session: Session) -> str | None:
+    def _last_context(session: Session) -> dict[str, str]:
+        found: dict[str, str] = {}
         for event in reversed(session.events):
             if event.type == ev.USER_MESSAGE:
                 message = ev.payload(event, ev.USER_MESSAGE)
                 if message.get("source") == "context":
-                    return message["content"]
-        return None
+                    found.setdefault(message.get("entry", ""), message["content"])
+        return found
 
     # -- input -------------------------------------------------------------------------------
 

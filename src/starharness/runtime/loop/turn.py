@@ -150,14 +150,19 @@ async def _steps(agent: Agent, turn: int) -> ev.TurnEndReason:
 
 
 def _snapshot_context(agent: Agent) -> None:
-    """Log the dynamic context once per turn, before the turn's first message, only when its
-    text changed since the last one."""
+    """Log the dynamic context once per turn, before the turn's first message: each entry
+    whose text changed since it was last logged, as its own message. An entry that changes
+    every turn (what the player's words retrieved) then costs a model server that reuses the
+    prompt it already evaluated only its own tokens, not the whole scene again."""
     from ..prompt import PROMPT
 
     prompt = agent.ctx.maybe(PROMPT)
     if prompt is None:
         return
-    text = prompt.render_context(agent.ctx)
-    if text is not None and text != agent.last_context:
-        agent.last_context = text
-        agent.log(ev.USER_MESSAGE, ev.UserMessageData(content=text, source="context"))
+    logged = agent.last_context
+    for name, text in prompt.render_context_parts(agent.ctx):
+        if logged.get(name) != text:
+            logged[name] = text
+            agent.log(
+                ev.USER_MESSAGE, ev.UserMessageData(content=text, source="context", entry=name)
+            )

@@ -5,7 +5,16 @@ from __future__ import annotations
 from ..kernel import Bindable, Context, Disposer
 from .errors import PromptError
 from .keys import PROMPT
-from .store import Entry, Layer, Plan, PromptStore, SectionText, VariableValue, render_entries
+from .store import (
+    Entry,
+    Layer,
+    Plan,
+    PromptStore,
+    SectionText,
+    VariableValue,
+    render_entries,
+    render_named,
+)
 from .template import Template
 
 _SEPARATOR = "\n\n"
@@ -92,6 +101,18 @@ class PromptService(Bindable["PromptService"]):
             return None
         parts = render_entries(plan.contexts, plan.variables, own, "context")
         return _SEPARATOR.join(parts) if parts else None
+
+    def render_context_parts(self, ctx: Context | None = None) -> list[tuple[str, str]]:
+        """Each dynamic context entry's name and text, in order, leaving out empty ones: the
+        runtime logs only the entries whose text changed, so one that changes every turn
+        does not send the others again."""
+        if ctx is not None and ctx is not self._ctx:
+            return self._view_for(ctx).render_context_parts()
+        own = self._require_ctx()
+        plan = self._current_plan()
+        if not plan.contexts:
+            return []
+        return render_named(plan.contexts, plan.variables, own, "context")
 
     def section_names(self) -> list[str]:
         """The visible sections' names in assembly order."""

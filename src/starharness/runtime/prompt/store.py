@@ -122,6 +122,13 @@ def render_entries(
     entries: list[Entry], variables: dict[str, VariableValue], ctx: Context, kind: Kind
 ) -> list[str]:
     """Each entry's text (variables filled in, callables called), leaving out empty ones."""
+    return [text for _, text in render_named(entries, variables, ctx, kind)]
+
+
+def render_named(
+    entries: list[Entry], variables: dict[str, VariableValue], ctx: Context, kind: Kind
+) -> list[tuple[str, str]]:
+    """Each entry's name and text, in order, leaving out empty ones."""
 
     def lookup(name: str) -> str | None:
         value = variables.get(name)
@@ -129,7 +136,7 @@ def render_entries(
             return value
         return str(value(ctx))
 
-    parts: list[str] = []
+    parts: list[tuple[str, str]] = []
     for entry in entries:
         text = entry.text
         if entry.template is not None:
@@ -139,5 +146,5 @@ def render_entries(
         else:
             rendered = text(ctx)
         if rendered:
-            parts.append(rendered)
+            parts.append((entry.name, rendered))
     return parts

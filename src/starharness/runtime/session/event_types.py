@@ -61,11 +61,14 @@ class StepEndData(StepData):
 
 
 class UserMessageData(TypedDict):
-    """`source` is "user" when missing; "context" marks the prompt's dynamic context. A
-    compaction summary names its `compaction` and the span it replaces (`surface`)."""
+    """`source` is "user" when missing; "context" marks the prompt's dynamic context, and
+    `entry` names the context entry it holds (missing in logs written before entries were
+    logged apart: the whole context joined). A compaction summary names its `compaction` and
+    the span it replaces (`surface`)."""
 
     content: str
     source: NotRequired[str]
+    entry: NotRequired[str]
     surface: NotRequired[Surface]
     compaction: NotRequired[str]
 
