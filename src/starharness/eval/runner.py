@@ -133,6 +133,9 @@ async def _run_scenario(
     first_row = 0
     used: set[int] = set()
     taking = frozenset(scenarios.takes_from_player) | needing_consent(kit.game)
+    # The world may audit more than the encounter's actions in a turn (gossip passed on while a
+    # passage moves the clock): only the game's actions answer to action frames.
+    acting = frozenset(action.name for action in kit.game.actions)
     encounters: dict[str, _EncounterSoFar] = {}
     for index, item in enumerate(played, start=1):
         committed_rows = [r for r in rows if first_row < r.id <= item.committed_after]
@@ -140,7 +143,7 @@ async def _run_scenario(
         model = _match(transcripts.get(item.encounter, []), item.turn, used)
         so_far = encounters.setdefault(item.encounter, _EncounterSoFar())
         so_far.see_name(item.turn)
-        committed = [r for r in committed_rows if r.ok]
+        committed = [r for r in committed_rows if r.ok and r.action in acting]
         evidence = TurnEvidence(
             scenario=scenario.name,
             index=index,
