@@ -10,7 +10,6 @@ _.connection_lost  # asyncio.Protocol callback (godot bridge connection)
 _.capture_signals  # uvicorn.Server hook, overridden so the runtime owns the signals
 _.should_exit  # uvicorn.Server flag, set to stop serving
 _.client_state  # Starlette WebSocket state, set as its receive would on a disconnect
-_._anyio_lock  # httpcore's AsyncLock reads it; llm/pool.py swaps in a fast-acquire lock
 _.field_title_should_be_set  # pydantic GenerateJsonSchema hook (tool parameter schemas)
 _.authenticated_clients  # a field of the bridge status the editor reads
 _.reasoning_content  # pydantic field of the mock's chat request model
@@ -50,7 +49,7 @@ _.mode_id
 _.config_id
 _.method_id
 
-# runtime/llm/socket_stream.py: asyncio calls a protocol's callbacks by name.
+# _fastio/http_socket.py: asyncio calls a protocol's callbacks by name.
 _.eof_received
 _.pause_writing
 _.resume_writing

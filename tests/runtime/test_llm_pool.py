@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import httpx2
 import pytest
 
+from starharness._fastio import ReusingTransport
 from starharness.mockllm import ChatRequest, MockLlmServer
 from starharness.mockllm.steps import Success
 from starharness.runtime.llm import (
@@ -19,7 +20,7 @@ from starharness.runtime.llm import (
     TextDelta,
     UserMessage,
 )
-from starharness.runtime.llm.transport import STOCK_TRANSPORTS_ENV, OneWriteTransport
+from starharness.runtime.llm.transport import STOCK_TRANSPORTS_ENV
 
 
 def _service(mock: MockLlmServer, concurrency: int) -> tuple[LlmService, OpenAICompatibleProvider]:
@@ -92,11 +93,11 @@ async def test_idle_connections_the_server_closed_are_replaced_without_a_failed_
 
 
 async def test_connections_past_their_keep_alive_are_closed_not_reused() -> None:
-    limits = httpx.Limits(max_connections=8, max_keepalive_connections=8, keepalive_expiry=0.0)
-    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    limits = httpx2.Limits(max_connections=8, max_keepalive_connections=8, keepalive_expiry=0.0)
+    transport = ReusingTransport(ssl_context=None, limits=limits)
     async with (
         MockLlmServer(responder=lambda _: Success(text="ok")) as mock,
-        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
     ):
         body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
         for _ in range(3):
@@ -106,8 +107,8 @@ async def test_connections_past_their_keep_alive_are_closed_not_reused() -> None
 
 
 async def test_a_request_that_gives_up_waiting_for_a_connection_leaves_the_pool_usable() -> None:
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
+    transport = ReusingTransport(ssl_context=None, limits=limits)
     arrived, release = asyncio.Event(), asyncio.Event()
 
     async def respond(_: ChatRequest) -> Success:
@@ -117,7 +118,7 @@ async def test_a_request_that_gives_up_waiting_for_a_connection_leaves_the_pool_
 
     async with (
         MockLlmServer(responder=respond) as mock,
-        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
     ):
         body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
         holding = asyncio.create_task(client.post("/chat/completions", json=body))
@@ -134,8 +135,8 @@ async def test_a_request_that_gives_up_waiting_for_a_connection_leaves_the_pool_
 
 
 async def test_idle_connections_beyond_the_keep_alive_limit_are_closed() -> None:
-    limits = httpx.Limits(max_connections=8, max_keepalive_connections=2)
-    transport = OneWriteTransport(ssl_context=None, limits=limits)
+    limits = httpx2.Limits(max_connections=8, max_keepalive_connections=2)
+    transport = ReusingTransport(ssl_context=None, limits=limits)
     together = asyncio.Barrier(8)
 
     async def respond(request: ChatRequest) -> Success:
@@ -145,7 +146,7 @@ async def test_idle_connections_beyond_the_keep_alive_limit_are_closed() -> None
 
     async with (
         MockLlmServer(responder=respond) as mock,
-        httpx.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
     ):
         body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
         burst = {"x-star-harness-session": "burst"}
@@ -159,3 +160,28 @@ async def test_idle_connections_beyond_the_keep_alive_limit_are_closed() -> None
             await asyncio.sleep(0.005)
         assert (await client.post("/chat/completions", json=body)).status_code == 200
         assert mock.connections_accepted == 8
+
+
+async def test_a_request_that_finds_every_connection_busy_gets_a_pool_timeout() -> None:
+    limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
+    transport = ReusingTransport(ssl_context=None, limits=limits)
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def respond(_: ChatRequest) -> Success:
+        arrived.set()
+        await release.wait()
+        return Success(text="ok")
+
+    async with (
+        MockLlmServer(responder=respond) as mock,
+        httpx2.AsyncClient(base_url=mock.base_url, transport=transport, timeout=5) as client,
+    ):
+        body = {"model": "mock-model", "messages": [{"role": "user", "content": "hi"}]}
+        holding = asyncio.create_task(client.post("/chat/completions", json=body))
+        await arrived.wait()
+        with pytest.raises(httpx2.PoolTimeout):
+            await client.post("/chat/completions", json=body, timeout=httpx2.Timeout(5, pool=0.05))
+        release.set()
+        assert (await holding).status_code == 200
+        assert (await client.post("/chat/completions", json=body)).status_code == 200
+        assert mock.connections_accepted == 1

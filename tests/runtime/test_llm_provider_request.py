@@ -1,8 +1,8 @@
-"""The provider's own request building makes exactly the request httpx's `build_request` does."""
+"""The provider's own request building makes exactly the request httpx2's `build_request` does."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from starharness.runtime.llm import OpenAICompatibleProvider
@@ -14,10 +14,10 @@ _BODY = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "strea
 
 def _as_built(
     provider: OpenAICompatibleProvider,
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     static: dict[str, str],
     session: str,
-) -> httpx.Request:
+) -> httpx2.Request:
     return client.build_request(
         "POST",
         provider._requests._target,
@@ -27,13 +27,13 @@ def _as_built(
     )
 
 
-def _same(ours: httpx.Request, theirs: httpx.Request) -> None:
+def _same(ours: httpx2.Request, theirs: httpx2.Request) -> None:
     assert ours.method == theirs.method
     assert ours.url == theirs.url
     assert ours.headers.raw == theirs.headers.raw
     assert ours.headers.encoding == theirs.headers.encoding
     assert ours.content == theirs.content
-    assert isinstance(ours.stream, httpx.ByteStream)
+    assert isinstance(ours.stream, httpx2.ByteStream)
     assert b"".join(ours.stream) == b"".join(theirs.stream)  # type: ignore[arg-type]
     assert ours.extensions == theirs.extensions
 

@@ -1,4 +1,4 @@
-"""Model connections on asyncio (socket_stream.py), through httpx and real loopback servers."""
+"""Model connections on asyncio (_fastio/http_socket.py), through httpx2 and loopback servers."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-import httpx
+import httpx2
 import pytest
 
-from starharness.runtime.llm import socket_stream
-from starharness.runtime.llm.transport import LlmHttpClient, OneWriteTransport
+from starharness._fastio import ReusingTransport
+from starharness._fastio import http_socket as socket_stream
 
 _Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 _BIG = 3 * 1024 * 1024 + 17
@@ -29,10 +29,10 @@ async def _serving(handler: _Handler) -> AsyncIterator[str]:
         await listening.wait_closed()
 
 
-def _client(url: str, timeout: httpx.Timeout | float = 5) -> LlmHttpClient:
-    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
-    transport = OneWriteTransport(ssl_context=None, limits=limits)
-    return LlmHttpClient(base_url=url, transport=transport, timeout=timeout)
+def _client(url: str, timeout: httpx2.Timeout | float = 5) -> httpx2.AsyncClient:
+    limits = httpx2.Limits(max_connections=2, max_keepalive_connections=2)
+    transport = ReusingTransport(ssl_context=None, limits=limits)
+    return httpx2.AsyncClient(base_url=url, transport=transport, timeout=timeout)
 
 
 async def _request(reader: asyncio.StreamReader) -> bytes:
@@ -99,8 +99,8 @@ async def test_a_server_that_never_answers_is_an_httpx_read_timeout() -> None:
         await _request(reader)
         await reader.read()  # until the client gives up and hangs up
 
-    async with _serving(silent) as url, _client(url, httpx.Timeout(5, read=0.2)) as client:
-        with pytest.raises(httpx.ReadTimeout):
+    async with _serving(silent) as url, _client(url, httpx2.Timeout(5, read=0.2)) as client:
+        with pytest.raises(httpx2.ReadTimeout):
             await client.post("/v1/chat/completions", content=b"{}")
 
 
@@ -111,8 +111,8 @@ async def test_a_server_that_never_reads_is_an_httpx_write_timeout() -> None:
         await gave_up.wait()
         writer.close()
 
-    async with _serving(deaf) as url, _client(url, httpx.Timeout(5, write=0.2)) as client:
-        with pytest.raises(httpx.WriteTimeout):
+    async with _serving(deaf) as url, _client(url, httpx2.Timeout(5, write=0.2)) as client:
+        with pytest.raises(httpx2.WriteTimeout):
             # Far more than the kernel's socket buffers on loopback can take unread.
             await client.post("/v1/chat/completions", content=b"x" * (64 * 1024 * 1024))
         gave_up.set()
@@ -126,7 +126,7 @@ async def test_a_connection_reset_before_the_answer_is_an_httpx_read_error() -> 
         writer.transport.abort()  # with linger 0: an RST, not a FIN
 
     async with _serving(reset) as url, _client(url) as client:
-        with pytest.raises(httpx.ReadError):
+        with pytest.raises(httpx2.ReadError):
             await client.post("/v1/chat/completions", content=b"{}")
 
 
@@ -136,7 +136,7 @@ async def test_a_server_that_hangs_up_before_answering_is_an_httpx_protocol_erro
         writer.close()
 
     async with _serving(hang_up) as url, _client(url) as client:
-        with pytest.raises(httpx.RemoteProtocolError):
+        with pytest.raises(httpx2.RemoteProtocolError):
             await client.post("/v1/chat/completions", content=b"{}")
 
 
@@ -211,7 +211,7 @@ async def test_a_refused_numeric_address_is_an_httpx_connect_error_naming_it() -
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
         async with _client(f"http://127.0.0.1:{port}") as client:
-            with pytest.raises(httpx.ConnectError, match=f"127.0.0.1:{port}.*refused"):
+            with pytest.raises(httpx2.ConnectError, match=f"127.0.0.1:{port}.*refused"):
                 await client.post("/v1/chat/completions", content=b"{}")
 
 
@@ -225,5 +225,5 @@ async def test_a_connect_still_in_progress_is_waited_for_on_the_loop(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
         async with _client(f"http://127.0.0.1:{port}") as client:
-            with pytest.raises(httpx.ConnectError):
+            with pytest.raises(httpx2.ConnectError):
                 await client.post("/v1/chat/completions", content=b"{}")

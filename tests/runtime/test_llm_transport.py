@@ -12,23 +12,19 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpcore
-import httpx
+import httpcore2
+import httpx2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from starharness.runtime.llm.transport import (
-    LlmHttpClient,
-    OneWriteStream,
-    OneWriteTransport,
-    QuickCookies,
-)
+from starharness._fastio import ReusingTransport
+from starharness._fastio.http import OneWriteStream
 
-_LIMITS = httpx.Limits(max_connections=4, max_keepalive_connections=2)
+_LIMITS = httpx2.Limits(max_connections=4, max_keepalive_connections=2)
 
 
-class _Recording(httpcore.AsyncNetworkStream):
+class _Recording(httpcore2.AsyncNetworkStream):
     """An inner stream that keeps what reaches it and answers every read with `reply`."""
 
     def __init__(self, reply: bytes = b"HTTP/1.1 200 OK\r\n") -> None:
@@ -52,7 +48,7 @@ class _Recording(httpcore.AsyncNetworkStream):
         ssl_context: ssl.SSLContext,
         server_hostname: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109
-    ) -> httpcore.AsyncNetworkStream:
+    ) -> httpcore2.AsyncNetworkStream:
         return self
 
     def get_extra_info(self, info: str) -> Any:
@@ -153,9 +149,9 @@ async def _serving(server: _Server, tls: ssl.SSLContext | None = None) -> AsyncI
         await listening.wait_closed()
 
 
-def _client(base_url: str) -> httpx.AsyncClient:
-    transport = OneWriteTransport(ssl_context=None, limits=_LIMITS)
-    return httpx.AsyncClient(base_url=base_url, transport=transport, timeout=5)
+def _client(base_url: str) -> httpx2.AsyncClient:
+    transport = ReusingTransport(ssl_context=None, limits=_LIMITS)
+    return httpx2.AsyncClient(base_url=base_url, transport=transport, timeout=5)
 
 
 async def test_requests_and_bodies_arrive_whole_over_a_reused_connection() -> None:
@@ -184,10 +180,10 @@ async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
 
 async def test_a_cookie_the_server_sets_is_kept_and_sent_back() -> None:
     server = _Server(cookie=b"lb=node-7; Path=/")
-    transport = OneWriteTransport(ssl_context=None, limits=_LIMITS)
+    transport = ReusingTransport(ssl_context=None, limits=_LIMITS)
     async with (
         _serving(server) as url,
-        LlmHttpClient(base_url=url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
     ):
         assert (await client.get("/one")).text == "ok"
         assert client.cookies.get("lb") == "node-7"
@@ -195,7 +191,6 @@ async def test_a_cookie_the_server_sets_is_kept_and_sent_back() -> None:
         assert (await client.get("/three")).text == "ok"
         assert dict(client.cookies) == {"lb": "node-7"}
         client.cookies = {"mine": "1"}
-        assert isinstance(client.cookies, QuickCookies)
         assert (await client.get("/four")).text == "ok"
     heads = [request.split(b"\r\n\r\n")[0].lower() for request in server.requests]
     assert b"cookie:" not in heads[0]
@@ -209,7 +204,7 @@ async def test_a_refused_connection_is_an_httpx_connect_error() -> None:
         spare.bind(("127.0.0.1", 0))
         port = spare.getsockname()[1]
     async with _client(f"http://127.0.0.1:{port}") as client:
-        with pytest.raises(httpx.ConnectError):
+        with pytest.raises(httpx2.ConnectError):
             await client.get("/")
 
 
@@ -221,7 +216,7 @@ async def test_a_body_cut_short_is_an_httpx_protocol_error_while_streaming() -> 
         client.stream("POST", "/v1/chat/completions", content=b"{}") as response,
     ):
         assert response.status_code == 200
-        with pytest.raises(httpx.RemoteProtocolError):
+        with pytest.raises(httpx2.RemoteProtocolError):
             async for _ in response.aiter_bytes():
                 pass
 
@@ -249,10 +244,10 @@ async def test_requests_over_tls_share_one_verified_connection(tmp_path: Path) -
     served.load_cert_chain(cert, key)
     server = _Server()
     trusted = ssl.create_default_context(cafile=str(cert))
-    transport = OneWriteTransport(ssl_context=trusted, limits=_LIMITS)
+    transport = ReusingTransport(ssl_context=trusted, limits=_LIMITS)
     async with (
         _serving(server, tls=served) as url,
-        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
     ):
         for n in range(2):
             response = await client.post("/v1/chat/completions", content=b'{"n": %d}' % n)
@@ -265,12 +260,12 @@ async def test_a_server_certificate_we_do_not_trust_is_refused(tmp_path: Path) -
     cert, key = await asyncio.to_thread(_self_signed, tmp_path)
     served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     served.load_cert_chain(cert, key)
-    transport = OneWriteTransport(ssl_context=ssl.create_default_context(), limits=_LIMITS)
+    transport = ReusingTransport(ssl_context=ssl.create_default_context(), limits=_LIMITS)
     async with (
         _serving(_Server(), tls=served) as url,
-        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
     ):
-        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+        with pytest.raises(httpx2.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             await client.get("/")
 
 
@@ -280,10 +275,10 @@ async def test_an_idle_tls_connection_the_server_closed_is_not_reused(tmp_path: 
     served.load_cert_chain(cert, key)
     server = _Server(hang_up_after_answer=True)
     trusted = ssl.create_default_context(cafile=str(cert))
-    transport = OneWriteTransport(ssl_context=trusted, limits=_LIMITS)
+    transport = ReusingTransport(ssl_context=trusted, limits=_LIMITS)
     async with (
         _serving(server, tls=served) as url,
-        httpx.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
+        httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client,
     ):
         assert (await client.get("/one")).text == "ok"
         server.may_hang_up.set()

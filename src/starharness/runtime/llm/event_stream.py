@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 
-import httpx
+import httpx2
 
 from .coalesce import merge_deltas
 from .decode import DONE, ChunkDecoder
@@ -42,7 +42,7 @@ def decode_events(decoder: ChunkDecoder, events: Iterable[bytes]) -> DecodedRead
 
 
 async def read_event_stream(
-    response: httpx.Response,
+    response: httpx2.Response,
     decoder: ChunkDecoder,
     guard: StallGuard,
     *,
@@ -97,7 +97,7 @@ async def _event_batches(
             raw = await reads.__anext__()
         except StopAsyncIteration:
             break
-        except (httpx.HTTPError, asyncio.CancelledError) as exc:
+        except (httpx2.HTTPError, asyncio.CancelledError) as exc:
             ours = isinstance(exc, asyncio.CancelledError) and guard.is_timeout()
             if isinstance(exc, asyncio.CancelledError) and not ours:
                 raise
@@ -120,7 +120,7 @@ async def _drain(reads: AsyncIterator[bytes], guard: StallGuard) -> None:
     try:
         async for _ in reads:
             guard.begin(_DRAIN_S)
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         pass
     except asyncio.CancelledError:
         if not guard.is_timeout():

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any, cast
 
-import httpx
+import httpx2
 
 from .errors import (
     AuthError,
@@ -122,17 +122,17 @@ def error_from_payload(payload: Mapping[str, Any], *, status: int | None) -> Llm
     return _classify(status, message, kinds, None, None)
 
 
-def error_from_transport(exc: httpx.HTTPError, *, url: str) -> LlmError:
+def error_from_transport(exc: httpx2.HTTPError, *, url: str) -> LlmError:
     """The error for a failure below HTTP: connecting, sending or reading the stream."""
     reason = str(exc) or type(exc).__name__
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, httpx2.ConnectTimeout):
         return LlmTimeoutError(f"no connection to {url} within the connect timeout")
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx2.TimeoutException):
         return LlmTimeoutError(f"{url} timed out: {reason}")
-    if isinstance(exc, httpx.ConnectError):
+    if isinstance(exc, httpx2.ConnectError):
         return LlmConnectionError(f"could not connect to {url}: {reason}")
-    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+    if isinstance(exc, httpx2.UnsupportedProtocol | httpx2.InvalidURL):
         return InvalidRequestError(f"cannot use the base URL {url}: {reason}")
-    if isinstance(exc, httpx.DecodingError):
+    if isinstance(exc, httpx2.DecodingError):
         return ProtocolError(f"the response from {url} could not be decoded: {reason}")
     return LlmConnectionError(f"the connection to {url} broke: {reason}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import httpx
+import httpx2
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
 from ..credentials import aget_secret
@@ -109,7 +109,7 @@ def _missing_key_message(variable: str, provider: str) -> str:
 
 
 async def build_provider(
-    config: LlmConfig, *, http: httpx.AsyncClient | None = None
+    config: LlmConfig, *, http: httpx2.AsyncClient | None = None
 ) -> OpenAICompatibleProvider:
     """The provider `config` describes, with its key and base URL looked up by variable name.
 

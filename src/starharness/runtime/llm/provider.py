@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-import httpx
+import httpx2
 
 from ..credentials import Secret
 from .admission import MAX_CONCURRENCY
@@ -30,7 +30,7 @@ from .transport import llm_http_client
 from .types import LlmRequest, StreamChunk
 from .wire import WireEncoder, encoder_for
 
-_LIMITS = httpx.Limits(max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY)
+_LIMITS = httpx2.Limits(max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY)
 """As many connections, busy or idle, as the admission queue ever lets requests in at once.
 The queue in front bounds the requests in flight to its concurrency, and the pool opens a
 connection only when no idle one is left, so the pool follows the concurrency by itself: after
@@ -76,8 +76,8 @@ class Timeouts:
 def _display_url(url: str) -> str:
     """`url` without user info, which may hold credentials."""
     try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
+        parsed = httpx2.URL(url)
+    except httpx2.InvalidURL:
         return "<invalid URL>"
     if parsed.userinfo:
         return str(parsed.copy_with(username=None, password=None))
@@ -120,7 +120,7 @@ class OpenAICompatibleProvider:
         base_url: str,
         api_key: str | Secret | None = None,
         model: str | None = None,
-        http: httpx.AsyncClient | None = None,
+        http: httpx2.AsyncClient | None = None,
         timeouts: Timeouts | None = None,
         name: str | None = None,
     ) -> None:
@@ -141,7 +141,7 @@ class OpenAICompatibleProvider:
         t = self._timeouts
         limits = [x for x in (t.first_byte, t.idle) if x is not None]
         # The stall guard enforces first-byte and idle precisely; httpx's read limit is a backstop.
-        self._httpx_timeout = httpx.Timeout(
+        self._httpx_timeout = httpx2.Timeout(
             connect=t.connect,
             read=max(limits) + 1.0 if len(limits) == 2 else None,
             write=t.write,
@@ -188,7 +188,7 @@ class OpenAICompatibleProvider:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    async def _client(self) -> httpx.AsyncClient:
+    async def _client(self) -> httpx2.AsyncClient:
         client = self._http
         if client is None:
             # Building a client loads the CA bundle from disk, so keep it off the event loop.
@@ -255,7 +255,7 @@ class OpenAICompatibleProvider:
         body = self._body(plan)
         client = self._http or await self._client()
         guard = StallGuard()
-        response: httpx.Response | None = None
+        response: httpx2.Response | None = None
         phase = "first"
         try:
             with self._mapped_errors(guard, lambda: phase):
@@ -284,7 +284,7 @@ class OpenAICompatibleProvider:
         body = self._body(plan)
         client = self._http or await self._client()
         guard = StallGuard()
-        response: httpx.Response | None = None
+        response: httpx2.Response | None = None
         try:
             with self._mapped_errors(guard):
                 guard.begin(self._timeouts.first_byte)
@@ -323,7 +323,7 @@ class OpenAICompatibleProvider:
             if guard.is_timeout():
                 raise self._timeout_error(phase()) from None
             raise
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise self._redacted(error_from_transport(exc, url=self._url_shown)) from None
         except LlmError as exc:
             raise self._redacted(exc) from None
@@ -331,13 +331,13 @@ class OpenAICompatibleProvider:
     # -- helpers -------------------------------------------------------------------------------
 
     def _http_request(
-        self, client: httpx.AsyncClient, body: bytes, static: dict[str, str], session_id: str
-    ) -> httpx.Request:
+        self, client: httpx2.AsyncClient, body: bytes, static: dict[str, str], session_id: str
+    ) -> httpx2.Request:
         """The POST carrying `body`, with the `static` headers and the session's."""
         own = client is self._http and self._owns_http
         return self._requests.build(client, body, static, session_id, own_client=own)
 
-    async def _check_response(self, response: httpx.Response, guard: StallGuard) -> None:
+    async def _check_response(self, response: httpx2.Response, guard: StallGuard) -> None:
         status = response.status_code
         content_type = response.headers.get("content-type", "")
         if 200 <= status < 300 and content_type.lower().startswith("text/event-stream"):
@@ -353,7 +353,7 @@ class OpenAICompatibleProvider:
         )
 
     async def _read_limited(
-        self, response: httpx.Response, guard: StallGuard, *, limit: int = _ERROR_BODY_LIMIT
+        self, response: httpx2.Response, guard: StallGuard, *, limit: int = _ERROR_BODY_LIMIT
     ) -> bytes:
         parts: list[bytes] = []
         size = 0

@@ -1,18 +1,18 @@
-"""Building a model request's `httpx.Request`: the headers all requests share merged once."""
+"""Building a model request's `httpx2.Request`: the headers all requests share merged once."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 
 SESSION_HEADER = "X-Star-Harness-Session"
 
 
-def _parsed_url(url: str) -> httpx.URL | str:
+def _parsed_url(url: str) -> httpx2.URL | str:
     """`url` parsed once (not for every request); left as text if httpx cannot parse it, so
     the request itself fails with the usual error."""
     try:
-        return httpx.URL(url)
-    except httpx.InvalidURL:
+        return httpx2.URL(url)
+    except httpx2.InvalidURL:
         return url
 
 
@@ -21,22 +21,22 @@ class RequestBuilder:
 
     __slots__ = ("_shared", "_target", "_timeout", "_timeout_extension")
 
-    def __init__(self, url: str, timeout: httpx.Timeout) -> None:
+    def __init__(self, url: str, timeout: httpx2.Timeout) -> None:
         self._target = _parsed_url(url)
         self._timeout = timeout
         self._timeout_extension = timeout.as_dict()
-        self._shared: tuple[httpx.AsyncClient, dict[int, httpx.Headers]] | None = None
+        self._shared: tuple[httpx2.AsyncClient, dict[int, httpx2.Headers]] | None = None
         """The headers every request shares, per static header set (by id), for that client."""
 
     def build(
         self,
-        client: httpx.AsyncClient,
+        client: httpx2.AsyncClient,
         body: bytes,
         static: dict[str, str],
         session_id: str,
         *,
         own_client: bool,
-    ) -> httpx.Request:
+    ) -> httpx2.Request:
         """The POST carrying `body`, with the `static` headers and the session's.
 
         A client the provider made has no base URL, parameters or hooks, and its default
@@ -51,17 +51,17 @@ class RequestBuilder:
             own_client
             and not client.cookies
             and body
-            and isinstance(target, httpx.URL)
+            and isinstance(target, httpx2.URL)
             and target.host
         ):
             headers = self._shared_headers(client, static, target).copy()
             headers[SESSION_HEADER] = session_id
             headers["Content-Length"] = str(len(body))
-            request = httpx.Request(
+            request = httpx2.Request(
                 "POST",
                 target,
                 headers=headers,
-                stream=httpx.ByteStream(body),
+                stream=httpx2.ByteStream(body),
                 extensions={"timeout": self._timeout_extension},
             )
             request.read()  # as httpx does for a body given whole: `request.content` is set
@@ -75,15 +75,15 @@ class RequestBuilder:
         )
 
     def _shared_headers(
-        self, client: httpx.AsyncClient, static: dict[str, str], target: httpx.URL
-    ) -> httpx.Headers:
+        self, client: httpx2.AsyncClient, static: dict[str, str], target: httpx2.URL
+    ) -> httpx2.Headers:
         known = self._shared
         if known is None or known[0] is not client:
             known = self._shared = (client, {})
         shared = known[1].get(id(static))
         if shared is None:
-            merged = httpx.Headers(client.headers)
+            merged = httpx2.Headers(client.headers)
             merged.update(static)
-            shared = httpx.Headers([(b"Host", target.netloc), *merged.raw])
+            shared = httpx2.Headers([(b"Host", target.netloc), *merged.raw])
             known[1][id(static)] = shared
         return shared

@@ -1,16 +1,16 @@
-"""Model connections straight on asyncio: httpcore's network stream over an asyncio transport.
+"""Model connections straight on asyncio: httpcore2's network stream over an asyncio transport.
 
-httpcore's anyio stream runs every read and every write of a request inside an anyio cancel
+httpcore2's anyio stream runs every read and every write of a request inside an anyio cancel
 scope (its timeout), and anyio's socket stream pauses and resumes the transport's reading
 around each read and yields to the loop even when bytes are waiting: about a twelfth of a
 greeting's event-loop time in bench/storm.py. Here bytes wait in a queue the protocol fills, a
 read takes what is there without yielding, and a timeout is one timer on the loop, armed only
-when a read or a drain really waits. Errors are httpcore's, as from its own streams: a
+when a read or a drain really waits. Errors are httpcore2's, as from its own streams: a
 timeout is ReadTimeout or WriteTimeout, a reset ReadError or WriteError, a clean end of the
 stream an empty read. HTTP/1.1 only ever has one reader and one writer per connection.
 """
 
-# httpcore's stream interface takes its timeouts as arguments.
+# httpcore2's stream interface takes its timeouts as arguments.
 # ruff: noqa: ASYNC109
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
-import httpcore
+import httpcore2
 
 _PAUSE_AT = 256 * 1024
 """Bytes queued unread at which the transport stops reading (a huge body, a slow reader)."""
@@ -88,8 +88,8 @@ def _expire(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(False)
 
 
-class SocketStream(httpcore.AsyncNetworkStream):
-    """httpcore's view of one asyncio connection (TCP, or TLS after `start_tls`)."""
+class SocketStream(httpcore2.AsyncNetworkStream):
+    """httpcore2's view of one asyncio connection (TCP, or TLS after `start_tls`)."""
 
     __slots__ = ("_closed", "_link", "_loop", "_transport")
 
@@ -103,13 +103,13 @@ class SocketStream(httpcore.AsyncNetworkStream):
         link = self._link
         while not link.chunks:
             if self._closed:
-                raise httpcore.ReadError("the connection was closed")
+                raise httpcore2.ReadError("the connection was closed")
             if link.ended:
                 if link.failure is not None:
-                    raise httpcore.ReadError(str(link.failure) or type(link.failure).__name__)
+                    raise httpcore2.ReadError(str(link.failure) or type(link.failure).__name__)
                 return b""
             if not await self._wait(timeout):
-                raise httpcore.ReadTimeout("timed out reading")
+                raise httpcore2.ReadTimeout("timed out reading")
         chunk = link.chunks.popleft()
         if len(chunk) > max_bytes:
             link.chunks.appendleft(chunk[max_bytes:])
@@ -125,13 +125,13 @@ class SocketStream(httpcore.AsyncNetworkStream):
             return
         link = self._link
         if self._closed or link.failure is not None or self._transport.is_closing():
-            raise httpcore.WriteError("the connection is closed")
+            raise httpcore2.WriteError("the connection is closed")
         self._transport.write(buffer)
         while link.writing_paused:
             if not await self._wait(timeout):
-                raise httpcore.WriteTimeout("timed out writing")
+                raise httpcore2.WriteTimeout("timed out writing")
         if link.failure is not None:
-            raise httpcore.WriteError(str(link.failure) or type(link.failure).__name__)
+            raise httpcore2.WriteError(str(link.failure) or type(link.failure).__name__)
 
     async def _wait(self, timeout: float | None) -> bool:
         """Until bytes, the end, or room to write come (True), or the timeout passes (False)."""
@@ -155,7 +155,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
         ssl_context: ssl.SSLContext,
         server_hostname: str | None = None,
         timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
+    ) -> httpcore2.AsyncNetworkStream:
         link = self._link
         try:
             async with asyncio.timeout(timeout):
@@ -164,12 +164,12 @@ class SocketStream(httpcore.AsyncNetworkStream):
                 )
         except TimeoutError as error:
             self._transport.abort()
-            raise httpcore.ConnectTimeout(str(error) or "timed out starting TLS") from error
+            raise httpcore2.ConnectTimeout(str(error) or "timed out starting TLS") from error
         except (OSError, ssl.SSLError) as error:  # SSLError is an OSError; named for readers
             self._transport.abort()
-            raise httpcore.ConnectError(str(error)) from error
+            raise httpcore2.ConnectError(str(error)) from error
         if wrapped is None:  # the connection closed during the handshake
-            raise httpcore.ConnectError("the connection closed during the TLS handshake")
+            raise httpcore2.ConnectError("the connection closed during the TLS handshake")
         link.tls = True
         link.transport = wrapped
         # This plain view is spent: closing it would cut the TLS connection underneath.
@@ -286,9 +286,9 @@ async def connect_tcp(
     port: int,
     timeout: float | None = None,
     local_address: str | None = None,
-    socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
 ) -> SocketStream:
-    """A TCP connection (TCP_NODELAY on, as asyncio sets it), with httpcore's connect errors."""
+    """A TCP connection (TCP_NODELAY on, as asyncio sets it), with httpcore2's connect errors."""
     loop = asyncio.get_running_loop()
     link = _Link()
     address = _numeric(host)
@@ -306,9 +306,9 @@ async def connect_tcp(
                 sock = await _connect_numeric(loop, address, host, port, local_address)
                 transport, _ = await loop.create_connection(lambda: link, sock=sock)
     except TimeoutError as error:
-        raise httpcore.ConnectTimeout(str(error) or "timed out connecting") from error
+        raise httpcore2.ConnectTimeout(str(error) or "timed out connecting") from error
     except OSError as error:
-        raise httpcore.ConnectError(str(error)) from error
+        raise httpcore2.ConnectError(str(error)) from error
     sock = transport.get_extra_info("socket")
     for option in socket_options or ():
         sock.setsockopt(*option)
