@@ -3,7 +3,8 @@
 Each memory is written as an action writes one (`WorldTx.remember`), so folding and witnessing
 run as they do in play. The floor is the read at 10 memories, measured in the same run; the goal
 is a ratio near 1 (old memories fold into totals, so a read never loads them all). It also prints
-the memories' estimated tokens in the scene against the game's budget.
+the memories' estimated tokens in the scene against the game's budget, and what a day of the
+clock (gossip included) costs at each count.
 
 Run: uv run python bench/scene_cost.py [--counts 10 100000]
 """
@@ -49,17 +50,29 @@ def _read_ms(world: VoyageWorld, reads: int = 200) -> float:
     return statistics.median(times)
 
 
+def _tick_ms(world: VoyageWorld, ticks: int = 20) -> float:
+    """A day of the clock, gossip included (it weighs each NPC's newest memories only)."""
+    times: list[float] = []
+    for _ in range(ticks):
+        begun = time.perf_counter()
+        world.tick(1)
+        times.append((time.perf_counter() - begun) * 1000)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[10, 100_000])
     args = parser.parse_args()
     results: list[tuple[int, float]] = []
     tokens: list[int] = []
+    ticks: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         for count in args.counts:
             with open_world(Path(folder) / f"w{count}.db") as world:
                 _fill(world, count)
                 results.append((count, _read_ms(world)))
+                ticks.append(_tick_ms(world))
                 scene = world.scene(SMUGGLER, PLAYER_ID)
                 tokens.append(estimate_tokens(scene[scene.index(MEMORIES) + len(MEMORIES) :]))
     floor = results[0][1]
@@ -69,6 +82,9 @@ def main() -> None:
         print(f"  {count:>7} memories: {ms:.2f} ms  ratio to {results[0][0]}: {ms / floor:.2f}"
               f"  (goal <= {GOAL_RATIO}); memories in the scene: ~{size} tokens"
               f" (budget {MEMORY_TOKENS})")  # fmt: skip
+    print("a day of the clock with gossip (median of 20):")
+    for (count, _), ms in zip(results, ticks, strict=True):
+        print(f"  {count:>7} memories: {ms:.2f} ms  ratio to {results[0][0]}: {ms / ticks[0]:.2f}")
 
 
 if __name__ == "__main__":

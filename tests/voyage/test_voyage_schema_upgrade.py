@@ -40,6 +40,7 @@ def _as_version_2(path: Path) -> None:
     try:
         conn.execute(f"DROP INDEX {_INDEX}")
         conn.execute("DROP INDEX memories_by_origin")
+        conn.execute("DROP INDEX memories_by_npc")
         for column in _MEMORY_COLUMNS:
             conn.execute(f"ALTER TABLE memories DROP COLUMN {column}")
         conn.execute(_MEMORY_ROW.format(schema=""))
@@ -84,7 +85,7 @@ def test_a_version_2_world_file_is_upgraded_in_place_and_keeps_its_state(
         (memory,) = reader.memories(SMUGGLER, PLAYER_ID)
         assert (memory.text, memory.importance, memory.hops) == ("They bought 2 fuel cells.", 10, 0)
     version, indexes = _header_and_indexes(world_path)
-    assert version == SCHEMA_VERSION and {_INDEX, "memories_by_origin"} <= indexes
+    assert version == SCHEMA_VERSION and {_INDEX, "memories_by_origin", "memories_by_npc"} <= indexes
     assert f"from schema version 2 to {SCHEMA_VERSION}" in caplog.text
     # Opening again is a plain open: nothing more to do, nothing logged.
     caplog.clear()
@@ -110,6 +111,7 @@ def test_a_version_2_postgres_world_is_upgraded_in_place(pg_target: PostgresTarg
     open_server_world(pg_target).close()
     pg_execute(pg_target, f"DROP INDEX voyage.{_INDEX}")
     pg_execute(pg_target, "DROP INDEX voyage.memories_by_origin")
+    pg_execute(pg_target, "DROP INDEX voyage.memories_by_npc")
     for column in _MEMORY_COLUMNS:
         pg_execute(pg_target, f"ALTER TABLE voyage.memories DROP COLUMN {column}")
     pg_execute(pg_target, _MEMORY_ROW.format(schema="voyage."))

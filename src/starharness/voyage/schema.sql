@@ -72,6 +72,8 @@ CREATE TABLE memories (
 ) STRICT;
 CREATE INDEX memories_by_npc_about ON memories (npc_id, about_id, id);
 CREATE INDEX memories_by_origin ON memories (origin_id);
+-- Gossip weighs each NPC's newest memories about anyone: read newest first, never all.
+CREATE INDEX memories_by_npc ON memories (npc_id, id);
 
 -- Each location's exchange: the going price (the centre of every haggle there) and the units
 -- the exchange holds, from which the traders there restock. Stock drifts back to target_stock.

@@ -25,6 +25,7 @@ UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {
         "ALTER TABLE memories ADD COLUMN hops INTEGER NOT NULL DEFAULT 0 CHECK (hops >= 0)",
         "ALTER TABLE memories ADD COLUMN origin_id INTEGER",
         "CREATE INDEX IF NOT EXISTS memories_by_origin ON memories (origin_id)",
+        "CREATE INDEX IF NOT EXISTS memories_by_npc ON memories (npc_id, id)",
     ),
 }
 """Statements that take a world at version N to N + 1 in place, losing nothing (both stores
