@@ -1,7 +1,8 @@
 """One fair FIFO admission queue for model requests, in front of the HTTP connection pool.
 
-httpcore's pool rescans its whole waiting list on every assignment; with hundreds of requests
-queued behind `max_connections` that rescan took nearly all the CPU and the process livelocked.
+httpx's pool (httpcore's) rescanned its whole waiting list on every assignment; with hundreds
+of requests queued behind `max_connections` that rescan took nearly all the CPU and the process
+livelocked.
 Here requests wait in a deque, in arrival order, and at most `concurrency` (no more than the
 pool holds) reach the pool at once, so the pool never has a waiting list to scan.
 """

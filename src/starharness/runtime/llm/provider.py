@@ -35,10 +35,10 @@ _LIMITS = httpx2.Limits(max_connections=MAX_CONCURRENCY, max_keepalive_connectio
 The queue in front bounds the requests in flight to its concurrency, and the pool opens a
 connection only when no idle one is left, so the pool follows the concurrency by itself: after
 a burst every admitted request finds an idle connection (bench/storm.py counts the new ones),
-and idle ones unused for `keepalive_expiry` (5 s) are closed. A smaller keep-alive limit made
-httpcore's own pool close nearly every connection a request released (it counts all of its
-connections against that limit), so each request opened a new TCP connection. (httpx's own
-transport, when it is used, keeps fewer: see `transport.STOCK_MAX_KEEPALIVE`.)"""
+and idle ones unused for `keepalive_expiry` (5 s) are closed. (httpx 0.28's pool, with a
+smaller keep-alive limit, closed nearly every connection a request released, so each request
+opened a new TCP connection. httpx2's own transport, when it is used, keeps fewer idle: see
+`transport.STOCK_MAX_KEEPALIVE`.)"""
 _ERROR_BODY_LIMIT = 64 * 1024
 _ANSWER_BODY_LIMIT = 16 * 1024 * 1024
 
@@ -140,7 +140,7 @@ class OpenAICompatibleProvider:
         self._timeouts = timeouts or Timeouts()
         t = self._timeouts
         limits = [x for x in (t.first_byte, t.idle) if x is not None]
-        # The stall guard enforces first-byte and idle precisely; httpx's read limit is a backstop.
+        # The stall guard enforces first-byte and idle precisely; httpx2's read limit is a backstop.
         self._httpx_timeout = httpx2.Timeout(
             connect=t.connect,
             read=max(limits) + 1.0 if len(limits) == 2 else None,

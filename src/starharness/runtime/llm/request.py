@@ -8,7 +8,7 @@ SESSION_HEADER = "X-Star-Harness-Session"
 
 
 def _parsed_url(url: str) -> httpx2.URL | str:
-    """`url` parsed once (not for every request); left as text if httpx cannot parse it, so
+    """`url` parsed once (not for every request); left as text if httpx2 cannot parse it, so
     the request itself fails with the usual error."""
     try:
         return httpx2.URL(url)
@@ -41,9 +41,9 @@ class RequestBuilder:
 
         A client the provider made has no base URL, parameters or hooks, and its default
         headers never change, so while it holds no cookies its request is built directly: the
-        headers every request shares (with `Host` first, where httpx puts it) are merged once,
-        each request adds its session and `Content-Length` last (as httpx would), and the body
-        goes in as the stream httpx would have made of it, so httpx does not normalise every
+        headers every request shares (with `Host` first, where httpx2 puts it) are merged once,
+        each request adds its session and `Content-Length` last (as httpx2 would), and the body
+        goes in as the stream httpx2 would have made of it, so httpx2 does not normalise every
         header again for each request.
         """
         target = self._target
@@ -64,7 +64,7 @@ class RequestBuilder:
                 stream=httpx2.ByteStream(body),
                 extensions={"timeout": self._timeout_extension},
             )
-            request.read()  # as httpx does for a body given whole: `request.content` is set
+            request.read()  # as httpx2 does for a body given whole: `request.content` is set
             return request
         return client.build_request(
             "POST",
