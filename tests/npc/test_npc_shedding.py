@@ -253,3 +253,28 @@ async def test_uvicorns_warning_per_bad_request_is_logged_once_per_interval(
             uvicorn_log.removeHandler(handler)
     invalid = [line for line in seen if "Invalid HTTP request" in line]
     assert len(invalid) == 1, invalid
+
+
+async def test_asyncios_warning_per_write_to_a_gone_socket_is_logged_once_per_interval(
+    tmp_path: Path,
+) -> None:
+    """uvicorn's WebSocket still writes answers to a client that left mid-flood; asyncio warns
+    once per write past the fifth."""
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    asyncio_log = logging.getLogger("asyncio")
+    async with serving(GAME, tmp_path, _settings()) as stack:
+        asyncio_log.addHandler(handler)
+        try:
+            async with _sockets(stack.running.port, 1) as [(_, writer)]:
+                transport = writer.transport
+                assert isinstance(transport, asyncio.Transport)
+                transport.abort()
+                await asyncio.sleep(0)
+                for _ in range(50):  # as the server's writes to a gone socket are reported
+                    transport.write(b"x")
+        finally:
+            asyncio_log.removeHandler(handler)
+    gone = [line for line in seen if "socket.send() raised exception" in line]
+    assert len(gone) == 1, gone

@@ -189,11 +189,17 @@ class AcceptErrors:
 
 
 UVICORN_LOGGER = "uvicorn.error"
+ASYNCIO_LOGGER = "asyncio"
+"""asyncio warns "socket.send() raised exception." for each write past the fifth to a socket
+that is gone: uvicorn's WebSocket still writes the answers to frames a client sent before it
+vanished (a flooder leaving mid-flood)."""
+_LIMITED_LOGGERS = (UVICORN_LOGGER, ASYNCIO_LOGGER)
 
 
 class ServerLogs:
-    """A running server's guard on its log: failed accepts (the loop's exception handler)
-    and uvicorn's per-request warnings, each at most a line per interval, while it runs."""
+    """A running server's guard on its log: failed accepts (the loop's exception handler),
+    uvicorn's per-request warnings and asyncio's per-write ones, each at most a line per
+    interval, while it runs."""
 
     __slots__ = ("_accepts", "_records")
 
@@ -203,8 +209,10 @@ class ServerLogs:
 
     def install(self) -> None:
         self._accepts.install()
-        logging.getLogger(UVICORN_LOGGER).addFilter(self._records)
+        for name in _LIMITED_LOGGERS:
+            logging.getLogger(name).addFilter(self._records)
 
     async def aclose(self) -> None:
-        logging.getLogger(UVICORN_LOGGER).removeFilter(self._records)
+        for name in _LIMITED_LOGGERS:
+            logging.getLogger(name).removeFilter(self._records)
         await self._accepts.aclose()
