@@ -77,8 +77,8 @@ def _percentile(values: Sequence[float], share: float) -> float:
 class _FirstDelta:
     """In-process probe: from a speaking fragment's chunk event to its say.delta leaving.
 
-    "Leaving" is the socket write that carries the frame, after the server's per-step
-    write coalescing, not the moment the frame is handed to the WebSocket.
+    "Leaving" is the write to the socket's transport that carries the frame (the socket gate
+    is that transport for uvicorn's WebSocket), not the moment the frame is handed to it.
     """
 
     def __init__(self) -> None:
@@ -87,17 +87,14 @@ class _FirstDelta:
 
     def install(self) -> None:
         from starharness.npc.encounter import FrameMapper
-        from starharness.npc.server.coalescing import (
-            CoalescingTransport,
-            CoalescingWebSocketProtocol,
-        )
+        from starharness.npc.server.connection import Connection
+        from starharness.npc.server.gate import GatedConnection
 
         probe = self
         on_event = FrameMapper.on_event
-        send = CoalescingWebSocketProtocol.send
-        write = CoalescingTransport.write
-        flush = CoalescingTransport.flush
-        held: dict[int, float] = {}
+        send_text = Connection.send_text
+        write = GatedConnection.write
+        held: dict[object, float] = {}
 
         def timed_on_event(mapper: Any, event: Any) -> None:
             if event.type == "assistant/chunk" and not mapper._line_open:
@@ -105,35 +102,23 @@ class _FirstDelta:
                 probe.waiting[id(ws.scope)] = time.perf_counter()
             on_event(mapper, event)
 
-        async def timed_send(protocol: Any, message: Any) -> None:
-            text = message.get("text") or ""
+        def timed_send_text(connection: Any, text: str) -> Any:
             if text.startswith('{"t":"say.delta"'):
-                begun = probe.waiting.pop(id(protocol.scope), None)
+                scope = connection.websocket.scope
+                begun = probe.waiting.pop(id(scope), None)
                 if begun is not None:
-                    held[id(protocol.transport)] = begun
-            await send(protocol, message)
+                    held[tuple(scope["client"])] = begun
+            return send_text(connection, text)
 
-        def left(transport: Any) -> None:
-            begun = held.pop(id(transport), None)
+        def timed_write(gate: Any, data: Any) -> None:
+            write(gate, data)
+            begun = held.pop(gate.get_extra_info("peername"), None)
             if begun is not None:
                 probe.samples.append(time.perf_counter() - begun)
 
-        def timed_write(transport: Any, data: Any) -> None:
-            at_once = transport._timer is None
-            write(transport, data)
-            if at_once:
-                left(transport)
-
-        def timed_flush(transport: Any) -> None:
-            waiting = bool(transport._pending)
-            flush(transport)
-            if waiting:
-                left(transport)
-
         FrameMapper.on_event = timed_on_event  # type: ignore[method-assign]
-        CoalescingWebSocketProtocol.send = timed_send  # type: ignore[method-assign]
-        CoalescingTransport.write = timed_write  # type: ignore[method-assign]
-        CoalescingTransport.flush = timed_flush  # type: ignore[method-assign]
+        Connection.send_text = timed_send_text  # type: ignore[method-assign]
+        GatedConnection.write = timed_write  # type: ignore[method-assign]
 
 
 def _record_requests() -> list[tuple[str, bytes]]:

@@ -318,3 +318,19 @@ def test_bystander_bench_prints_the_flood_ratios_and_the_silent_sockets(tmp_path
     assert [kind for kind, _ in ratios] == ["small", "60 KB"], out
     assert re.search(r"goal < 5 ms (met|missed)", out), out
     assert re.search(r"^  20 silent sockets: RSS .* all shed", out, re.M), out
+
+
+WS_HEAP = BENCH.parent / "ws_heap.py"
+
+
+@pytest.mark.slow
+def test_ws_heap_bench_prints_the_heap_per_idle_connection_both_ways(tmp_path: Path) -> None:
+    out = _run_bench(WS_HEAP, ["--connections", "10", "--rounds", "2", "--top", "3"], tmp_path)
+    heaps = re.findall(
+        r"^  client compression (deflate offered|none).*: heap per idle connection median "
+        r"(\d+\.\d\d) KB \(rounds: [\d., ]+\)",
+        out,
+        re.M,
+    )
+    assert [kind for kind, _ in heaps] == ["deflate offered", "none"], out
+    assert all(float(kb) > 0 for _, kb in heaps), out
