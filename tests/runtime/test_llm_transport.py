@@ -1,4 +1,4 @@
-"""The model requests' transport: one write per request, dead idle connections, httpx errors."""
+"""The model requests' transport: one write per request, dead idle connections, httpx2 errors."""
 
 from __future__ import annotations
 
