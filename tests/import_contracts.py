@@ -13,11 +13,23 @@ from typing import Any
 from grimp import ImportGraph
 from importlinter import Contract, ContractCheck, fields, output
 
-_IMPORTED = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?\s*(.*)$")
+_IMPORT = re.compile(r"^\s*import\s+([\w.]+)")
 
 
 def _within(name: str, prefixes: list[str]) -> bool:
     return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def _imported(line: str) -> list[str]:
+    """The dotted names an import line may bring in (`from a import b` may be module a.b)."""
+    found = _FROM.match(line)
+    if found is None:
+        plain = _IMPORT.match(line)
+        return [plain.group(1)] if plain else []
+    module, names = found.groups()
+    words = [word.split(" as ")[0].strip(" ()\\") for word in names.split(",")]
+    return [module, *(f"{module}.{word}" for word in words if word.isidentifier())]
 
 
 class InsidesContract(Contract):
@@ -51,11 +63,10 @@ class InsidesContract(Contract):
                     continue
                 for detail in graph.get_import_details(importer=module, imported=top):
                     line = str(detail["line_contents"])
-                    match = _IMPORTED.match(line)
-                    imported = (match.group(1) or match.group(2)) if match else ""
-                    if (module, imported) in ignored:
-                        unused.discard((module, imported))
-                    elif _within(imported, forbidden):
+                    names = _imported(line)
+                    if any((module, name) in ignored for name in names):
+                        unused.difference_update((module, name) for name in names)
+                    elif any(_within(name, forbidden) for name in names):
                         found.append(
                             {"importer": module, "line": detail["line_number"], "text": line}
                         )
