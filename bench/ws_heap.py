@@ -4,12 +4,14 @@ Two processes: the harness (this one: the NPC server serving Omega station, pinn
 no model is asked) and a client (core 1) that opens N WebSockets, says `hello` on each, reads
 its `welcome` and then sends nothing. The harness traces its heap (tracemalloc) from before the
 first connects to when all N are open and idle, after a full collection each time, and prints
-the growth per connection, with the RSS growth per connection beside it.
+the growth per connection, with the RSS growth per connection beside it, and against what it
+was before issue 37 (uvicorn's protocol subclassed to keep less, compression negotiated).
 
 Run it on two trees (or with and without a setting) in the same period to compare: the
 machine's noise does not touch the heap figure, only RSS a little.
 
 Run: uv run python bench/ws_heap.py [--connections 1000] [--rounds 3] [--top 15]
+     [--compress-frames]
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ sys.path[:0] = [str(_HERE)]
 from cores import pin  # noqa: E402
 
 PLAYER = "player-1"
+BEFORE_KB = {True: 56.4, False: 6.9}
+"""Heap per idle connection with uvicorn's protocol subclassed (coalescing, light queue, slots,
+handshake let go) and compression negotiated, before issue 37 (1,000 connections, 2026-12-05)."""
 
 
 def _client_process(url: str, count: int, compress: bool, pipe: Pipe) -> None:
@@ -65,7 +70,7 @@ async def _clients(url: str, count: int, compress: bool, pipe: Pipe) -> None:
         await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
 
 
-async def _harness(world: Path) -> Any:
+async def _harness(world: Path, compress_frames: bool) -> Any:
     from starharness.npc import ServerSettings, start_server
     from starharness.runtime.kernel import Context
     from starharness.runtime.llm import LlmConfig, LlmPlugin
@@ -86,7 +91,8 @@ async def _harness(world: Path) -> Any:
     ]
     for name, plugin, config in rows:
         await plugin.setup(root.fork(name), config)
-    running = await start_server(root, GAME, ServerSettings(port=0, world=world))
+    settings = ServerSettings(port=0, world=world, compress_frames=compress_frames)
+    running = await start_server(root, GAME, settings)
     return root, running
 
 
@@ -142,10 +148,11 @@ async def _main(args: argparse.Namespace) -> None:
     pin(0)
     print(
         f"ws_heap: {args.connections:,} idle WebSockets (hello answered), {args.rounds} rounds; "
+        f"the server {'offers' if args.compress_frames else 'does not offer'} compression; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
     with tempfile.TemporaryDirectory() as folder:
-        root, running = await _harness(Path(folder) / "world.db")
+        root, running = await _harness(Path(folder) / "world.db", args.compress_frames)
         try:
             for compress in (True, False):
                 # Warm-up: the first use of each path (and of compression) is not counted.
@@ -161,10 +168,13 @@ async def _main(args: argparse.Namespace) -> None:
                     heaps.append(heap)
                     rsses.append(rss)
                 rounds = ", ".join(f"{h / 1024:.2f}" for h in heaps)
+                median_kb = statistics.median(heaps) / 1024
+                before = BEFORE_KB[compress]
                 print(
                     f"  client compression {label}: heap per idle connection median "
-                    f"{statistics.median(heaps) / 1024:.2f} KB (rounds: {rounds}); RSS growth "
-                    f"per connection {rsses[0]:.1f} KB (first round)"
+                    f"{median_kb:.2f} KB (rounds: {rounds}); RSS growth per connection "
+                    f"{rsses[0]:.1f} KB (first round); before issue 37 {before:.1f} KB "
+                    f"({median_kb / before:.2f}x)"
                 )
             tracemalloc.stop()
         finally:
@@ -177,6 +187,9 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--top", type=int, default=0, help="print the N lines allocating most")
+    parser.add_argument(
+        "--compress-frames", action="store_true", help="the server offers permessage-deflate"
+    )
     asyncio.run(_main(parser.parse_args()))
 
 
