@@ -103,12 +103,33 @@ async def test_accepted_and_refused_attempts_are_audited(world: VoyageWorld) -> 
     ]
 
 
+async def test_a_price_left_out_is_the_going_price_frozen_in_the_offer(
+    world: VoyageWorld,
+) -> None:
+    # A small model need not name a price, so it cannot name a wrong one: a sale is at the
+    # going price (medical gel 1,100 on Omega), a purchase at the most the NPC pays (85%).
+    bench = Bench(world, accept=False)
+    sold = await bench.call("player_buys", good_id="medgel", qty=2)
+    assert sold["ok"] is True, sold
+    assert "Buy 2 medical gel at 1,100" in str(sold["offer"]), sold
+    await bench.settle(sold["offered"])
+    bought = await bench.call("player_sells", good_id="medgel", qty=1)
+    assert bought["ok"] is True, bought
+    assert "Sell 1 medical gel for 935 cr" in str(bought["offer"]), bought
+    await bench.settle(bought["offered"])
+    with world.snapshot() as reader:
+        rows = reader.audit_log(2)
+    committed = sorted((r.action, r.arguments["unit_price"]) for r in rows if r.ok)
+    assert committed == [("player_buys", 1_100), ("player_sells", 935)]
+    assert ledger(world).credits[PLAYER_ID] == 12_000 - 2_200 + 935
+
+
 @pytest.mark.parametrize(
     ("arguments", "field"),
     [
         ({"good_id": "fuel", "qty": "lots", "unit_price": 450}, "qty"),
         ({"good_id": "fuel", "qty": 0, "unit_price": 450}, "qty"),
-        ({"good_id": "fuel", "qty": 1}, "unit_price"),
+        ({"good_id": "fuel", "qty": 1, "unit_price": -450}, "unit_price"),
         ({"good_id": "", "qty": 1, "unit_price": 450}, "good_id"),
     ],
 )

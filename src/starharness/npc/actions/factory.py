@@ -38,6 +38,9 @@ Apply = Callable[[Tx, _Args], Mapping[str, Any] | None]
 """`apply(tx, args)`: the writes, inside the transaction; returns the effect (JSON-able)."""
 Narrate = Callable[[A, Mapping[str, Any]], str]
 """`narrate(args, effect)`: one line for the `action` frame and the model."""
+Complete = Callable[[Tx, _Args], _Args]
+"""`complete(tx, args)`: the arguments with what the model may leave out filled in from the
+world (a price it did not name: the going one), inside the transaction, before the guards."""
 
 OFFER_NOTE: Final = "offered, not done: the player has not answered"
 """What the model reads after its call became an offer (constant: it never varies per call).
@@ -69,6 +72,7 @@ class GameAction(Generic[A, Tx]):
     takes_from: Role | None = None
     """The party the action takes from; `Role.PLAYER` makes a model's call an offer."""
     terms: Terms[Tx, A] | None = None
+    complete: Complete[Tx, A] | None = None
 
     @property
     def needs_consent(self) -> bool:
@@ -88,6 +92,7 @@ def define_game_action(
     guards: Sequence[Guard[A]] = (),
     takes_from: Role | None = None,
     terms: Terms[Tx, A] | None = None,
+    complete: Complete[Tx, A] | None = None,
 ) -> GameAction[A, Tx]:
     """Declare an action.
 
@@ -99,6 +104,11 @@ def define_game_action(
     from the player: a model's call then runs the guards and becomes an offer, labelled by
     `terms(tx, args)`, that commits only when the player accepts it. Actions that take nothing
     from the player commit on the model's call.
+
+    `complete(tx, args)` fills in what the model may leave out (give such a field a default
+    the game reads as "not said"), from the world, before the guards: the guards, the offer's
+    frozen arguments and the audit row all see the completed arguments. A small model that
+    need not name a price cannot name a wrong one.
     """
     if takes_from is Role.PLAYER and terms is None:
         raise ActionDefinitionError(
@@ -141,6 +151,7 @@ def define_game_action(
         tool=tool,
         takes_from=takes_from,
         terms=terms,
+        complete=complete,
     )
     holder.append(action)
     return action
@@ -203,13 +214,14 @@ def _parsed(action: GameAction[Any], values: dict[str, Any]) -> tuple[BaseModel,
 def _attempt(
     action: GameAction[Any], binding: EncounterBinding, public: BaseModel
 ) -> tuple[dict[str, Any], ActionAttempt]:
-    values = _bound_values(action, binding, public)
-    args, actor = _parsed(action, values)
+    said = _bound_values(action, binding, public)
+    parsed, actor = _parsed(action, said)
     world = binding.world
 
     def attempt(tx: Any) -> tuple[dict[str, Any], ActionAttempt]:
-        # The whole action is one unit a world may run again after a conflict: actor check,
-        # guards, apply and audit row all see the same transaction.
+        # The whole action is one unit a world may run again after a conflict: completion,
+        # actor check, guards, apply and audit row all see the same transaction.
+        args, values = _completed(action, tx, parsed, said)
         refusal = _check(action, world, tx, args, actor)
         if refusal is not None:
             world.audit(tx, _record(action, binding, actor, values, False, refusal.reason, None))
@@ -228,7 +240,7 @@ def _attempt(
         # The transaction rolled back; the failed attempt is still audited, then the runtime
         # turns the exception into a tool error the model reads.
         try:
-            world.audit(None, _record(action, binding, actor, values, False, f"error: {exc}", None))
+            world.audit(None, _record(action, binding, actor, said, False, f"error: {exc}", None))
         except Exception:
             _log.exception("could not audit the failed action %s", action.name)
         raise
@@ -268,13 +280,15 @@ def _draft(
     action: GameAction[Any], binding: EncounterBinding, public: BaseModel
 ) -> tuple[ActionAttempt | None, OfferDraft | None]:
     """The guards, in a transaction that writes only a refusal's audit row; then the terms."""
-    values = _bound_values(action, binding, public)
-    args, actor = _parsed(action, values)
+    said = _bound_values(action, binding, public)
+    parsed, actor = _parsed(action, said)
     world = binding.world
     terms_of = action.terms
     assert terms_of is not None  # define_game_action requires terms with takes_from
 
     def attempt(tx: Any) -> tuple[ActionAttempt | None, OfferDraft | None]:
+        # The offer freezes the completed arguments: a price filled in now is the price.
+        args, values = _completed(action, tx, parsed, said)
         refusal = _check(action, world, tx, args, actor)
         if refusal is not None:
             world.audit(tx, _record(action, binding, actor, values, False, refusal.reason, None))
@@ -324,6 +338,16 @@ def _settle(
         except Exception:
             _log.exception("could not audit the failed offer %s", action.name)
         raise
+
+
+def _completed(
+    action: GameAction[Any], tx: Any, args: BaseModel, said: dict[str, Any]
+) -> tuple[BaseModel, dict[str, Any]]:
+    """The arguments the action runs on, and their values, after the game's completion."""
+    if action.complete is None:
+        return args, said
+    completed = action.complete(tx, args)
+    return completed, completed.model_dump()
 
 
 def _moved(action: str, offered: OfferTerms, now: OfferTerms) -> Refusal | None:

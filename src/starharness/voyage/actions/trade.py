@@ -3,14 +3,21 @@ picks): the player buys from the NPC's hold, or sells from their own hold to the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
 
-from ..content.prices import BUY_CEILING, PRICE_BAND, SELL_FLOOR, buy_band, sell_band
+from ..content.prices import (
+    BUY_CEILING,
+    PRICE_BAND,
+    SELL_FLOOR,
+    PriceBand,
+    buy_band,
+    sell_band,
+)
 from ..content.seed import GOODS
 from ..content.words import units_of
 from ..store import WorldTx
@@ -24,6 +31,8 @@ from .guards import (
     same_location,
 )
 
+GOING_PRICE = 0
+"""A unit price left out (or 0): the deal is at the price the scene shows (`_priced`)."""
 SELL_GOODS = "player_buys"
 BUY_GOODS = "player_sells"
 MAX_UNITS = 1_000
@@ -45,7 +54,11 @@ class TradeArgs(BaseModel):
         json_schema_extra={"enum": [good.id for good in GOODS]},
     )
     qty: int = Field(ge=1, le=MAX_UNITS)
-    unit_price: int = Field(ge=1, description="Credits per unit.")
+    unit_price: int = Field(
+        default=GOING_PRICE,
+        ge=GOING_PRICE,
+        description="Credits per unit, only to haggle; left out: the price in the scene.",
+    )
 
     @property
     def total(self) -> int:
@@ -119,6 +132,27 @@ def _trade(
     }
 
 
+def _at_going_price(tx: WorldTx, args: TradeArgs) -> TradeArgs:
+    """A sale the model priced at nothing is at the going price here."""
+    return _priced(tx, args, sell_band)
+
+
+def _at_buying_price(tx: WorldTx, args: TradeArgs) -> TradeArgs:
+    """A purchase the model priced at nothing is at the most this NPC pays here."""
+    return _priced(tx, args, buy_band)
+
+
+def _priced(tx: WorldTx, args: TradeArgs, band: Callable[[int], PriceBand]) -> TradeArgs:
+    if args.unit_price != GOING_PRICE:
+        return args
+    going = going_price_here(tx, args)
+    if going is None:
+        # Nothing trades this good here: the guards refuse it whatever the price.
+        return args
+    price = going if band is sell_band else band(going).high
+    return args.model_copy(update={"unit_price": price})
+
+
 def _quote(tx: WorldTx, args: TradeArgs) -> dict[str, Any]:
     # What the deal was priced on: a price that moves before the pick voids the offer.
     return {"going_price": going_price_here(tx, args)}
@@ -157,9 +191,10 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
     SELL_GOODS,
-    "The player buys units of a good from your hold, at a unit price you choose: use it when "
-    f"they want to buy. Refused if you do not sell it, the price is more than {_SELL_UNDER} "
-    f"under or {_OVER} over the going price, you hold too few, or they cannot pay.",
+    "The player buys units of a good from your hold, at the going price unless you haggle: "
+    "use it when they want to buy. Refused if you do not sell it, the price is more than "
+    f"{_SELL_UNDER} under or {_OVER} over the going price, you hold too few, or they cannot "
+    "pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -173,15 +208,16 @@ SELL = define_game_action(
     narrate=_player_bought,
     takes_from=Role.PLAYER,
     terms=_buy_terms,
+    complete=_at_going_price,
 )
 """The NPC sells to the player: credits move to the NPC, units to the player's hold."""
 
 BUY = define_game_action(
     BUY_GOODS,
-    "The player sells you units of a good from their hold, at a unit price you choose: use it "
-    f"when they want to sell. Refused if you do not buy it, the price is over {_BUY_CEILING} of "
-    f"the going price (you buy below what you sell at) or more than {_OVER} under it, they "
-    "hold too few, or you cannot pay.",
+    "The player sells you units of a good from their hold, at your buying price unless you "
+    "haggle: use it when they want to sell. Refused if you do not buy it, the price is over "
+    f"{_BUY_CEILING} of the going price (you buy below what you sell at) or more than {_OVER} "
+    "under it, they hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -197,5 +233,6 @@ BUY = define_game_action(
     narrate=_player_sold,
     takes_from=Role.PLAYER,
     terms=_sell_terms,
+    complete=_at_buying_price,
 )
 """The NPC buys from the player: credits move to the player, units to the NPC's hold."""
