@@ -134,6 +134,7 @@ def main() -> None:
     for flag in (*flags, "--n_threads", "--n_threads_batch"):
         parser.add_argument(flag, required=True)
     parser.add_argument("--logits_all", required=True)
+    parser.add_argument("--interrupt_requests", required=True)
     for flag in ("--n_batch", "--n_ubatch", "--cache", "--cache_type", "--cache_size"):
         parser.add_argument(flag)
     args = parser.parse_args()
@@ -147,7 +148,8 @@ def main() -> None:
     print(
         f"fake server on {args.host}:{args.port} with n_ctx {args.n_ctx}, "
         f"{args.n_threads} threads ({args.n_threads_batch} batch), chat {args.chat_format}, "
-        f"logits_all {args.logits_all}, n_batch {args.n_batch}/{args.n_ubatch}, "
+        f"logits_all {args.logits_all}, interrupt_requests {args.interrupt_requests}, "
+        f"n_batch {args.n_batch}/{args.n_ubatch}, "
         f"cache {args.cache} {args.cache_type} {args.cache_size}, "
         f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY')}",
         flush=True,

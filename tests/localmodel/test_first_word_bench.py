@@ -28,7 +28,7 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
     assert done.returncode in (0, 1), out + done.stderr  # 1: a goal missed, not a failure
     assert "Traceback" not in done.stderr, done.stderr
     assert out.startswith("load average at start: ")
-    assert "--logits_all false --n_batch 128 --n_ubatch 128 --cache true" in out
+    assert "--logits_all false --interrupt_requests false --n_batch 128 --n_ubatch 128" in out
     assert out.count("  warm-up  ") == 4  # the harness's server, then the floor's
     assert out.count("  greeting ") == 2 and out.count("  warm     ") == 3
     assert out.count("  floor    ") == 5

@@ -70,8 +70,12 @@ async def test_the_server_is_started_answers_and_is_stopped(tmp_path: Path) -> N
         assert answer.json()["data"][0]["id"] == "fake"
     assert not _alive(pid)
     assert "n_ctx 8192" in log.read_text()
-    # The last token's logits only; a prompt-state cache of 1 GiB; batches of 128 tokens.
-    assert "logits_all false, n_batch 128/128, cache true ram 1073741824" in log.read_text()
+    # The last token's logits only; requests in turn, none cut by the next; a prompt-state
+    # cache of 1 GiB; batches of 128 tokens.
+    assert (
+        "logits_all false, interrupt_requests false, n_batch 128/128, cache true ram 1073741824"
+        in log.read_text()
+    )
     # Its threads sleep while they wait for each other (unless the caller chose otherwise).
     assert "OMP_WAIT_POLICY PASSIVE" in log.read_text()
 
@@ -81,7 +85,7 @@ async def test_the_state_cache_and_the_batch_are_settings(tmp_path: Path) -> Non
     settings = _settings(_gguf(tmp_path), log_file=log, state_cache_mb=None, batch_tokens=None)
     async with LocalModelServer(settings) as server:
         # Flushed per line: the log is whole while the server runs.
-        assert "logits_all false, n_batch None/None, cache None" in log.read_text()
+        assert "n_batch None/None, cache None" in log.read_text()
         assert server.pid is not None
 
 

@@ -94,6 +94,12 @@ class LocalServerSettings:
             # and which nothing here reads (no logprobs).
             "--logits_all",
             "false",
+            # One request at a time, in turn. The server's default cuts a running stream the
+            # moment another request arrives: an NPC's line ended mid-sentence when a second
+            # player spoke, and a prefix being warmed was thrown away (its state is saved
+            # only when its request completes), so the next greeting evaluated it all again.
+            "--interrupt_requests",
+            "false",
             *self._cache_flags(),
         ]
 
