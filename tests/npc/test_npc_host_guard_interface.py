@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from starharness.npc.server.hosts import HostGuard
+from starharness.runtime.hostguard import AllowedHosts, HostGuard
 
 
 async def _hello(request: Request) -> PlainTextResponse:
@@ -22,7 +22,8 @@ async def _hello(request: Request) -> PlainTextResponse:
 
 def _guarded(refused: list[int]) -> HostGuard:
     app = Starlette(routes=[Route("/", _hello)])
-    return HostGuard(app, ["127.0.0.1", "localhost"], lambda: refused.append(1))
+    hosts = AllowedHosts.of(["127.0.0.1", "localhost"])
+    return HostGuard(app, hosts, on_refused=lambda scope, refusal: refused.append(1))
 
 
 def test_uvicorn_guesses_asgi_3_for_the_guard() -> None:

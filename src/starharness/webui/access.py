@@ -5,21 +5,30 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
+from urllib.parse import parse_qsl
 
-from ..npc.server.security import is_loopback, presented_token, token_matches
+from starlette.types import ASGIApp, Scope
+
 from ..runtime.credentials import Secret
+from ..runtime.hostguard import (
+    LOOPBACK_NAMES,
+    AllowedHosts,
+    HostGuard,
+    is_loopback,
+    presented_token,
+    token_matches,
+)
 
 TOKEN_COOKIE = "star_harness_token"
 """Set when the page is opened with a valid ?token=, so its scripts and socket carry it."""
-LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+_HINT = "; to serve it, start star-harness web with --allow-host NAME"
 
 
 @dataclass(frozen=True, slots=True)
 class Access:
-    """`hosts` are host[:port] values a request's Host may carry; `origins` full origins."""
+    """The names (on the served port) and origins the web UI answers to, and its token."""
 
-    hosts: frozenset[str]
-    origins: frozenset[str]
+    hosts: AllowedHosts
     token: Secret | None = None
 
     @classmethod
@@ -32,25 +41,19 @@ class Access:
         extra_origins: Iterable[str] = (),
         token: Secret | None = None,
     ) -> Access:
-        names: set[str] = set(LOOPBACK_HOSTS) if is_loopback(host) else {host.lower()}
-        names.update(h.lower() for h in extra_hosts)
-        hosts: set[str] = {f"{name}:{port}" for name in names}
-        if port == 80:
-            hosts |= names
-        origins = {f"http://{h}" for h in hosts} | {o.rstrip("/").lower() for o in extra_origins}
-        return cls(frozenset(h.lower() for h in hosts), frozenset(origins), token)
+        names = set(LOOPBACK_NAMES) if is_loopback(host) else {host}
+        names.update(extra_hosts)
+        return cls(AllowedHosts.of(names, port, extra_origins), token)
 
-    def refusal(self, headers: Mapping[str, str], query: Mapping[str, str]) -> str | None:
-        """Why a request is refused, or None when it may go on."""
-        host = headers.get("host", "").strip().lower()
-        if host not in self.hosts:
-            return (
-                f"host {host!r} is not served here (a rebound DNS name?); to serve it, "
-                "start star-harness web with --allow-host NAME"
-            )
+    def guard(self, app: ASGIApp) -> ASGIApp:
+        """`app` behind the Host, Origin and token checks (every HTTP request and WebSocket)."""
+        return HostGuard(app, self.hosts, hint=_HINT, check=self._refusal)
+
+    def _refusal(self, scope: Scope, headers: Mapping[str, str]) -> str | None:
         origin = headers.get("origin")
-        if origin is not None and origin.strip().rstrip("/").lower() not in self.origins:
+        if not self.hosts.allows_origin(origin, headers.get("host")):
             return f"origin {origin!r} may not use this server"
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         presented = presented_token(headers, query) or _cookie(headers.get("cookie", ""))
         if not token_matches(self.token, presented):
             return "a valid token is required (open the page with ?token=...)"

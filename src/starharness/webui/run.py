@@ -24,8 +24,9 @@ from ..npc.server.gate import (
     trusted_proxies,
 )
 from ..npc.server.log_limit import ServerLogs
-from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError, is_loopback
+from ..npc.server.security import MIN_TOKEN_CHARS, ExposureError
 from ..runtime.credentials import Secret, aget_secret
+from ..runtime.hostguard import is_loopback
 from ..runtime.kernel import Context
 from ..runtime.protocol import HostInfo
 from ..runtime.protocol.jsonrpc import MAX_LINE

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..npc import find_transcript
@@ -34,38 +33,6 @@ from .transcripts import transcript_detail, transcript_list
 STATIC = Path(__file__).resolve().parent / "static"
 """The page's files, inside the package (so an installed wheel serves them)."""
 
-_POLICY_VIOLATION = 1008
-
-
-class _Guard:
-    """Checks Host, Origin and the token on every HTTP request and WebSocket."""
-
-    def __init__(self, app: ASGIApp, access: Access) -> None:
-        self._app = app
-        self._access = access
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self._app(scope, receive, send)
-            return
-        raw: list[tuple[bytes, bytes]] = scope["headers"]
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        status = 403
-        if sum(key == b"host" for key, _ in raw) > 1:
-            # RFC 9112 3.2: ambiguous, and a proxy may route by the one we did not check.
-            refusal, status = "more than one Host header", 400
-        else:
-            refusal = self._access.refusal(headers, query)
-        if refusal is None:
-            await self._app(scope, receive, send)
-            return
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": _POLICY_VIOLATION, "reason": refusal})
-            return
-        response = PlainTextResponse(f"refused: {refusal}\n", status_code=status)
-        await response(scope, receive, send)
-
 
 class WebUi:
     """Serves one runtime to browsers; every WebSocket is its own protocol connection."""
@@ -85,7 +52,7 @@ class WebUi:
             WebSocketRoute("/rpc", self._rpc),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
-        return _Guard(Starlette(routes=routes), access)
+        return access.guard(Starlette(routes=routes))
 
     def close(self) -> None:
         self.router.close()

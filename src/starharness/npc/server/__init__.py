@@ -1,5 +1,6 @@
 """The NPC server: a Starlette app speaking the frame protocol over WebSocket `/gh`."""
 
+from ...runtime.hostguard import is_loopback
 from .app import (
     build_app,
 )
@@ -7,7 +8,7 @@ from .fanout import Fanout, LocalFanout, PostgresFanout
 from .heap import tune_gc_for_serving
 from .hub import NpcServer
 from .run import RunningServer, serve_game, start_server
-from .security import ExposureError, is_loopback
+from .security import ExposureError
 from .settings import (
     DEFAULT_PORT,
     FanoutSettings,

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ...runtime.hostguard import presented_token, token_matches
 from ..frames import ErrorCode, FrameError
 from ..identity import PlayerClaims, PlayerTokenError
-from .security import Credentials, presented_token, token_matches
+from .security import Credentials
 
 _NO_SCOPES: frozenset[str] = frozenset()
 """Shared by every connection without scopes (`frozenset()` makes a new 216-byte set each time)."""

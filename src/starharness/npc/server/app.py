@@ -3,6 +3,7 @@ root."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable
 
 from starlette.applications import Starlette
@@ -12,13 +13,14 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ...runtime.hostguard import HostGuard, Refusal
 from ..frames import ErrorCode
 from ..game_schema import game_schema_text
 from .connection import FrameWebSocket
-from .hosts import HostGuard
 from .hub import NpcServer
 from .metrics import CONTENT_TYPE
 
+_log = logging.getLogger("starharness.npc.server")
 FRAME_PATH = "/gh"
 FRAME_SCHEMA_PATH = "/frames.schema.json"
 """The game's frame schema over HTTP, for clients that render any game."""
@@ -75,10 +77,16 @@ def build_app(server: NpcServer) -> ASGIApp:
     if web_root is not None:
         routes.append(Mount("/", StaticFiles(directory=web_root, html=True), name="web"))
 
-    def refused() -> None:
+    def refused(scope: Scope, refusal: Refusal) -> None:
         server.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
+        _log.warning("refused a %s: %s (%d)", scope["type"], refusal.reason, refusal.status)
 
-    return HostGuard(_FrameSocket(server, Starlette(routes=routes)), server.names, refused)
+    return HostGuard(
+        _FrameSocket(server, Starlette(routes=routes)),
+        server.hosts,
+        hint="; to serve it, start the server with --public-name NAME",
+        on_refused=refused,
+    )
 
 
 class _FrameSocket:

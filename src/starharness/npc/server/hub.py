@@ -32,7 +32,7 @@ from .metrics import ServerMetrics
 from .outage import OutageRecords, WorldWatch, is_outage
 from .pass_budget import PassBudget
 from .rate import TokenBucket
-from .security import Credentials, allowed_names, origin_allowed
+from .security import Credentials, allowed_hosts
 from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
 
@@ -68,7 +68,7 @@ class NpcServer:
         self._calls = WorldCalls(inline, self._world_threads)
         self.settings = settings
         self.credentials = credentials or Credentials(None, None)
-        self.names = allowed_names(settings)
+        self.hosts = allowed_hosts(settings)
         self.metrics = ServerMetrics(settings.worker_name())
         self.frame_budget = PassBudget()
         """Shared by every connection: frames handled in one pass of the loop, in all."""
@@ -385,9 +385,7 @@ class NpcServer:
         # Read for the verdict only, not cached on the socket (Starlette keeps both for its life).
         scope = websocket.scope
         headers = Headers(scope=scope)
-        if not origin_allowed(
-            headers.get("origin"), headers.get("host"), self.settings.allow_origin, self.names
-        ):
+        if not self.hosts.allows_origin(headers.get("origin"), headers.get("host")):
             self.metrics.errors.labels(ErrorCode.UNAUTHORIZED.value).inc()
             return _refuse(websocket, f"origin {headers.get('origin')!r} is not allowed")
         verdict = admit(self.credentials, headers, QueryParams(scope["query_string"]))

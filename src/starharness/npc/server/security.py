@@ -1,19 +1,16 @@
-"""Closed by default: loopback binding, player tokens to expose a server, Host and Origin checks."""
+"""Closed by default: loopback binding, player tokens to expose a server, the names served."""
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
-from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from ...runtime.credentials import Secret, aget_secret
 from ...runtime.errors import UserFacingError
+from ...runtime.hostguard import LOOPBACK_NAMES, AllowedHosts, is_loopback
 from ..identity import PlayerTokenError, PlayerTokens
 from .settings import ServerSettings
 
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 MIN_TOKEN_CHARS = 16
 
 
@@ -28,17 +25,6 @@ class Credentials:
 
     server_token: Secret | None
     players: PlayerTokens | None
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding `host` keeps the server on this machine."""
-    name = host.strip().strip("[]").lower()
-    if name in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 async def resolve_credentials(settings: ServerSettings) -> Credentials:
@@ -77,27 +63,10 @@ async def _read(variable: str | None, what: str) -> Secret | None:
     return secret
 
 
-def presented_token(headers: Mapping[str, str], query: Mapping[str, str]) -> str | None:
-    """The token a client sent: `Authorization: Bearer ...`, else `?token=` (for browsers)."""
-    authorization = headers.get("authorization", "")
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return query.get("token")
-
-
-def token_matches(expected: Secret | None, presented: str | None) -> bool:
-    """True without a configured token; otherwise a constant-time comparison."""
-    if expected is None:
-        return True
-    if presented is None:
-        return False
-    return hmac.compare_digest(expected.reveal().strip().encode(), presented.encode())
-
-
-def allowed_names(settings: ServerSettings) -> frozenset[str]:
-    """Host names clients may use: loopback names, the bound address, the configured names."""
-    names = set(_LOOPBACK_NAMES) | {"127.0.0.1", "::1"}
+def allowed_hosts(settings: ServerSettings) -> AllowedHosts:
+    """Host names clients may use (loopback names, the bound address, the configured names) on
+    any port (a proxy may forward another), and the configured browser origins."""
+    names = set(LOOPBACK_NAMES)
     names.update(settings.public_names)
     bound = settings.host.strip().strip("[]").lower()
     try:
@@ -105,51 +74,4 @@ def allowed_names(settings: ServerSettings) -> frozenset[str]:
             names.add(bound)
     except ValueError:
         names.add(bound)
-    return frozenset(names)
-
-
-def host_allowed(host_header: str | None, names: Collection[str]) -> bool:
-    """Whether the `Host` header names this server (a rebound name does not)."""
-    if host_header is None:
-        return False
-    hostname = _hostname(host_header)
-    return hostname is not None and _name_allowed(hostname, names)
-
-
-def origin_allowed(
-    origin: str | None, host_header: str | None, allowed: Sequence[str], names: Collection[str]
-) -> bool:
-    """Browsers send Origin: accept the server's own origin and the configured ones.
-
-    The server's own origin counts only under an allowed name, so a rebound page (whose Origin
-    and Host both carry the attacker's name) is refused. Clients that send no Origin (engines,
-    tools) are not browsers and are not checked here.
-    """
-    if origin is None:
-        return True
-    normalised = origin.strip().rstrip("/").lower()
-    if normalised in allowed:
-        return True
-    parts = urlsplit(normalised)
-    if parts.scheme not in ("http", "https") or host_header is None:
-        return False
-    if parts.hostname is None or not _name_allowed(parts.hostname, names):
-        return False
-    default = 443 if parts.scheme == "https" else 80
-    try:
-        served = urlsplit(f"//{host_header.strip().lower()}")
-        return (parts.hostname, parts.port or default) == (served.hostname, served.port or default)
-    except ValueError:
-        return False
-
-
-def _hostname(host_header: str) -> str | None:
-    try:
-        return urlsplit(f"//{host_header.strip().lower()}").hostname
-    except ValueError:
-        return None
-
-
-def _name_allowed(hostname: str, names: Collection[str]) -> bool:
-    name = hostname.strip("[]").rstrip(".").lower()
-    return name in names
+    return AllowedHosts.of(names, origins=settings.allow_origin)
