@@ -98,9 +98,10 @@ def _prices(s: Situation) -> Plan:
         )
     parts = [wares_line(scene, limit=6)]
     if scene.sells and scene.buys:
-        # The price the NPC pays, the one its sell options carry, not the going price.
-        buying = ", ".join(f"{w.name} at {money(buy_offer(w.price))}" for w in scene.buys)
-        parts.append(f"I buy {buying}.")
+        # What it buys, without a price: the scene shows going prices, not the price the NPC
+        # pays, and a number the scene does not hold is not grounded. The sell options carry
+        # the price it pays.
+        parts.append(f"I buy {', '.join(w.name for w in scene.buys)}.")
     parts.append(passages_line(scene))
     line = " ".join(part for part in parts if part) or "Nothing for sale today."
     return Say(line, mood_for(scene.attitude), standard_options(scene, skip=frozenset({"prices"})))
