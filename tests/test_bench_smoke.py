@@ -332,5 +332,15 @@ def test_ws_heap_bench_prints_the_heap_per_idle_connection_both_ways(tmp_path: P
         out,
         re.M,
     )
-    assert [kind for kind, _ in heaps] == ["deflate offered", "none"], out
+    # uvicorn's own protocol, then the lean one, in the same run.
+    assert [kind for kind, _ in heaps] == ["deflate offered", "none"] * 2, out
     assert all(float(kb) > 0 for _, kb in heaps), out
+    assert re.search(r"^ stock: the server runs websockets-sansio$", out, re.M), out
+    assert re.search(r"^ lean: the server runs starharness\._fastio\.ws_lean\.", out, re.M), out
+    savings = re.findall(
+        r"^ (deflate offered|no compression): stock \d+\.\d\d KB, lean \d+\.\d\d KB per idle "
+        r"connection: the lean protocol saves -?\d+%",
+        out,
+        re.M,
+    )
+    assert savings == ["deflate offered", "no compression"], out

@@ -17,6 +17,7 @@ import httpx
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from ..._fastio.ws import websocket_protocol
 from ...runtime.kernel import Context
 from ...runtime.session.postgres import PostgresTarget
 from ..game import Game
@@ -149,8 +150,9 @@ async def start_server(
             # Said rather than guessed: the outer app is a plain callable returning the
             # request's coroutine (no frame of its own per open WebSocket).
             interface="asgi3",
-            # uvicorn's own protocol on the websockets library's sans-I/O core.
-            ws="websockets-sansio",
+            # uvicorn's own protocol on the websockets library's sans-I/O core, or (on the
+            # releases it was tested on) its lean subclass keeping less per idle connection.
+            ws=websocket_protocol(),
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             # A compressing socket keeps two zlib contexts for its whole life (about 50 KB
