@@ -6,16 +6,17 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
+from starharness.npc.client import FrameConnection, connect
 from starharness.runtime.kernel import Context
 from starharness.runtime.session import SessionsConfig
 
@@ -79,32 +80,41 @@ async def eventually(check: Callable[[], bool], wait_s: float = WAIT_S) -> None:
 
 
 class Client:
-    """A WebSocket client speaking frames as dicts."""
+    """The frame client (`starharness.npc.client`) speaking frames as dicts; `options` are
+    `connect`'s (headers, origin, compression, max_queue)."""
 
-    def __init__(self, url: str, **kwargs: Any) -> None:
+    def __init__(self, url: str, **options: Any) -> None:
         self._url = url
-        self._kwargs = {"proxy": None, "open_timeout": WAIT_S, **kwargs}
-        self._ws: ClientConnection | None = None
+        self._options = {"open_timeout": WAIT_S, **options}
+        self._exits = AsyncExitStack()
+        self._connection: FrameConnection | None = None
 
     async def __aenter__(self) -> Client:
-        self._ws = await connect(self._url, **self._kwargs)
+        self._connection = await self._exits.enter_async_context(
+            connect(self._url, **self._options)
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._ws is not None:
-            await self._ws.close()
+        await self._exits.aclose()
+
+    @property
+    def connection(self) -> FrameConnection:
+        assert self._connection is not None
+        return self._connection
 
     @property
     def ws(self) -> ClientConnection:
-        assert self._ws is not None
-        return self._ws
+        return self.connection.socket
 
     async def send(self, frame: dict[str, Any] | str | bytes) -> None:
-        await self.ws.send(frame if isinstance(frame, str | bytes) else json.dumps(frame))
+        if isinstance(frame, bytes):
+            await self.ws.send(frame)  # a binary frame, which the frame protocol has none of
+        else:
+            await self.connection.send_text(frame if isinstance(frame, str) else json.dumps(frame))
 
     async def recv(self, wait_s: float = WAIT_S) -> dict[str, Any]:
-        raw = await asyncio.wait_for(self.ws.recv(), wait_s)
-        frame: dict[str, Any] = json.loads(raw)
+        frame: dict[str, Any] = json.loads(await self.connection.receive_text(wait_s))
         return frame
 
     async def until(

@@ -108,8 +108,8 @@ async def test_serve_processes_share_news_and_huds(two_workers: list[dict[str, A
     await _until_ready(second["url"], "w2")
     # The server token is privileged: it may tick (players may not, under `serve`).
     async with (
-        Client(first["ws"], additional_headers=_AUTH) as trader,
-        Client(second["ws"], additional_headers=_AUTH) as watcher,
+        Client(first["ws"], headers=_AUTH) as trader,
+        Client(second["ws"], headers=_AUTH) as watcher,
     ):
         await watcher.send({"t": "hello", "playerId": "p1"})
         assert (await watcher.recv())["hud"]["coins"] == 20

@@ -14,10 +14,10 @@ import pytest
 from npc_support import Client, eventually, serving
 from tinygame import GAME
 from tinygame.brain import respond
-from websockets.exceptions import ConnectionClosed
 
 from raw_http_support import raw_status
 from starharness.npc import ExposureError, LimitsSettings, ServerSettings, start_server
+from starharness.npc.client import ConnectionLostError
 from starharness.npc.identity import PlayerTokens, mint_player_token
 from starharness.npc.server.settings import IdentitySettings, TickSettings
 from starharness.runtime.kernel import Context
@@ -53,16 +53,16 @@ def _bearer(token: str) -> dict[str, str]:
 
 async def _refused(client: Client) -> dict[str, object]:
     frame = await client.recv()
-    with pytest.raises(ConnectionClosed) as closed:
+    with pytest.raises(ConnectionLostError) as closed:
         await client.recv()
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert closed.value.code == 1008
     return frame
 
 
 async def test_a_connection_cannot_act_for_another_player(tmp_path: Path, secrets: None) -> None:
     async with (
         serving(GAME, tmp_path, _settings(), responder=respond) as stack,
-        stack.client(additional_headers=_bearer(_token("p1"))) as alice,
+        stack.client(headers=_bearer(_token("p1"))) as alice,
         Client(stack.ws_url + f"?token={_token('p2')}") as mallory,
     ):
         await mallory.send({"t": "hello", "playerId": "p1"})
@@ -124,7 +124,7 @@ async def test_forged_expired_and_foreign_tokens_are_refused(
     tmp_path: Path, secrets: None, token: str, words: str
 ) -> None:
     async with serving(GAME, tmp_path, _settings()) as stack:
-        async with stack.client(additional_headers=_bearer(token)) as client:
+        async with stack.client(headers=_bearer(token)) as client:
             refusal = await _refused(client)
             assert refusal["code"] == "unauthorized" and words in str(refusal["message"])
         async with stack.client() as late:
@@ -154,7 +154,7 @@ async def test_an_exposed_server_serves_token_holders(tmp_path: Path, secrets: N
     settings = _settings(host="0.0.0.0", public_names=["game.example"])
     async with serving(GAME, tmp_path, settings) as stack:
         url = f"ws://127.0.0.1:{stack.running.port}/gh"
-        async with Client(url, additional_headers=_bearer(_token("p1"))) as player:
+        async with Client(url, headers=_bearer(_token("p1"))) as player:
             await player.send({"t": "hello", "playerId": "p1"})
             assert (await player.recv())["t"] == "welcome"
 
@@ -217,15 +217,15 @@ async def test_players_may_not_tick_a_shared_world(tmp_path: Path, secrets: None
     settings = _settings(auth_token_env=SERVER_ENV)
     async with serving(GAME, tmp_path, settings) as stack:
         day = _day(stack)
-        async with stack.client(additional_headers=_bearer(_token("p1"))) as player:
+        async with stack.client(headers=_bearer(_token("p1"))) as player:
             await player.send({"t": "world.tick", "days": 365})
             refused = await player.recv()
             assert refused["code"] == "forbidden" and "clock" in refused["message"]
-        async with stack.client(additional_headers=_bearer(SERVER_TOKEN)) as game_server:
+        async with stack.client(headers=_bearer(SERVER_TOKEN)) as game_server:
             await game_server.send({"t": "world.tick", "days": 2})
             assert (await game_server.recv())["t"] == "world.event"
         scoped = _token("clock", scopes=["world.tick"])
-        async with stack.client(additional_headers=_bearer(scoped)) as ticker:
+        async with stack.client(headers=_bearer(scoped)) as ticker:
             await ticker.send({"t": "world.tick", "days": 1})
             assert (await ticker.recv())["t"] == "world.event"
         assert _day(stack) == day + 3

@@ -16,7 +16,7 @@ async def test_an_open_connection_keeps_only_host_and_origin_and_still_tells_its
         port = stack.running.port
         origin = f"http://127.0.0.1:{port}"
         extra = {"User-Agent": "lean-test", "Cookie": "a=b"}
-        async with stack.client(origin=origin, additional_headers=extra) as page:
+        async with stack.client(origin=origin, headers=extra) as page:
             frames = await page.open("e1", "n-baker", "p1")
             assert frames[-1]["t"] == "encounter.idle"
             await eventually(lambda: len(stack.running.server.connections) == 1)

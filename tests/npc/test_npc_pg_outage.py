@@ -82,8 +82,8 @@ async def test_a_database_restart_is_spoken_plainly_and_recovered_fully(
     caplog.set_level(logging.INFO, logger="starharness")
     async with (
         _workers(pg_target, monkeypatch) as (a, b),
-        Client(a.ws_url, additional_headers=_AUTH) as game_server,
-        Client(b.ws_url, additional_headers=_AUTH) as player,
+        Client(a.ws_url, headers=_AUTH) as game_server,
+        Client(b.ws_url, headers=_AUTH) as player,
         httpx.AsyncClient(base_url=a.url, trust_env=False) as http_a,
         httpx.AsyncClient(base_url=b.url, trust_env=False) as http_b,
     ):
@@ -150,8 +150,8 @@ async def test_after_a_database_restart_the_first_tick_works_and_its_news_reache
     cluster = PgCluster()
     async with (
         _workers(pg_target, monkeypatch) as (a, b),
-        Client(a.ws_url, additional_headers=_AUTH) as game_server,
-        Client(b.ws_url, additional_headers=_AUTH) as player,
+        Client(a.ws_url, headers=_AUTH) as game_server,
+        Client(b.ws_url, headers=_AUTH) as player,
         httpx.AsyncClient(base_url=a.url, trust_env=False) as http_a,
         httpx.AsyncClient(base_url=b.url, trust_env=False) as http_b,
     ):
@@ -193,7 +193,7 @@ async def test_without_a_bus_the_first_failing_frame_reveals_the_outage_in_one_l
     caplog.set_level(logging.INFO, logger="starharness")
     async with (
         _workers(pg_target, monkeypatch, 1, bus=False) as (worker,),
-        Client(worker.ws_url, additional_headers=_AUTH) as player,
+        Client(worker.ws_url, headers=_AUTH) as player,
     ):
         await player.send({"t": "hello", "playerId": PLAYER_ID})
         await player.until(_is("welcome"))

@@ -13,10 +13,10 @@ import pytest
 from npc_support import Client, serving, stalled_client, start_runtime
 from tinygame import GAME
 from tinygame.brain import respond
-from websockets.exceptions import ConnectionClosed
 
 from starharness.mockllm import MockLlmServer
 from starharness.npc import ExposureError, LimitsSettings, ServerSettings, start_server
+from starharness.npc.client import ConnectionLostError
 from starharness.npc.server import is_loopback
 from starharness.runtime.kernel import Context
 
@@ -32,9 +32,9 @@ def token_env(monkeypatch: pytest.MonkeyPatch) -> str:
 
 async def _refused(client: Client) -> dict[str, object]:
     frame = await client.recv()
-    with pytest.raises(ConnectionClosed) as closed:
+    with pytest.raises(ConnectionLostError) as closed:
         await client.recv()
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert closed.value.code == 1008
     return frame
 
 
@@ -71,7 +71,7 @@ async def test_a_configured_token_is_required_by_header_or_query(
         async with Client(stack.ws_url + "?token=wrong") as wrong:
             assert (await _refused(wrong))["code"] == "unauthorized"
         headers = {"Authorization": f"Bearer {TOKEN}"}
-        async with stack.client(additional_headers=headers) as bearer:
+        async with stack.client(headers=headers) as bearer:
             await bearer.send({"t": "world.tick", "days": 1})
             assert (await bearer.recv())["t"] == "world.event"
         async with Client(stack.ws_url + f"?token={TOKEN}") as query:

@@ -15,9 +15,9 @@ import pytest
 from npc_support import WAIT_S, Client, eventually, serving
 from tinygame import GAME
 from tinygame.brain import respond
-from websockets.exceptions import ConnectionClosed
 
 from starharness.npc import ServerSettings
+from starharness.npc.client import ConnectionLostError
 from starharness.npc.identity import mint_player_token
 from starharness.npc.server.connection import Connection
 from starharness.npc.server.settings import IdentitySettings
@@ -50,9 +50,9 @@ async def _closed_for_expiry(client: Client) -> None:
     frame = await client.recv(WAIT_S)
     assert frame["t"] == "error" and frame["code"] == "unauthorized", frame
     assert "expired at" in frame["message"] and "fresh" in frame["message"], frame
-    with pytest.raises(ConnectionClosed) as closed:
+    with pytest.raises(ConnectionLostError) as closed:
         await client.recv(WAIT_S)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert closed.value.code == 1008
 
 
 async def test_a_scoped_token_stops_ticking_and_its_connection_closes_at_expiry(
@@ -60,9 +60,7 @@ async def test_a_scoped_token_stops_ticking_and_its_connection_closes_at_expiry(
 ) -> None:
     async with serving(GAME, tmp_path, _settings()) as stack:
         day = _day(stack)
-        async with Client(
-            stack.ws_url, additional_headers=_bearer("clock", 2, ("world.tick",))
-        ) as ticker:
+        async with Client(stack.ws_url, headers=_bearer("clock", 2, ("world.tick",))) as ticker:
             await ticker.send({"t": "world.tick", "days": 1})
             assert (await ticker.recv())["t"] == "world.event"
             await _closed_for_expiry(ticker)
@@ -77,9 +75,7 @@ async def test_a_tick_after_expiry_is_refused_even_before_the_timer_runs(
     monkeypatch.setattr(Connection, "_watch_expiry", lambda self: None)  # pyright: ignore[reportUnknownLambdaType]
     async with serving(GAME, tmp_path, _settings()) as stack:
         day = _day(stack)
-        async with Client(
-            stack.ws_url, additional_headers=_bearer("clock", 1, ("world.tick",))
-        ) as ticker:
+        async with Client(stack.ws_url, headers=_bearer("clock", 1, ("world.tick",))) as ticker:
             server = stack.running.server
             await eventually(lambda: len(server.connections) == 1)
             (connection,) = server.connections
@@ -93,14 +89,14 @@ async def test_an_encounter_opened_before_expiry_closes_with_the_connection(
     tmp_path: Path,
 ) -> None:
     async with serving(GAME, tmp_path, _settings(), responder=respond) as stack:
-        async with Client(stack.ws_url, additional_headers=_bearer("p1", 2)) as player:
+        async with Client(stack.ws_url, headers=_bearer("p1", 2)) as player:
             await player.send({"t": "hello", "playerId": "p1"})
             assert (await player.recv())["t"] == "welcome"
             await player.open("e1", "n-baker", "p1")
             assert len(stack.running.server.encounters) == 1
             frames = await player.until(lambda f: f["t"] == "error", WAIT_S)
             assert frames[-1]["code"] == "unauthorized" and "expired" in frames[-1]["message"]
-            with pytest.raises(ConnectionClosed):
+            with pytest.raises(ConnectionLostError):
                 await player.until(lambda f: False, WAIT_S)
         await eventually(lambda: not stack.running.server.encounters)
         await eventually(lambda: not stack.running.server.connections)
@@ -109,7 +105,7 @@ async def test_an_encounter_opened_before_expiry_closes_with_the_connection(
 async def test_a_fresh_token_in_hello_keeps_the_connection(tmp_path: Path) -> None:
     async with serving(GAME, tmp_path, _settings()) as stack:
         fresh = mint_player_token(SECRET, "p1", ttl_s=3600)
-        async with Client(stack.ws_url, additional_headers=_bearer("p1", 1)) as player:
+        async with Client(stack.ws_url, headers=_bearer("p1", 1)) as player:
             await player.send({"t": "hello", "playerId": "p1", "token": fresh})
             assert (await player.recv())["t"] == "welcome"
             server = stack.running.server
@@ -124,7 +120,7 @@ async def test_a_fresh_token_in_hello_keeps_the_connection(tmp_path: Path) -> No
 async def test_a_connection_that_ends_first_cancels_its_expiry_timer(tmp_path: Path) -> None:
     async with serving(GAME, tmp_path, _settings()) as stack:
         server = stack.running.server
-        async with Client(stack.ws_url, additional_headers=_bearer("p1", 3600)) as player:
+        async with Client(stack.ws_url, headers=_bearer("p1", 3600)) as player:
             await player.send({"t": "hello", "playerId": "p1"})
             assert (await player.recv())["t"] == "welcome"
             (connection,) = server.connections

@@ -31,7 +31,7 @@ async def test_a_trusted_proxy_names_the_client_and_scheme(tmp_path: Path) -> No
     headers = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"}
     async with (
         serving(GAME, tmp_path, responder=respond) as stack,
-        stack.client(additional_headers=headers) as page,
+        stack.client(headers=headers) as page,
     ):
         await page.send({"t": "hello", "playerId": "p1"})
         assert (await page.recv())["t"] == "welcome"

@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from websockets.asyncio.client import ClientConnection, connect
 
 from stack_support import start_runtime
 from starharness.mockllm import MockCapabilities, MockLlmServer
 from starharness.mockllm.capabilities import FULL
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
+from starharness.npc.client import FrameConnection, connect
 from starharness.voyage import GAME, VoyageWorld
 from world_support import WorldPlace
 
@@ -79,7 +78,7 @@ async def serving_voyage(
 
 
 class Player:
-    """A WebSocket client for one player, speaking frames as dicts."""
+    """The frame client (`starharness.npc.client`) for one player, speaking frames as dicts."""
 
     def __init__(
         self, url: str, player_id: str, *, headers: Mapping[str, str] | None = None
@@ -87,25 +86,24 @@ class Player:
         self._url = url
         self.player_id = player_id
         self._headers = dict(headers or {})
-        self._ws: ClientConnection | None = None
+        self._exits = AsyncExitStack()
+        self._connection: FrameConnection | None = None
 
     async def __aenter__(self) -> Player:
-        self._ws = await connect(
-            self._url, proxy=None, open_timeout=WAIT_S, additional_headers=self._headers
-        )
+        opening = connect(self._url, open_timeout=WAIT_S, headers=self._headers)
+        self._connection = await self._exits.enter_async_context(opening)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._ws is not None:
-            await self._ws.close()
+        await self._exits.aclose()
 
     async def send(self, frame: Frame) -> None:
-        assert self._ws is not None
-        await self._ws.send(json.dumps(frame))
+        assert self._connection is not None
+        await self._connection.send_text(json.dumps(frame))
 
     async def recv(self) -> Frame:
-        assert self._ws is not None
-        frame: Frame = json.loads(await asyncio.wait_for(self._ws.recv(), WAIT_S))
+        assert self._connection is not None
+        frame: Frame = json.loads(await self._connection.receive_text(WAIT_S))
         return frame
 
     async def until(self, done: Callable[[Frame], bool]) -> list[Frame]:

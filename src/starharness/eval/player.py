@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
-from websockets.asyncio.client import ClientConnection, connect
-
+from ..npc.client import FrameConnection, connect
 from ..npc.frames import FrameError, FrameProtocol
 from ..runtime.errors import StarHarnessError
 from .evidence import Frame, PlayerTurn
@@ -21,10 +19,12 @@ class TurnTimeoutError(StarHarnessError, TimeoutError):
 
 
 class ScriptedPlayer:
-    """One WebSocket connection; every down frame is checked against the game's protocol."""
+    """One frame connection; every down frame is checked against the game's protocol."""
 
-    def __init__(self, socket: ClientConnection, protocol: FrameProtocol, player_id: str) -> None:
-        self._socket = socket
+    def __init__(
+        self, connection: FrameConnection, protocol: FrameProtocol, player_id: str
+    ) -> None:
+        self._connection = connection
         self._protocol = protocol
         self.player_id = player_id
         self.last_options: list[Frame] = []
@@ -69,13 +69,13 @@ class ScriptedPlayer:
         return None
 
     async def close(self, encounter_id: str) -> None:
-        await self._socket.send(json.dumps({"t": "encounter.close", "id": encounter_id}))
+        await self._connection.send_text(json.dumps({"t": "encounter.close", "id": encounter_id}))
 
     async def _turn(self, frame: Frame, said: str, timeout_s: float) -> PlayerTurn:
         turn = PlayerTurn(step=0, said=said, sent_ms=int(time.time() * 1000))
         started = time.perf_counter()
         deadline = started + timeout_s
-        await self._socket.send(json.dumps(frame))
+        await self._connection.send_text(json.dumps(frame))
         encounter_id = frame["id"]
         while True:
             remaining = deadline - time.perf_counter()
@@ -85,7 +85,7 @@ class ScriptedPlayer:
                     return turn
                 raise TurnTimeoutError(f"no encounter.idle within {timeout_s:g} s after {said!r}")
             try:
-                raw = await _receive(self._socket, remaining)
+                raw = await self._connection.receive_text(remaining)
             except TimeoutError:
                 continue
             received = json.loads(raw)
@@ -150,20 +150,15 @@ _NO_TURN = frozenset(
 _LIMIT_GRACE_S = 1.0
 
 
-async def _receive(socket: ClientConnection, timeout_s: float) -> str:
-    message: Any = await asyncio.wait_for(socket.recv(), timeout_s)
-    return message if isinstance(message, str) else bytes(message).decode("utf-8", "replace")
-
-
 @asynccontextmanager
 async def scripted_player(
     ws_url: str, protocol: FrameProtocol, player_id: str
 ) -> AsyncGenerator[ScriptedPlayer]:
     """A connected player, bound to `player_id` with `hello` (its `welcome` is checked too)."""
-    async with connect(ws_url, proxy=None, open_timeout=10, max_size=16 * 1024 * 1024) as socket:
-        await socket.send(json.dumps({"t": "hello", "playerId": player_id}))
-        player = ScriptedPlayer(socket, protocol, player_id)
-        welcome = await _receive(socket, 10.0)
+    async with connect(ws_url, protocol=protocol, open_timeout=10) as connection:
+        await connection.send_text(json.dumps({"t": "hello", "playerId": player_id}))
+        player = ScriptedPlayer(connection, protocol, player_id)
+        welcome = await connection.receive_text(10.0)
         problem = player.check(welcome)
         if problem is not None:
             raise ValueError(f"the welcome frame does not fit the game's protocol: {problem}")

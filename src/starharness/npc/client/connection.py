@@ -1,9 +1,14 @@
-"""One WebSocket connection to a harness, from the engine's side of the frame protocol."""
+"""One WebSocket connection to a harness, from the engine's side of the frame protocol.
+
+The one frame client: `star-harness talk`, the eval's scripted player and the tests all use it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import asyncio
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -13,6 +18,7 @@ from websockets.exceptions import (
     InvalidStatus,
     InvalidURI,
 )
+from websockets.typing import Origin
 
 from ..frames import (
     GENERIC_PROTOCOL,
@@ -42,13 +48,25 @@ class FrameConnection:
         self._protocol = protocol
         self.url = url
 
+    @property
+    def socket(self) -> ClientConnection:
+        """The WebSocket itself, for what frames do not say (tests write raw bytes on it)."""
+        return self._socket
+
     async def receive(self) -> Frame:
         """The next down frame; `FrameError` if unreadable, `ConnectionLostError` at the end."""
+        return self._protocol.parse_down_frame(await self.receive_text())
+
+    async def receive_text(self, timeout_s: float | None = None) -> str:
+        """The next frame's text, unparsed; `TimeoutError` after `timeout_s`,
+        `ConnectionLostError` at the end."""
         try:
-            raw = await self._socket.recv()
+            raw = await asyncio.wait_for(self._socket.recv(), timeout_s)
         except ConnectionClosed as exc:
-            raise ConnectionLostError(_closed_reason(exc)) from None
-        return self._protocol.parse_down_frame(raw)
+            received = exc.rcvd
+            code, reason = (received.code, received.reason) if received else (None, "")
+            raise ConnectionLostError(_closed_reason(exc), code, reason) from None
+        return raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
 
     async def send(self, frame: WireModel) -> None:
         """Send one frame as JSON text."""
@@ -97,13 +115,26 @@ async def connect(
     token: str | None = None,
     protocol: FrameProtocol = GENERIC_PROTOCOL,
     open_timeout: float = 5.0,
+    headers: Mapping[str, str] | None = None,
+    origin: str | None = None,
+    compression: Literal["deflate"] | None = "deflate",
+    max_queue: int | None = 16,
 ) -> AsyncGenerator[FrameConnection]:
-    """Open a frame connection to `url`; `ServerUnreachableError` says why when it cannot."""
-    headers = {"Authorization": f"Bearer {token}"} if token else None
+    """Open a frame connection to `url`; `ServerUnreachableError` says why when it cannot.
+
+    `origin` is what a browser page would send; `max_queue` (frames received and not yet
+    read, None for no bound) is websockets' own.
+    """
+    sent = dict(headers or {})
+    if token:
+        sent["Authorization"] = f"Bearer {token}"
     try:
         socket = await ws_connect(
             url,
-            additional_headers=headers,
+            additional_headers=sent or None,
+            origin=None if origin is None else Origin(origin),
+            compression=compression,
+            max_queue=max_queue,
             open_timeout=open_timeout,
             close_timeout=_CLOSE_TIMEOUT_S,
             max_size=_MAX_FRAME_BYTES,

@@ -14,4 +14,10 @@ class ServerUnreachableError(ClientError):
 
 
 class ConnectionLostError(ClientError):
-    """The open connection ended (the harness stopped, or the network dropped)."""
+    """The open connection ended (the harness stopped, or the network dropped); `code` and
+    `reason` are the harness's close frame's, None and "" when it sent none."""
+
+    def __init__(self, message: str, code: int | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
