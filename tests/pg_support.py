@@ -17,7 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 
 from starharness.runtime.session.postgres import PostgresTarget
 
@@ -38,9 +38,9 @@ def _server_url() -> str:
 
 
 def _admin(url: str) -> psycopg.Connection[tuple[object, ...]]:
-    return psycopg.connect(
-        make_conninfo(url, password=os.environ.get(PASSWORD_VARIABLE, "")), autocommit=True
-    )
+    # Made as every connection of ours is (PostgresTarget), so the tests meet its settings too.
+    password_env = PASSWORD_VARIABLE if os.environ.get(PASSWORD_VARIABLE) else None
+    return PostgresTarget(url, password_env=password_env).connect(autocommit=True)
 
 
 def database_url(url: str, dbname: str) -> str:
