@@ -165,3 +165,26 @@ async def test_compressing_lean_connections_share_settings_and_lose_no_byte(
         one, other = (p.conn for p in protocols)
         assert one.extensions and other.extensions  # compression negotiated on both
         assert one.available_extensions is other.available_extensions
+
+
+@pytest.mark.parametrize("stock", ["1", ""])
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_forwarded_headers_name_the_client_only_from_a_trusted_proxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stock: str, trusted: bool
+) -> None:
+    """Both ways (uvicorn's middleware around the app, or its code run before the lean one's)."""
+    monkeypatch.setenv(STOCK_ENV, stock)
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "127.0.0.1" if trusted else "192.0.2.1")
+    headers = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"}
+    async with (
+        serving(GAME, tmp_path, responder=respond) as stack,
+        stack.client(headers=headers) as page,
+    ):
+        await page.send({"t": "hello", "playerId": "p1"})
+        assert (await page.recv())["t"] == "welcome"
+        (connection,) = stack.running.server.connections
+        assert isinstance(_protocol(connection), LeanWebSocketProtocol) is not bool(stock)
+        websocket = connection.websocket
+        assert websocket.client is not None
+        assert websocket.client.host == ("203.0.113.7" if trusted else "127.0.0.1")
+        assert websocket.scope["scheme"] == ("wss" if trusted else "ws")

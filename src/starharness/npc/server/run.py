@@ -18,6 +18,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from ..._fastio.ws import websocket_protocol
+from ..._fastio.ws_proxied import ProxyHeadersFirst
 from ...runtime.kernel import Context
 from ...runtime.session.postgres import PostgresTarget
 from ..game import Game
@@ -142,6 +143,10 @@ async def start_server(
         sock = await _bind(settings.host, settings.port)
         limit = settings.limits.max_frame_bytes
         app = build_app(server)
+        # uvicorn's own protocol on the websockets library's sans-I/O core, or (on the
+        # releases it was tested on) its lean subclass keeping less per idle connection.
+        ws = websocket_protocol()
+        lean = not isinstance(ws, str)
         config = uvicorn.Config(
             app,
             log_level="warning",
@@ -150,9 +155,7 @@ async def start_server(
             # Said rather than guessed: the outer app is a plain callable returning the
             # request's coroutine (no frame of its own per open WebSocket).
             interface="asgi3",
-            # uvicorn's own protocol on the websockets library's sans-I/O core, or (on the
-            # releases it was tested on) its lean subclass keeping less per idle connection.
-            ws=websocket_protocol(),
+            ws=ws,
             # Frames up to 4x the limit still get a clear `limit` error; beyond, the socket closes.
             ws_max_size=max(4 * limit, 1 << 20),
             # A compressing socket keeps two zlib contexts for its whole life (about 50 KB
@@ -162,9 +165,12 @@ async def start_server(
             # What `_bind` listens with; asyncio also tries this many accepts each time the
             # listener is ready, each failure reported at the descriptor limit (2,048 by default).
             backlog=_BACKLOG,
-            # X-Forwarded-* from the proxies FORWARDED_ALLOW_IPS trusts name the client.
-            proxy_headers=True,
+            # X-Forwarded-* from the proxies FORWARDED_ALLOW_IPS trusts name the client: with
+            # the lean protocol, uvicorn's own code runs before the app, not around it.
+            proxy_headers=not lean,
         )
+        if lean:
+            config.app = ProxyHeadersFirst(app, config.forwarded_allow_ips)
         shed = server.metrics.shed
         gate = GateState(
             gate_settings(settings.limits, config.forwarded_allow_ips),
