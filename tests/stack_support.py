@@ -1,8 +1,10 @@
 """Building a runtime for a test: a built-in profile, patched, started through `start`.
 
-Every test runtime is made here (the `test_runtime` fixture, `loop_support.runtime_for` and
-`start_runtime` for the game-server tests), so each goes through profile loading and the
-start-time checks the real commands go through. `tests/` is on sys.path through the root
+Every test runtime is made by `start_test_runtime` (the `make_runtime` fixture,
+`loop_support.runtime_for`, `context_support.context_runtime`, the sandbox's session-log tests,
+and `start_runtime` for the game-server and protocol tests), so each goes through profile loading
+and the start-time checks the real commands go through. The Godot plugin's tests alone set up
+plugins by hand, to drive the bridge plugin on its own. `tests/` is on sys.path through the root
 conftest.
 """
 

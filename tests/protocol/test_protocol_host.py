@@ -10,15 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from stack_support import start_runtime
 from starharness.runtime.approvals import APPROVALS
 from starharness.runtime.kernel import Context
-from starharness.runtime.llm import LlmConfig, LlmPlugin
-from starharness.runtime.loop import AgentsConfig, AgentsPlugin
-from starharness.runtime.prompt.plugin import PromptConfig, PromptPlugin
 from starharness.runtime.protocol import ApprovalRouter, HostInfo, RpcError, SessionHost
 from starharness.runtime.protocol import jsonrpc as codes
-from starharness.runtime.session import SessionsConfig, SessionsPlugin
-from starharness.runtime.tools import ToolsConfig, ToolsPlugin
 
 CLEAR = {
     codes.INVALID_PARAMS,
@@ -32,18 +28,8 @@ CLEAR = {
 
 
 async def _runtime() -> Context:
-    root = Context("root")
-    llm = LlmConfig(provider="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m")
-    rows: list[tuple[str, Any, Any]] = [
-        ("sessions", SessionsPlugin(), SessionsConfig(store="memory")),
-        ("llm", LlmPlugin(), llm),
-        ("tools", ToolsPlugin(), ToolsConfig()),
-        ("prompt", PromptPlugin(), PromptConfig()),
-        ("agents", AgentsPlugin(), AgentsConfig()),
-    ]
-    for name, plugin, config in rows:
-        await plugin.setup(root.fork(name), config)
-    return root
+    # The model is never reached: these tests only ask the host, whose answers need no model.
+    return await start_runtime("http://127.0.0.1:9/v1")
 
 
 @pytest.fixture(scope="module")

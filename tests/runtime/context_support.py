@@ -13,9 +13,9 @@ from typing import Any
 from loop_support import mock_patch
 from pydantic import BaseModel
 
-from starharness.app import profile_search_path
+from stack_support import start_test_runtime
 from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
-from starharness.runtime.config import Patch, Runtime, load_profile, start
+from starharness.runtime.config import Patch, Runtime
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.wire import to_wire_messages
 from starharness.runtime.session import SessionEvent, rebuild_requests
@@ -46,13 +46,8 @@ async def context_runtime(
     store: str = "memory",
     path: Path | None = None,
 ) -> AsyncIterator[Runtime]:
-    resolved = load_profile(
-        "task",
-        [mock_patch(base_url, store=store, path=path), rows_patch(rows)],
-        search=profile_search_path(home),
-        home=home,
-    )
-    async with await start(resolved) as runtime:
+    patches = [mock_patch(base_url, store=store, path=path), rows_patch(rows)]
+    async with await start_test_runtime(patches, home=home) as runtime:
         yield runtime
 
 

@@ -8,10 +8,10 @@ from typing import Any
 from codemode_support import Market, PriceParams, SetPriceParams
 from sandbox_support import Machine, needs_bwrap
 
-from starharness.app import profile_search_path
+from stack_support import start_test_runtime
 from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.codemode import CODE_CALL, CODE_DONE, CODE_RESULT, CODE_RUN
-from starharness.runtime.config import Patch, load_profile, start
+from starharness.runtime.config import Patch
 from starharness.runtime.kernel import Context
 from starharness.runtime.loop import AGENTS, SESSION_EVENT
 from starharness.runtime.session import SessionEvent
@@ -87,13 +87,8 @@ async def test_the_model_runs_a_program_and_the_session_shows_its_calls(machine:
                 Success(text="prices adjusted"),
             ],
         )
-        resolved = load_profile(
-            "task",
-            [Patch.of("mock and code mode", _rows(mock.base_url, machine))],
-            search=profile_search_path(machine.harness_home),
-            home=machine.harness_home,
-        )
-        async with await start(resolved) as runtime:
+        patches = [Patch.of("mock and code mode", _rows(mock.base_url, machine))]
+        async with await start_test_runtime(patches, home=machine.harness_home) as runtime:
             handle = await runtime.ctx.get(AGENTS).create("s1", setup=_host_tools(market, events))
             handle.agent.followup("adjust the ore price")
             await handle.agent.when_idle()

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from sandbox_support import PROVIDERS, Machine
 
-from starharness.app import profile_search_path
+from stack_support import start_test_runtime
 from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
-from starharness.runtime.config import Patch, load_profile, start
+from starharness.runtime.config import Patch
 from starharness.runtime.loop import AGENTS, SESSION_EVENT, LoggedEvent
 from starharness.runtime.sandbox import COMMAND_DONE, COMMAND_RUN, SANDBOX_MODE
 from starharness.runtime.session import SessionEvent
@@ -69,13 +69,8 @@ async def test_commands_tiers_and_approvals_are_session_events(
                 Success(text="done"),
             ],
         )
-        resolved = load_profile(
-            "task",
-            [Patch.of("mock", _mock_rows(mock.base_url)), sandbox_rows],
-            search=profile_search_path(machine.harness_home),
-            home=machine.harness_home,
-        )
-        async with await start(resolved) as runtime:
+        patches = [Patch.of("mock", _mock_rows(mock.base_url)), sandbox_rows]
+        async with await start_test_runtime(patches, home=machine.harness_home) as runtime:
             recorder = Recorder()
             handle = await runtime.ctx.get(AGENTS).create(
                 "s1", setup=lambda ctx: ctx.on(SESSION_EVENT, recorder)
