@@ -19,6 +19,13 @@ it prints:
 - in-process: p50/p99 from a speaking fragment arriving to the socket write carrying its
   first say.delta.
 
+The levels run on the server as it ships: its WebSockets on the lean protocol in
+`starharness._fastio.ws` where the installed uvicorn and websockets are releases it was tested
+on. Then, at the largest level, a second server on uvicorn's own protocol
+(`STAR_HARNESS_STOCK_TRANSPORTS=1`) opens as many encounters (one round, not reported) and the
+heap per encounter of both is printed with the lean protocol's saving (issue 37 keeps a trick
+on a library's insides only while it wins at least 20%).
+
 The tiny game runs with its world's calls on the event loop (`Game.world_calls_inline`), as the
 sample game ships; with worker threads each read and action adds a thread hand-off.
 
@@ -35,15 +42,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import importlib
 import json
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +71,23 @@ GOAL_FIRST_DELTA_MS = 1.0
 BEFORE_PRESETS_KB = 44.0
 """This bench's heap per open encounter before archetype presets (1,000 open)."""
 GOAL_PRESETS_SHARE = 1 / 3
+GOAL_LEAN_SAVING = 0.20
+"""Issue 37: the lean WebSocket protocol stays only while it saves at least this much."""
+STOCK_ENV = "STAR_HARNESS_STOCK_TRANSPORTS"
+
+
+@contextlib.contextmanager
+def _stock() -> Iterator[None]:
+    """STAR_HARNESS_STOCK_TRANSPORTS=1 while a server starts (it chooses its protocol then)."""
+    before = os.environ.get(STOCK_ENV)
+    os.environ[STOCK_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[STOCK_ENV]
+        else:
+            os.environ[STOCK_ENV] = before
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
@@ -274,6 +300,23 @@ def _report(result: dict[str, Any], seconds: float) -> bool:
     )
 
 
+def _report_lean(count: int, stock_kb: float, lean_kb: float) -> None:
+    """The heap per open encounter on uvicorn's WebSocket protocol and on the lean one."""
+    from starharness._fastio.ws import STOCK_PROTOCOL, websocket_protocol
+
+    saving = 1 - lean_kb / stock_kb if stock_kb else float("nan")
+    kept = "kept" if saving >= GOAL_LEAN_SAVING else "under the 20% a kept trick must win"
+    served = "lean"
+    if websocket_protocol() == STOCK_PROTOCOL:
+        served = "stock: the lean one is not tested on these releases"
+    print(
+        f"\nheap per open encounter at {count}: uvicorn's WebSocket protocol "
+        f"{stock_kb:5.1f} KB, the served one ({served}) "
+        f"{lean_kb:5.1f} KB: saves {saving:.0%} ({kept}); issue 20's goal "
+        f"{BEFORE_PRESETS_KB * GOAL_PRESETS_SHARE:.1f} KB"
+    )
+
+
 async def _main(levels: Sequence[int], rate: float, seconds: float, rounds: int) -> int:
     from starharness.npc import LimitsSettings, ServerSettings, TranscriptSettings, start_server
     from starharness.npc.server import tune_gc_for_serving
@@ -301,27 +344,43 @@ async def _main(levels: Sequence[int], rate: float, seconds: float, rounds: int)
             limits=limits,
             transcripts=TranscriptSettings(keep=0),
         )
-        running = await start_server(ctx, game, settings)
         all_met = True
         try:
-            await _warm_up(running.ws_url)
-            tune_gc_for_serving()  # as `serve` and `play` do once they are up
-            options = {
-                "url": running.ws_url,
-                "mock_url": mock_url,
-                "rate": rate,
-                "seconds": seconds,
-                "rounds": rounds,
-            }
-            print(
-                f"rate {rate:g} says/s, {rounds} rounds of {seconds:g} s per level and phase "
-                f"(after one warm-up round); mock at {mock_url}"
-            )
-            for count in levels:
-                result = await _level(running, options, count, probe, sent)
-                all_met = _report(result, seconds) and all_met
+            running = await start_server(ctx, game, settings)
+            try:
+                await _warm_up(running.ws_url)
+                tune_gc_for_serving()  # as `serve` and `play` do once they are up
+                options = {
+                    "url": running.ws_url,
+                    "mock_url": mock_url,
+                    "rate": rate,
+                    "seconds": seconds,
+                    "rounds": rounds,
+                }
+                print(
+                    f"rate {rate:g} says/s, {rounds} rounds of {seconds:g} s per level and "
+                    f"phase (after one warm-up round); mock at {mock_url}"
+                )
+                lean_kb = 0.0
+                for count in levels:
+                    result = await _level(running, options, count, probe, sent)
+                    all_met = _report(result, seconds) and all_met
+                    lean_kb = result["heap_kb"]
+            finally:
+                await running.stop()
+            # A server of its own on uvicorn's protocol: its heap at the largest level.
+            with _stock():
+                stock_settings = settings.model_copy(update={"world": Path(tmp) / "stock.db"})
+                stock = await start_server(ctx, game, stock_settings)
+            try:
+                await _warm_up(stock.ws_url)
+                count = max(levels)
+                only_open = {**options, "url": stock.ws_url, "rounds": 0}
+                stock_kb = (await _level(stock, only_open, count, probe, sent))["heap_kb"]
+            finally:
+                await stock.stop()
+            _report_lean(count, stock_kb, lean_kb)
         finally:
-            await running.stop()
             await ctx.dispose()
             mock_pipe.send("stop")
             mock.join(10)

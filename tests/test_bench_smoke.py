@@ -52,6 +52,13 @@ def test_encounters_bench_completes_with_every_figure(tmp_path: Path) -> None:
         r"first say\.delta after its fragment: .*\((goal <= 1 ms, )(\d+) turns\)", out
     )
     assert delta is not None and int(delta.group(2)) > 0, out
+    # uvicorn's own WebSocket protocol against the served (lean) one, in the same run.
+    assert re.search(
+        r"^heap per open encounter at 4: uvicorn's WebSocket protocol +\d+\.\d KB, the served "
+        r"one \(lean\) +\d+\.\d KB: saves -?\d+%",
+        out,
+        re.M,
+    ), out
 
 
 def _run_bench(script: Path, args: list[str], cwd: Path, *, timeout: float = 300) -> str:
