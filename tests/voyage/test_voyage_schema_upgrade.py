@@ -85,7 +85,8 @@ def test_a_version_2_world_file_is_upgraded_in_place_and_keeps_its_state(
         (memory,) = reader.memories(SMUGGLER, PLAYER_ID)
         assert (memory.text, memory.importance, memory.hops) == ("They bought 2 fuel cells.", 10, 0)
     version, indexes = _header_and_indexes(world_path)
-    assert version == SCHEMA_VERSION and {_INDEX, "memories_by_origin", "memories_by_npc"} <= indexes
+    assert version == SCHEMA_VERSION
+    assert {_INDEX, "memories_by_origin", "memories_by_npc"} <= indexes
     assert f"from schema version 2 to {SCHEMA_VERSION}" in caplog.text
     # Opening again is a plain open: nothing more to do, nothing logged.
     caplog.clear()
