@@ -191,10 +191,10 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
     SELL_GOODS,
-    "The player buys units of a good from your hold, at the going price unless you haggle: "
-    "use it when they want to buy. Refused if you do not sell it, the price is more than "
-    f"{_SELL_UNDER} under or {_OVER} over the going price, you hold too few, or they cannot "
-    "pay.",
+    "You sell to the player: units of a good from your hold go to them and they pay you, at "
+    "the going price unless you haggle. Use it when they ask for something you sell. Refused "
+    f"if you do not sell it, the price is more than {_SELL_UNDER} under or {_OVER} over the "
+    "going price, you hold too few, or they cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -214,10 +214,10 @@ SELL = define_game_action(
 
 BUY = define_game_action(
     BUY_GOODS,
-    "The player sells you units of a good from their hold, at your buying price unless you "
-    "haggle: use it when they want to sell. Refused if you do not buy it, the price is over "
-    f"{_BUY_CEILING} of the going price (you buy below what you sell at) or more than {_OVER} "
-    "under it, they hold too few, or you cannot pay.",
+    "You buy from the player: units of a good from their hold go to you and you pay them. Use "
+    "it only when they offer you something of theirs. Refused if you do not buy it, the price "
+    f"is over {_BUY_CEILING} of the going price (you buy below what you sell at) or more than "
+    f"{_OVER} under it, they hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
