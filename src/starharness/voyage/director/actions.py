@@ -194,17 +194,24 @@ def _restock_guards(bounds: EconomyBounds) -> list[_Guard[RestockArgs]]:
     return [_traded, _once_today(RESTOCK, "restocked"), fits]
 
 
-def _headline_guards(bounds: EconomyBounds) -> list[_Guard[HeadlineArgs]]:
-    def known(tx: WorldTx, args: HeadlineArgs) -> Refusal | None:
-        if tx.location(args.location_id) is not None:
-            return None
-        places = [f"{place.name} [{place.id}]" for place in tx.locations()]
-        return Refusal(
-            "unknown_place",
-            f"there is no place {args.location_id!r}; places: {listing(places)}",
-            {"location_id": args.location_id},
-        )
+class _AtPlace(Protocol):
+    """Arguments naming one place."""
 
+    location_id: str
+
+
+def _known_place(tx: WorldTx, args: _AtPlace) -> Refusal | None:
+    if tx.location(args.location_id) is not None:
+        return None
+    places = [f"{place.name} [{place.id}]" for place in tx.locations()]
+    return Refusal(
+        "unknown_place",
+        f"there is no place {args.location_id!r}; places: {listing(places)}",
+        {"location_id": args.location_id},
+    )
+
+
+def _headline_guards(bounds: EconomyBounds) -> list[_Guard[HeadlineArgs]]:
     def quota(tx: WorldTx, args: HeadlineArgs) -> Refusal | None:
         posted = tx.count_committed(POST_HEADLINE, tx.day())
         if posted < bounds.headlines_per_day:
@@ -215,20 +222,10 @@ def _headline_guards(bounds: EconomyBounds) -> list[_Guard[HeadlineArgs]]:
             {"posted": posted, "max": bounds.headlines_per_day},
         )
 
-    return [known, quota]
+    return [_known_place, quota]
 
 
 def _word_guards() -> list[_Guard[WordArgs]]:
-    def known(tx: WorldTx, args: WordArgs) -> Refusal | None:
-        if tx.location(args.location_id) is not None:
-            return None
-        places = [f"{place.name} [{place.id}]" for place in tx.locations()]
-        return Refusal(
-            "unknown_place",
-            f"there is no place {args.location_id!r}; places: {listing(places)}",
-            {"location_id": args.location_id},
-        )
-
     def once(tx: WorldTx, args: WordArgs) -> Refusal | None:
         if not tx.count_committed(SPREAD_WORD, tx.day(), location_id=args.location_id):
             return None
@@ -239,7 +236,7 @@ def _word_guards() -> list[_Guard[WordArgs]]:
             {"location_id": args.location_id, "day": tx.day()},
         )
 
-    return [known, once]
+    return [_known_place, once]
 
 
 def _spread_word(tx: WorldTx, args: WordArgs) -> Mapping[str, Any]:
