@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from ..npc.server.engine import EmbeddedServer, until_started
 from ..npc.server.gate import (
     DEFAULT_CONNECTIONS_PER_ADDRESS,
     DEFAULT_HEADER_TIMEOUT_S,
@@ -60,19 +61,11 @@ class WebSettings:
     """Addresses or CIDR blocks never capped (besides the proxies uvicorn trusts)."""
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn without its signal handlers: the command that runs us owns Ctrl-C."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None]:
-        yield
-
-
 class RunningWeb:
     def __init__(
         self,
         ui: WebUi,
-        engine: _Uvicorn,
+        engine: EmbeddedServer,
         task: asyncio.Task[None],
         host: str,
         port: int,
@@ -143,14 +136,10 @@ async def start_web(ctx: Context, info: HostInfo, settings: WebSettings) -> Runn
     )
     # uvicorn's documented `http=` takes a protocol class: its own, behind the gate.
     config.http = gated_http(AutoHTTPProtocol, gate.settings, gate)
-    engine = _Uvicorn(config)
+    engine = EmbeddedServer(config)
     task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
     running = RunningWeb(ui, engine, task, settings.host, port, gate)
-    while not engine.started:
-        if task.done():
-            task.result()
-            raise RuntimeError("the web UI stopped while starting")
-        await asyncio.sleep(0.005)
+    await until_started(engine, task, "the web UI")
     return running
 
 

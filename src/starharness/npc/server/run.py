@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import json
 import logging
 import os
 import socket
-from collections.abc import Generator
 from functools import partial
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from ..game import Game
 from ..world import World
 from ..world_place import open_game_world
 from .app import FRAME_PATH, build_app
+from .engine import EmbeddedServer, until_started
 from .fanout import Fanout, PostgresFanout
 from .gate import GateSettings, GateState, gated_http, networks, trusted_proxies
 from .hub import NpcServer
@@ -41,21 +40,13 @@ _SHUTDOWN_GRACE_S = 5
 _BACKLOG = 256
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn without its signal handlers: the command that runs us owns Ctrl-C."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None]:
-        yield
-
-
 class RunningServer:
     """A started server: its address, the NPC server, and `stop()`."""
 
     def __init__(
         self,
         server: NpcServer,
-        engine: _Uvicorn,
+        engine: EmbeddedServer,
         task: asyncio.Task[None],
         host: str,
         port: int,
@@ -177,14 +168,14 @@ async def start_server(
             on_shed=lambda reason: shed.labels(reason).inc(),
         )
         config.http = gated_http(AutoHTTPProtocol, gate.settings, gate)
-        engine = _Uvicorn(config)
+        engine = EmbeddedServer(config)
         task = asyncio.get_running_loop().create_task(engine.serve(sockets=[sock]))
         port: int = sock.getsockname()[1]
         running = RunningServer(
             server, engine, task, settings.host, port, world if owned else None, gate
         )
         try:
-            await _until_started(engine, task)
+            await until_started(engine, task, "the web server")
             server.start()
             if settings.ready_file is not None:
                 await _announce(running, settings.ready_file)
@@ -242,14 +233,6 @@ async def _bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
-
-
-async def _until_started(engine: _Uvicorn, task: asyncio.Task[None]) -> None:
-    while not engine.started:
-        if task.done():
-            task.result()
-            raise RuntimeError("the web server stopped while starting")
-        await asyncio.sleep(0.005)
 
 
 def _remove_ready_file(path: Path) -> None:
