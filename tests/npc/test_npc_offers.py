@@ -244,7 +244,8 @@ def test_taking_from_the_player_needs_terms() -> None:
     "line",
     ["yes", "Yes, deal!", "deal", "ok", "Okay, I'll take it.", "sure thing".replace(" thing", ""),
      "Agreed.", "you have a deal", "it's a deal", "yep, sounds good", "I accept",
-     "yeah alright, I'll take them", "ok, I'll take those"],
+     "yeah alright, I'll take them", "ok, I'll take those", "Sure, that works for me.",
+     "Fine by me, deal."],
 )  # fmt: skip
 def test_plain_acceptance_says_yes(line: str) -> None:
     assert plain_acceptance(line)
@@ -253,7 +254,8 @@ def test_plain_acceptance_says_yes(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     ["no deal", "yes, but cheaper", "deal for 3?", "ok 500", "Yes please, 2 more",
-     "I'll take the spice", "not a deal", "hello", "", "what?", " ".join(["yes"] * 9)],
+     "I'll take the spice", "not a deal", "hello", "", "what?", " ".join(["yes"] * 9),
+     "sure, for the spice", "works for me, but cheaper"],
 )  # fmt: skip
 def test_plain_acceptance_refuses_anything_more(line: str) -> None:
     assert not plain_acceptance(line)

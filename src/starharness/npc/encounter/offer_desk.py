@@ -126,6 +126,7 @@ _FILLER: Final = frozenset(
         "i", "ill", "it", "its", "that", "thats", "you", "have", "a", "we", "got", "is",
         "sounds", "good", "great", "fine", "perfect", "please", "then", "right", "all", "let",
         "lets", "do", "well", "very", "much", "thanks", "thank", "them", "those", "these",
+        "works", "for", "me", "with", "by",
     )
 )  # fmt: skip
 
