@@ -14,7 +14,6 @@ from ..content.prices import (
     BUY_CEILING,
     PRICE_BAND,
     SELL_FLOOR,
-    PriceBand,
     buy_band,
     sell_band,
 )
@@ -134,23 +133,22 @@ def _trade(
 
 def _at_going_price(tx: WorldTx, args: TradeArgs) -> TradeArgs:
     """A sale the model priced at nothing is at the going price here."""
-    return _priced(tx, args, sell_band)
+    return _priced(tx, args, lambda going: going)
 
 
 def _at_buying_price(tx: WorldTx, args: TradeArgs) -> TradeArgs:
     """A purchase the model priced at nothing is at the most this NPC pays here."""
-    return _priced(tx, args, buy_band)
+    return _priced(tx, args, lambda going: buy_band(going).high)
 
 
-def _priced(tx: WorldTx, args: TradeArgs, band: Callable[[int], PriceBand]) -> TradeArgs:
+def _priced(tx: WorldTx, args: TradeArgs, price_for: Callable[[int], int]) -> TradeArgs:
     if args.unit_price != GOING_PRICE:
         return args
     going = going_price_here(tx, args)
     if going is None:
         # Nothing trades this good here: the guards refuse it whatever the price.
         return args
-    price = going if band is sell_band else band(going).high
-    return args.model_copy(update={"unit_price": price})
+    return args.model_copy(update={"unit_price": price_for(going)})
 
 
 def _quote(tx: WorldTx, args: TradeArgs) -> dict[str, Any]:
