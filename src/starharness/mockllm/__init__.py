@@ -1,7 +1,16 @@
 """An OpenAI-compatible mock LLM server, scripted per conversation, for keyless play and tests.
 
-It depends on nothing else of star-harness: games import its request and step types to build
-offline brains (responders).
+This module is the package's public face; its modules are insides that may move. Two APIs:
+
+- **The responder API** (the testing API a game's offline brain is written against):
+  `Responder`, the `ChatRequest` it is given (`ChatMessage`, `MessageToolCall`, `FunctionCall`,
+  `OfferedTool`, `FunctionDefinition`) and the `Step` it returns (`Success`, `ToolCalls` with
+  `ScriptedCall`, and the fault steps). Games import these names from here and nothing from the
+  modules (an import contract in pyproject.toml); docs/mock-llm.md, "Responders".
+- **The server** for tests and tools: `MockLlmServer`, scripts, capabilities, recording.
+
+It depends on nothing else of star-harness, so a game's brain costs no framework import and the
+request it reads is exactly the OpenAI request the server parsed off the wire.
 """
 
 from .capabilities import CAPABILITY_PROFILES, MockCapabilities
