@@ -118,10 +118,10 @@ async def test_a_request_that_differs_from_the_log_is_refused(home: Path) -> Non
             request = LlmRequest("m", header["system"], messages, agent.session.id)
             for mode in ("projection", "rebuild"):
                 with pytest.raises(UnloggedViewError, match="without logging it"):
-                    verify_request(agent, request, mode)  # type: ignore[arg-type]
+                    verify_request(agent.session, request, mode)  # type: ignore[arg-type]
             # The request the log does rebuild passes.
             ok = LlmRequest("m", header["system"], agent.session.messages(), agent.session.id)
-            verify_request(agent, ok, "rebuild")
+            verify_request(agent.session, ok, "rebuild")
             await handle.dispose()
 
 

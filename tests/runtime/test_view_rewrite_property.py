@@ -3,25 +3,13 @@ to what it sent (hypothesis over edits of views that already hold replaced spans
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from starharness.runtime.llm.types import Message, UserMessage
-from starharness.runtime.loop.view_log import log_view_change
-from starharness.runtime.session import Projection, Session, replace_op
+from starharness.runtime.loop.view_log import view_rewrite
+from starharness.runtime.session import VIEW_REWRITE, Projection, Session, replace_op
 from starharness.runtime.session import event_types as ev
-
-
-class _Agent:
-    """What log_view_change uses of an agent: its session and `log`."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def log(self, type_: str, data: dict[str, Any]) -> Any:
-        return self.session.append(type_, data)
 
 
 @st.composite
@@ -70,8 +58,10 @@ def test_the_logged_rewrite_rebuilds_exactly_what_was_sent(data: st.DataObject) 
     session = data.draw(_session())
     before = list(session.messages())
     after = data.draw(_edited(before))
-    logged = log_view_change(_Agent(session), 1, 1, after, "agent/pre-step")  # type: ignore[arg-type]
-    assert logged == (after != before)
+    rewrite = view_rewrite(session, after, by="agent/pre-step", turn=1, step=1)
+    if rewrite is not None:
+        session.log(VIEW_REWRITE, rewrite)
+    assert (rewrite is not None) == (after != before)
     assert list(session.messages()) == after
     # A fresh projection of the whole log agrees with the incremental one.
     assert Projection().feed(session.events) == after

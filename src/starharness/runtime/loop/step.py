@@ -1,8 +1,10 @@
-"""One model request: build it, stream it, log every chunk, and return the assistant message."""
+"""What one step makes and logs: the assistant message folded from the stream, and the data of
+the events that record the request, its chunks, its tool calls and their results."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..llm.types import (
     AssistantMessage,
@@ -14,9 +16,15 @@ from ..llm.types import (
     TextDelta,
     ToolCall,
     ToolCallDelta,
+    ToolSchema,
     Usage,
 )
 from ..session import event_types as ev
+from ..session import freeze_data
+
+_TOOL_DATA_LIMIT = 1024
+_tool_data: dict[ToolSchema, ev.ToolHeader] = {}
+"""Each shared schema's frozen header entry, so a new session does not copy every schema."""
 
 
 @dataclass(slots=True)
@@ -141,12 +149,38 @@ def request_context_data(provider: str, request: LlmRequest) -> ev.RequestContex
     }
 
 
+def tool_header(schema: ToolSchema) -> ev.ToolHeader:
+    """A tool's entry in the request/header event, frozen once per shared schema."""
+    data = _tool_data.get(schema)
+    if data is None:
+        if len(_tool_data) >= _TOOL_DATA_LIMIT:
+            _tool_data.clear()
+        header = ev.ToolHeader(
+            name=schema.name, description=schema.description, parameters=schema.parameters
+        )
+        # Frozen once here, so each header event shares it instead of copying the schema.
+        data = _tool_data[schema] = cast(ev.ToolHeader, freeze_data(header))
+    return data
+
+
+def tool_result_data(
+    turn: int, step: int, call: ToolCall, content: str, is_error: bool, code: str | None
+) -> ev.ToolResultData:
+    data = ev.ToolResultData(
+        turn=turn, step=step, call_id=call.id, name=call.name, content=content, is_error=is_error
+    )
+    if code is not None:
+        data["error"] = ev.ToolErrorData(code=code)
+    return data
+
+
 __all__ = [
     "StepAccumulator",
     "StepResult",
     "chunk_data",
-    "ev",
     "message_data",
     "request_context_data",
+    "tool_header",
+    "tool_result_data",
     "usage_data",
 ]

@@ -1,27 +1,24 @@
-"""Model-visible implies logged: a listener's rewrite of the messages is logged before it is
-sent, and the request about to go out is checked against the one the log rebuilds."""
+"""Model-visible implies logged: a listener's rewrite of the messages becomes a view/rewrite
+event before it is sent, and the request about to go out is checked against the one the log
+rebuilds. Both read a session alone, so the agent logs what they return."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from ..llm.types import Message
+from ..llm.types import LlmRequest, Message
 from ..session import (
     SURFACE,
-    VIEW_REWRITE,
     Projection,
+    Session,
     UnloggedViewError,
     ViewRewriteData,
     message_to_data,
     replace_op,
 )
 from .options import VerifyMode
-
-if TYPE_CHECKING:
-    from ..llm.types import LlmRequest
-    from .agent import Agent
 
 VERIFY_ENV: Final = "STAR_HARNESS_VERIFY_VIEW"
 """Overrides the agents' `verify_view` (tests and CI set it to `rebuild`)."""
@@ -40,12 +37,11 @@ def _same(a: Message, b: Message) -> bool:
     return a is b or a == b
 
 
-def log_view_change(agent: Agent, turn: int, step: int, after: Sequence[Message], by: str) -> bool:
-    """Log how `after` differs from the session's view as one view/rewrite event.
-
-    Returns False when they are the same (nothing logged).
-    """
-    session = agent.session
+def view_rewrite(
+    session: Session, after: Sequence[Message], *, by: str, turn: int, step: int
+) -> ViewRewriteData | None:
+    """The one view/rewrite event that makes the session's view equal `after`, or None when
+    they are the same already."""
     before = session.messages()
     keys = session.view_keys()
     n, m = len(before), len(after)
@@ -53,7 +49,7 @@ def log_view_change(agent: Agent, turn: int, step: int, after: Sequence[Message]
     while low < n and low < m and _same(before[low], after[low]):
         low += 1
     if low == n == m:
-        return False
+        return None
     high = n  # before[high:] equals after[m - (n - high):]
     while high > low and m - (n - high) > low and _same(before[high - 1], after[m - n + high - 1]):
         high -= 1
@@ -61,8 +57,7 @@ def log_view_change(agent: Agent, turn: int, step: int, after: Sequence[Message]
     if low == high and low == n:
         data[SURFACE] = "append"
         data["messages"] = [message_to_data(msg) for msg in after[low:]]
-        agent.log(VIEW_REWRITE, data)
-        return True
+        return data
     if low == high:
         # A pure insertion: replace the message after it with (insertion, that message).
         high += 1
@@ -73,19 +68,17 @@ def log_view_change(agent: Agent, turn: int, step: int, after: Sequence[Message]
         high += 1
     data[SURFACE] = replace_op(keys[low], keys[high - 1])
     data["messages"] = [message_to_data(msg) for msg in after[low : m - (n - high)]]
-    agent.log(VIEW_REWRITE, data)
-    return True
+    return data
 
 
-def verify_request(agent: Agent, request: LlmRequest, mode: VerifyMode) -> None:
-    """Raise UnloggedViewError when `request` is not what the log rebuilds."""
+def verify_request(session: Session, request: LlmRequest, mode: VerifyMode) -> None:
+    """Raise UnloggedViewError when `request` is not what the session's log rebuilds."""
     if mode == "off":
         return
-    session = agent.session
     sent = request.messages
     projected = session.messages()
     if sent is not projected:
-        _compare(agent, sent, projected, "the session's projection")
+        _compare(session, sent, projected, "the session's projection")
     header = session.header()
     if header is None or header["system"] != request.system:
         raise UnloggedViewError(
@@ -94,7 +87,7 @@ def verify_request(agent: Agent, request: LlmRequest, mode: VerifyMode) -> None:
     if mode != "rebuild":
         return
     rebuilt = Projection().feed(session.events)
-    _compare(agent, sent, rebuilt, "the messages rebuilt from the whole log")
+    _compare(session, sent, rebuilt, "the messages rebuilt from the whole log")
     names = [tool["name"] for tool in header["tools"]]
     if names != [tool.name for tool in request.tools]:
         raise UnloggedViewError(
@@ -102,7 +95,9 @@ def verify_request(agent: Agent, request: LlmRequest, mode: VerifyMode) -> None:
         )
 
 
-def _compare(agent: Agent, sent: Sequence[Message], logged: Sequence[Message], what: str) -> None:
+def _compare(
+    session: Session, sent: Sequence[Message], logged: Sequence[Message], what: str
+) -> None:
     if len(sent) == len(logged) and all(_same(a, b) for a, b in zip(sent, logged, strict=True)):
         return
     index = next(
@@ -110,7 +105,7 @@ def _compare(agent: Agent, sent: Sequence[Message], logged: Sequence[Message], w
         min(len(sent), len(logged)),
     )
     raise UnloggedViewError(
-        f"session {agent.session.id!r}: the request about to be sent has {len(sent)} messages,"
+        f"session {session.id!r}: the request about to be sent has {len(sent)} messages,"
         f" {what} {len(logged)}; they differ first at message {index}: something made the"
         " request model-visible without logging it"
     )
