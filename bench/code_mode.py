@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from starharness.app import profile_search_path
+from starharness.composition import profile_search_path
 from starharness.mockllm import MockLlmServer, ScriptedCall, Success, ToolCalls
 from starharness.runtime.codemode import CODE_DONE
 from starharness.runtime.config import Patch, load_profile, start

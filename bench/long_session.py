@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from starharness.app import profile_search_path
+from starharness.composition import profile_search_path
 from starharness.mockllm import ChatRequest, MockLlmServer, ScriptedCall, Step, Success, ToolCalls
 from starharness.runtime.config import Patch, load_profile, start
 from starharness.runtime.context.events import COMPACTION_END, COMPACTION_SUMMARY, SPILL_STORED

@@ -78,7 +78,7 @@ def _child_cpu_s(pid: int) -> float:
 
 async def _run(patch: Path, turns: int) -> dict[str, Any]:
     """Both ways at once, turn by turn in alternating order, so both see the same load."""
-    from starharness import app as composition
+    from starharness import composition
     from starharness.runtime.config import start
     from starharness.sdk import Client, TextDelta
 

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from starharness.app import profile_search_path
+from starharness.composition import profile_search_path
 from starharness.runtime.config import Patch, ResolvedProfile, Runtime, load_profile, start
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm import LlmConfig, RetryConfig, TimeoutsConfig

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from session_protocol_support import KEY_VARIABLES, child_env
-from starharness import app as composition
+from starharness import composition
 from starharness.cli._chat_session import ChatSession
 from starharness.cli._command_profile import load_for_command
 from starharness.cli._terminal_lines import QueuedLines

@@ -184,7 +184,7 @@ def test_the_installed_entry_point_and_lazy_imports(home: Path) -> None:
         "import sys\n"
         "from starharness.cli import main\n"
         "heavy = [m for m in ('starharness.runtime.config', 'starharness.runtime.loop',"
-        " 'starharness.runtime.llm', 'starharness.app') if m in sys.modules]\n"
+        " 'starharness.runtime.llm', 'starharness.composition') if m in sys.modules]\n"
         "print('heavy:', heavy)\n"
         "sys.argv = ['star-harness', '--help']\n"
         "main()\n"

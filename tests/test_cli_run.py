@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from session_protocol_support import KEY_VARIABLES, call, child_env, say
-from starharness import app as composition
+from starharness import composition
 from starharness.cli import run_cli
 from starharness.mockllm import MockLlmServer
 

@@ -70,8 +70,8 @@ def test_game_packages_import_the_framework_by_name() -> None:
 def test_the_check_sees_absolute_imports_and_passes_relative_ones(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text(
-        "import starharness.app\nfrom ..app import load\n"
-        "def f():\n    from starharness.app import load\n",
+        "import starharness.composition\nfrom ..composition import load\n"
+        "def f():\n    from starharness.composition import load\n",
         encoding="utf-8",
     )
     assert _absolute_own_imports(module, tmp_path) == ["m.py:1", "m.py:4"]

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from session_protocol_support import KEY_VARIABLES
-from starharness import app as composition
+from starharness import composition
 from starharness.cli import run_cli
 
 _PLUGIN_MODULE = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from starharness.app import profile_search_path
+from starharness.composition import profile_search_path
 from starharness.runtime.config import Patch, ResolvedProfile, load_profile
 from starharness.runtime.kernel import Context
 from starharness.runtime.llm.types import UserMessage

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from session_protocol_support import call, mock_rows, say
-from starharness import app as composition
+from starharness import composition
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.config import Patch, start
 from starharness.runtime.kernel import Context

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from session_protocol_support import call, mock_rows, say
-from starharness import app as composition
+from starharness import composition
 from starharness.mockllm import MockLlmServer
 from starharness.runtime.approvals import APPROVALS
 from starharness.runtime.config import Patch, start

@@ -12,7 +12,7 @@ import pytest
 from rpc_child_support import rpc_child
 
 from session_protocol_support import call, mock_rows, say, write_patch
-from starharness import app as composition
+from starharness import composition
 from starharness.mockllm import MockLlmServer
 
 CALC = "def add(a, b):\n    return a - b\n"

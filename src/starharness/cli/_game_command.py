@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import app as composition
+from .. import composition
 from ..errors import CliError
 from ..runtime.config import Patch, ResolvedProfile
 

@@ -141,7 +141,7 @@ def game_command(command: str, *, browser_client: bool) -> Callable[..., None]:
         import time
 
         started_at = time.perf_counter()
-        from .. import app as composition
+        from .. import composition
         from ._game_command import GameFlags, resolve, serve_until_stopped
 
         flags = GameFlags(

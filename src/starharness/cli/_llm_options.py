@@ -42,7 +42,7 @@ def interactive_profile(
     project: Path | None,
 ) -> ResolvedProfile:
     """The profile of a command a person (or a client answering approvals) drives."""
-    from .. import app as composition
+    from .. import composition
 
     provider, model, base_url = choice
     return composition.load_for_command(

@@ -30,7 +30,7 @@ async def serve_acp_agent(resolved: ResolvedProfile) -> None:
     """Start the profile and serve one ACP client on stdio until it closes the connection."""
     from importlib.metadata import version
 
-    from ..app import without_unusable_models
+    from ..composition import without_unusable_models
     from ..runtime.acp import serve_acp
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo

@@ -73,7 +73,7 @@ async def run_chat(
     import contextlib
     import signal
 
-    from ..app import require_model
+    from ..composition import require_model
     from ..runtime.config import start
     from ._chat_session import ChatSession
 

@@ -30,7 +30,7 @@ def config(
 ) -> None:
     if not dump:
         raise CliError("config: nothing to do; pass --dump to print the resolved profile")
-    from .. import app as composition
+    from .. import composition
     from ..runtime.config import dump_profile
 
     resolved = composition.load(profile, patch or ())

@@ -61,7 +61,7 @@ ProfileOption = Annotated[
 
 
 def list_rows(profile: ProfileOption = None) -> None:
-    from .. import app as composition
+    from .. import composition
 
     name = profile or AGENT_PROFILE
     resolved = composition.load(name)
@@ -169,7 +169,7 @@ def _check_profiles(before: Patch, after: Patch) -> None:
     """Refuse `after` when a profile that loads with `before` does not load with it."""
     import tempfile
 
-    from .. import app as composition
+    from .. import composition
     from ..runtime.config import ProfileError, available_profiles, load_profile
 
     search = composition.profile_search_path()
@@ -276,7 +276,7 @@ def _check_config(spec: str, plugin_class: type[Any], settings: dict[str, Any]) 
 
 def _refuse_silent_replacement(row_id: str, profile: str | None, replace: bool) -> None:
     """A new row whose id a profile already has would swap that row's plugin: say so."""
-    from .. import app as composition
+    from .. import composition
     from ..runtime.config import ProfileError, available_profiles
 
     names = [profile] if profile else available_profiles(composition.profile_search_path())
@@ -305,7 +305,7 @@ def _not_in_file(row_id: str, path: Path, ids: list[str]) -> str:
     close = difflib.get_close_matches(row_id, ids, n=3)
     if close:
         return f"{message}; did you mean {', '.join(close)}?"
-    from .. import app as composition
+    from .. import composition
     from ..runtime.config import ProfileError
 
     try:

@@ -30,7 +30,7 @@ async def serve_rpc(resolved: ResolvedProfile) -> None:
     """Start the profile and serve the protocol on stdio until shutdown or end of input."""
     from importlib.metadata import version
 
-    from ..app import without_unusable_models
+    from ..composition import without_unusable_models
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo, serve_stdio
 

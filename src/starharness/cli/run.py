@@ -60,7 +60,7 @@ def run(
         raise CliError("run: the task is empty")
     import asyncio
 
-    from .. import app as composition
+    from .. import composition
     from ._command_profile import load_for_command
 
     resolved = load_for_command(

@@ -103,7 +103,7 @@ async def run_web(resolved: ResolvedProfile, settings: WebSettings) -> None:
     """Start the profile and the web UI; serve until interrupted."""
     from importlib.metadata import version
 
-    from .. import app as composition
+    from .. import composition
     from ..runtime.config import start
     from ..runtime.protocol import HostInfo
     from ..webui import start_web

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import app as composition
+from .. import composition
 from ..npc import NPC_SERVER, Game, GameAction, GameKit, RunningServer, list_transcripts
 from ..npc.actions import ACCEPTED_OFFER
 from ..runtime.config import ResolvedProfile, start
