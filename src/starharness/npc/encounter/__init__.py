@@ -4,8 +4,9 @@ from .archetype_kit import DEFAULT_ARCHETYPE, ArchetypeKit
 from .conclusion import SpeechConclusion
 from .game_tools import GameDefinitionError, GameKit
 from .host import EncounterHost
-from .lifecycle import PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
+from .lifecycle import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .mapping import FrameMapper, FrameSink, SpeechStyle, error_code_for
+from .meeting import meet_together
 from .prefix_warmer import PrefixWarmer, StaticPrefix, static_prefix
 from .presets import ARCHETYPE_ORDER, PROTOCOL_ORDER, ArchetypePreset, ArchetypePresets
 from .speech_stream import LineStream
@@ -16,6 +17,7 @@ __all__ = [
     "DEFAULT_ARCHETYPE",
     "DEFAULT_DESCRIPTION",
     "HEARD",
+    "HEARD_CONTEXT",
     "PERSONA_ORDER",
     "PROTOCOL_ORDER",
     "TRANSCRIPT_KIND",
@@ -35,5 +37,6 @@ __all__ = [
     "StaticPrefix",
     "define_speech_tool",
     "error_code_for",
+    "meet_together",
     "static_prefix",
 ]

@@ -52,7 +52,10 @@ TRANSCRIPT_KIND: Final = "npc-encounter"
 PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
+HEARD_CONTEXT: Final = "npc.heard"
+"""In a scene of several NPCs: what this NPC heard the others say since it last spoke."""
 GREETING_SOURCE: Final = "encounter"
+ANSWER_SOURCE: Final = "scene"
 
 
 class Encounter:
@@ -83,6 +86,7 @@ class Encounter:
         "_scene",
         "_send_frame",
         "_turn_started",
+        "heard",
         "id",
         "npc",
         "player_id",
@@ -104,6 +108,9 @@ class Encounter:
         self._running = False
         self._turn_started = 0.0
         self._scene = ""
+        self.heard = ""
+        """What the scene this encounter is part of says this NPC heard (empty: nothing, and
+        no context entry); set by the scene before each of this NPC's turns."""
         self._options: dict[str, str] = {}
         self._committed: list[CommittedAction] = []
         self._handle: AgentHandle | None = None
@@ -147,12 +154,16 @@ class Encounter:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink) -> Encounter:
-        """Check the meeting, create the agent, send `encounter.opened`; raises FrameError."""
+    async def open(
+        cls, host: EncounterHost, frame: EncounterOpen, send: FrameSink, *, greet: bool = True
+    ) -> Encounter:
+        """Check the meeting, create the agent, send `encounter.opened`; raises FrameError.
+        `greet=False`: no greeting turn even in a game whose NPCs greet (a scene's others)."""
         game = host.kit.game
+        greets = game.greets_first and greet
         # Only a greeting turn starts from the scene read here: every `say` reads it afresh.
         npc, attitude, scene = await host.world_calls.run(
-            partial(meet, with_scene=game.greets_first),
+            partial(meet, with_scene=greets),
             host.world,
             frame.id,
             frame.npc_id,
@@ -164,7 +175,7 @@ class Encounter:
         try:
             low, high = game.attitude_range
             encounter._mapper.opened(npc.name, min(max(attitude, low), high))
-            if game.greets_first:
+            if greets:
                 encounter._reacting = True
                 encounter._begin(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
             else:
@@ -191,6 +202,7 @@ class Encounter:
             prompt = layer.get(PROMPT)
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
+            prompt.context(HEARD_CONTEXT, 0.5, lambda _ctx: self.heard)
             prompt.context(LORE_CONTEXT, LORE_ORDER, self._lore.context)
             layer.provide(ENCOUNTER, binding)
 
@@ -339,6 +351,16 @@ class Encounter:
         await self._lore.read(self._calls, content)
         if await self._read_scene():
             self._begin(UserMessage(content))
+
+    async def answer(self, line: str) -> None:
+        """A turn that only speaks, answering `line` (another NPC of the scene spoke to this
+        one): nothing is decided or done on it, as after a greeting. Raises FrameError(busy)."""
+        if self._closed or self._running:
+            raise FrameError(ErrorCode.BUSY, "the NPC is busy or gone", self.id)
+        self._running = True
+        if await self._read_scene():
+            self._reacting = True
+            self._begin(UserMessage(line, source=ANSWER_SOURCE))
 
     def _bad_option(self, option_id: str) -> FrameError:
         if self._offers.was_settled(option_id):

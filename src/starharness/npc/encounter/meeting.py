@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..frames import ErrorCode, FrameError
 from ..world import Meeting, NpcCard, World, reading_together
@@ -23,6 +23,27 @@ def meet(
         found = _read_meeting(world, npc_id, player_id) if read is None else read(npc_id, player_id)
         scene = world.scene(npc_id, player_id) if with_scene and _can(found) else None
         return _checked(world, found, encounter_id, npc_id, player_id, scene)
+
+
+def meet_together(
+    world: World, encounter_id: str, npc_ids: Sequence[str], player_id: str
+) -> list[NpcCard]:
+    """The cards of a scene's NPCs, in `npc_ids`' order, or FrameError naming the first NPC
+    the player cannot meet there: unknown, unable to meet, or in another place than the first."""
+    cards: list[NpcCard] = []
+    with reading_together(world):
+        for npc_id in npc_ids:
+            card, _attitude, _scene = meet(world, encounter_id, npc_id, player_id, with_scene=False)
+            if cards and card.location_id != cards[0].location_id:
+                first = cards[0]
+                raise FrameError(
+                    ErrorCode.NPC_UNAVAILABLE,
+                    f"{card.name} ({npc_id!r}) is not where {first.name} is: the NPCs of one "
+                    f"scene share a place ({card.location_id!r}, not {first.location_id!r})",
+                    encounter_id,
+                )
+            cards.append(card)
+    return cards
 
 
 def _can(found: Meeting | None) -> bool:

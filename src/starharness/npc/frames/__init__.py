@@ -1,6 +1,6 @@
 """Frame protocol v1: the JSON frames between engines and the harness, as pydantic models."""
 
-from .base import PROTOCOL_VERSION, Frame, WireModel
+from .base import MAX_SCENE_NPCS, PROTOCOL_REVISION, PROTOCOL_VERSION, Frame, WireModel
 from .down import (
     DOWN_FRAME_TYPES,
     ActionFrame,
@@ -15,6 +15,7 @@ from .down import (
     Options,
     SayDelta,
     SayEnd,
+    SceneNpc,
     Welcome,
     WorldEvent,
 )
@@ -36,6 +37,8 @@ from .up import (
 __all__ = [
     "DOWN_FRAME_TYPES",
     "GENERIC_PROTOCOL",
+    "MAX_SCENE_NPCS",
+    "PROTOCOL_REVISION",
     "PROTOCOL_VERSION",
     "UP_FRAME_TYPES",
     "ActionFrame",
@@ -58,6 +61,7 @@ __all__ = [
     "Options",
     "SayDelta",
     "SayEnd",
+    "SceneNpc",
     "UpFrame",
     "Welcome",
     "WireModel",

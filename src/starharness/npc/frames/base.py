@@ -9,6 +9,11 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
 PROTOCOL_VERSION = 1
+PROTOCOL_REVISION = 2
+"""Additions within version 1 that old clients may ignore: 2 added scenes of several NPCs
+(`npcIds`, `to`, `speakerId`)."""
+MAX_SCENE_NPCS = 4
+"""The most NPCs one encounter (a scene) may hold."""
 
 
 def _field_title(name: str, _info: FieldInfo | ComputedFieldInfo) -> str:

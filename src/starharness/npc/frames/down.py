@@ -5,11 +5,12 @@ A game narrows `mood`, `attitude` and the HUD shape with `build_protocol`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
 from .base import (
+    PROTOCOL_REVISION,
     PROTOCOL_VERSION,
     Frame,
     WireModel,
@@ -21,6 +22,15 @@ from .errors import ErrorCode, FrameError
 NonEmpty = Annotated[str, Field(min_length=1)]
 HudData = dict[str, JsonValue]
 """The generic HUD payload: any JSON object; a game may declare a model instead."""
+
+
+def _speaker() -> Any:
+    return Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="In a scene: the id of the NPC this is from. Left out of a plain encounter.",
+    )
 
 
 class NpcEntry(WireModel):
@@ -58,11 +68,24 @@ class OptionItem(WireModel):
     )
 
 
+class SceneNpc(WireModel):
+    """One NPC of a scene, as `encounter.opened` lists them."""
+
+    id: NonEmpty
+    name: str
+    attitude: int = Field(description="The NPC's attitude towards the player, in the game's range.")
+
+
 class Welcome(Frame):
     """Answers `hello`: the protocol version, the player's HUD and the NPCs there are."""
 
     t: Literal["welcome"] = "welcome"
     protocol: Literal[1] = PROTOCOL_VERSION
+    revision: int = Field(
+        default=PROTOCOL_REVISION,
+        description="Additions within this version the server speaks (2: scenes). Absent "
+        "from servers of revision 1.",
+    )
     hud: HudData
     npcs: list[NpcEntry]
 
@@ -74,6 +97,14 @@ class EncounterOpened(Frame):
     id: NonEmpty
     npc_name: str
     attitude: int = Field(description="The NPC's attitude towards the player, in the game's range.")
+    speaker_id: NonEmpty | None = _speaker()
+    npcs: list[SceneNpc] | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="In a scene: every NPC in it, in the order `npcIds` named them. "
+        "`npcName`, `attitude` and `speakerId` are those of the NPC who holds the floor first.",
+    )
 
 
 class SayDelta(Frame):
@@ -82,6 +113,7 @@ class SayDelta(Frame):
     t: Literal["say.delta"] = "say.delta"
     id: NonEmpty
     text: NonEmpty
+    speaker_id: NonEmpty | None = _speaker()
 
 
 class SayEnd(Frame):
@@ -90,14 +122,17 @@ class SayEnd(Frame):
     t: Literal["say.end"] = "say.end"
     id: NonEmpty
     mood: NonEmpty
+    speaker_id: NonEmpty | None = _speaker()
 
 
 class Options(Frame):
-    """Replies the player may pick; replaces any earlier options of this encounter."""
+    """Replies the player may pick; replaces any earlier options of this encounter. In a
+    scene they are lines to the NPC in `speakerId`, whose turn offered them."""
 
     t: Literal["options"] = "options"
     id: NonEmpty
     items: list[OptionItem]
+    speaker_id: NonEmpty | None = _speaker()
 
 
 class ActionFrame(Frame):
@@ -108,6 +143,7 @@ class ActionFrame(Frame):
     name: NonEmpty
     ok: bool = Field(description="False when a guard refused the action; nothing changed then.")
     summary: str
+    speaker_id: NonEmpty | None = _speaker()
 
 
 class EncounterIdle(Frame):

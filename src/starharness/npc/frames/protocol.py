@@ -8,7 +8,7 @@ from typing import Annotated, Any, Final, Literal, TypeVar, Union, cast
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
-from .base import PROTOCOL_VERSION, Frame
+from .base import PROTOCOL_REVISION, PROTOCOL_VERSION, Frame
 from .down import (
     ActionFrame,
     EncounterIdle,
@@ -97,6 +97,7 @@ class FrameProtocol:
             "title": f"star-harness frame protocol v{PROTOCOL_VERSION}",
             "description": "JSON text frames between an engine and the harness, keyed by `t`.",
             "x-protocol-version": PROTOCOL_VERSION,
+            "x-protocol-revision": PROTOCOL_REVISION,
             "anyOf": [{"$ref": "#/$defs/UpFrame"}, {"$ref": "#/$defs/DownFrame"}],
             "$defs": dict(sorted(definitions.items())),
         }
@@ -121,6 +122,7 @@ class FrameProtocol:
                 "maximum": high,
             }
             definitions["EncounterOpened"]["properties"]["attitude"] = {"$ref": "#/$defs/Attitude"}
+            definitions["SceneNpc"]["properties"]["attitude"] = {"$ref": "#/$defs/Attitude"}
 
 
 def build_protocol(

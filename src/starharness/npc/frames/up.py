@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
-from .base import Frame, omit_none, optional_string_schema
+from .base import MAX_SCENE_NPCS, Frame, omit_none, optional_string_schema
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -25,12 +25,38 @@ class Hello(Frame):
 
 
 class EncounterOpen(Frame):
-    """The player walks up to an NPC; answered by `encounter.opened` or `error`."""
+    """The player walks up to an NPC, or to a group of them (a scene); answered by
+    `encounter.opened` or `error`."""
 
     t: Literal["encounter.open"] = "encounter.open"
     id: NonEmpty = Field(description="Encounter id chosen by the client, unique per connection.")
-    npc_id: NonEmpty
+    npc_id: NonEmpty = Field(
+        description="The NPC the player walks up to; in a scene, the one who holds the floor "
+        "first (and greets, in a game whose NPCs greet)."
+    )
     player_id: NonEmpty
+    npc_ids: Annotated[list[NonEmpty], Field(min_length=1, max_length=MAX_SCENE_NPCS)] | None = (
+        Field(
+            default=None,
+            exclude_if=omit_none,
+            json_schema_extra=optional_string_schema,
+            description=f"A scene: every NPC in it (1 to {MAX_SCENE_NPCS}, `npcId` among them, "
+            "all in one place). Every frame that speaks then names its speaker in `speakerId`. "
+            "Left out: a plain encounter with `npcId` alone, exactly as in revision 1.",
+        )
+    )
+
+    @model_validator(mode="after")
+    def _a_scene_names_each_npc_once(self) -> Self:
+        ids = self.npc_ids
+        if ids is None:
+            return self
+        repeated = sorted({npc for npc in ids if ids.count(npc) > 1})
+        if repeated:
+            raise ValueError(f"'npcIds' names an NPC more than once: {', '.join(repeated)}")
+        if self.npc_id not in ids:
+            raise ValueError(f"'npcId' {self.npc_id!r} must be one of 'npcIds'")
+        return self
 
 
 class EncounterSay(Frame):
@@ -43,6 +69,13 @@ class EncounterSay(Frame):
     )
     option_id: NonEmpty | None = Field(
         default=None, exclude_if=omit_none, json_schema_extra=optional_string_schema
+    )
+    to: NonEmpty | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="In a scene: the NPC (its id) the player speaks to. Left out, the NPC the "
+        "text names answers, else the one who spoke last (see docs/protocol.md, Scenes).",
     )
 
     @model_validator(mode="after")

@@ -5,14 +5,16 @@ from .app import (
     build_app,
 )
 from .fanout import Fanout, LocalFanout, PostgresFanout
-from .heap import tune_gc_for_serving
+from .gc_tuning import tune_gc_for_serving
 from .hub import NpcServer
 from .run import RunningServer, serve_game, start_server
+from .scene import Scene
 from .security import ExposureError
 from .settings import (
     DEFAULT_PORT,
     FanoutSettings,
     LimitsSettings,
+    SceneSettings,
     ServerSettings,
     TranscriptSettings,
     TurnSettings,
@@ -28,6 +30,8 @@ __all__ = [
     "NpcServer",
     "PostgresFanout",
     "RunningServer",
+    "Scene",
+    "SceneSettings",
     "ServerSettings",
     "TranscriptSettings",
     "TurnSettings",

@@ -30,6 +30,7 @@ from .access import Access
 from .outage import is_outage, outage_error
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
+from .scene import Scene
 
 if TYPE_CHECKING:
     from .hub import NpcServer
@@ -109,7 +110,7 @@ class Connection:
         self.access = access
         # Counted among its player's connections (for HUD frames) since `hello`.
         self.attached = False
-        self.encounters: dict[str, Encounter] = {}
+        self.encounters: dict[str, Encounter | Scene] = {}
         self._left: dict[str, None] = {}
         """Ids of encounters the harness ended (in order, the latest few): the client's own
         `encounter.close` of one is then quiet, though it holds no slot any more."""
@@ -362,6 +363,9 @@ class Connection:
                 f"too many opens: at most {self._limits.opens_per_second:g} per second",
                 frame.id,
             )
+        if frame.npc_ids is not None:
+            self.encounters[frame.id] = await self.server.open_scene(self, frame)
+            return
         encounter = await self.server.open_encounter(self, frame)
         self.encounters[frame.id] = encounter
 
@@ -378,6 +382,13 @@ class Connection:
             raise FrameError(
                 ErrorCode.LIMIT,
                 f"too many says: at most {self._limits.says_per_second:g} per second",
+                frame.id,
+            )
+        if isinstance(encounter, Encounter) and frame.to not in (None, encounter.npc.id):
+            raise FrameError(
+                ErrorCode.UNKNOWN_NPC,
+                f"NPC {frame.to!r} is not in this encounter (it is with {encounter.npc.id!r}); "
+                "open a scene with npcIds to talk to several",
                 frame.id,
             )
         await encounter.say(frame)
@@ -400,14 +411,19 @@ class Connection:
 
     def forget(self, encounter: Encounter) -> None:
         """`encounter` ended without this connection closing it (the harness ended it after a
-        deal took the player away): it no longer holds one of the connection's slots."""
-        if self.encounters.get(encounter.id) is encounter:
+        deal took the player away): it no longer holds one of the connection's slots. In a
+        scene, its other NPCs' encounters are closed too."""
+        held = self.encounters.get(encounter.id)
+        in_scene = isinstance(held, Scene) and held.holds(encounter)
+        if held is encounter or in_scene:
+            if isinstance(held, Scene):
+                self.server.end_scene(held)
             del self.encounters[encounter.id]
             self._left[encounter.id] = None
             if len(self._left) > self._limits.max_encounters:
                 del self._left[next(iter(self._left))]
 
-    def _encounter(self, encounter_id: str) -> Encounter:
+    def _encounter(self, encounter_id: str) -> Encounter | Scene:
         encounter = self.encounters.get(encounter_id)
         if encounter is None:
             raise FrameError(

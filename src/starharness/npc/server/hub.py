@@ -16,7 +16,14 @@ from starlette.websockets import WebSocket
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS, AgentOptions
 from ...runtime.session import SESSIONS, StoreUnreachableError
-from ..encounter import ArchetypePreset, ArchetypePresets, Encounter, GameKit, PrefixWarmer
+from ..encounter import (
+    ArchetypePreset,
+    ArchetypePresets,
+    Encounter,
+    GameKit,
+    PrefixWarmer,
+    meet_together,
+)
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
@@ -32,6 +39,7 @@ from .metrics import ServerMetrics
 from .outage import OutageRecords, WorldWatch, is_outage
 from .pass_budget import PassBudget
 from .rate import TokenBucket
+from .scene import Scene
 from .security import Credentials, allowed_hosts
 from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
@@ -99,6 +107,8 @@ class NpcServer:
         )
         """Evaluates every NPC's static prompt on a local model server before anyone talks."""
         self._pending: set[asyncio.Task[str | None]] = set()
+        self._scene_ends: set[asyncio.Task[None]] = set()
+        """Scenes closing because one of their NPCs' encounters ended on its own."""
         self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
         self._opens = TokenBucket(
             settings.limits.server_opens_per_second, settings.limits.server_open_burst
@@ -268,9 +278,41 @@ class NpcServer:
         if not holders:
             del self._players[player_id]
 
-    async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
+    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene:
+        """Open a scene of the NPCs `frame.npc_ids` names; raises FrameError saying why not."""
+        npc_ids = frame.npc_ids
+        assert npc_ids is not None
+        self._admit_open(frame, len(npc_ids))
+        cards = await self._calls.run(
+            meet_together, self._world, frame.id, npc_ids, frame.player_id
+        )
+        scene = Scene(
+            frame.id,
+            frame.player_id,
+            cards,
+            self._kit.protocol,
+            connection.send,
+            self.settings.scene.max_npc_lines,
+        )
+        await scene.open(self, frame.npc_id, connection)
+        return scene
+
+    def scene_member(self, encounter: Encounter, owner: object) -> None:
+        """A scene's NPC's encounter opened: counted as any encounter of `owner`'s."""
+        assert isinstance(owner, Connection)
+        self._owners[encounter] = owner
+        self.metrics.open_encounters.inc()
+        self.attach(owner, encounter.player_id)
+
+    def end_scene(self, scene: Scene) -> None:
+        """One NPC of `scene` left it (a deal took the player away): close the others."""
+        task = asyncio.get_running_loop().create_task(scene.close(), name=f"end scene {scene.id}")
+        self._scene_ends.add(task)
+        task.add_done_callback(self._scene_ends.discard)
+
+    def _admit_open(self, frame: EncounterOpen, npcs: int) -> None:
         limits = self.settings.limits
-        if len(self._owners) >= limits.max_server_encounters:
+        if len(self._owners) + npcs > limits.max_server_encounters:
             raise FrameError(
                 ErrorCode.BUSY,
                 f"the server is full ({limits.max_server_encounters} open encounters); "
@@ -283,6 +325,9 @@ class NpcServer:
                 "too many encounters are opening at once; try again shortly",
                 frame.id,
             )
+
+    async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
+        self._admit_open(frame, 1)
         encounter = await Encounter.open(self, frame, connection.send)
         self._owners[encounter] = connection
         self.metrics.open_encounters.inc()
@@ -424,6 +469,7 @@ class NpcServer:
         self._outage_records.uninstall()
         await self.world_watch.aclose()
         await self.fanout.aclose()
+        await asyncio.gather(*self._scene_ends, return_exceptions=True)
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
         await self._presets.aclose()
         for task in list(self._pending):

@@ -89,6 +89,16 @@ class TurnSettings(BaseModel):
     timeout_s: float | None = Field(default=120.0, gt=0)
 
 
+class SceneSettings(BaseModel):
+    """Turn-taking in a scene of several NPCs (see docs/protocol.md, Scenes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_npc_lines: int = Field(default=2, ge=1, le=8)
+    """NPC lines per player line, the first answer included; then the floor returns to the
+    player. 1: only the NPC addressed answers, NPCs never answer each other."""
+
+
 class TranscriptSettings(BaseModel):
     """How many finished encounters keep their session log (for `star-harness inspect`)."""
 
@@ -193,6 +203,7 @@ class ServerSettings(BaseModel):
     identity: IdentitySettings = Field(default_factory=IdentitySettings)
     ticks: TickSettings = Field(default_factory=TickSettings)
     turn: TurnSettings = Field(default_factory=TurnSettings)
+    scene: SceneSettings = Field(default_factory=SceneSettings)
     transcripts: TranscriptSettings = Field(default_factory=TranscriptSettings)
     fanout: FanoutSettings | None = None
     """Share news, HUD updates and the clock with other workers over PostgreSQL; None: this
