@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from starharness.npc.server.heap import YOUNG_THRESHOLD
+from starharness.npc.server.gc_tuning import YOUNG_THRESHOLD
 
 _PROBE = """
 import gc, json
