@@ -1,6 +1,7 @@
 // The dialogue panel: who you talk to, their line typing out, your replies, action cards.
 // The current turn (your words, their line, its action cards) always shows in full; earlier
-// turns fold into a collapsed, scrollable history above it.
+// turns fold into a collapsed, scrollable history above it. In a scene of several NPCs each
+// line shows its speaker's name, and the player picks whom to talk to (or everyone).
 
 import { moodCss, moodLook } from "./moods.js";
 import { Typewriter } from "./typewriter.js";
@@ -10,9 +11,13 @@ const MAX_HISTORY = 50;
 const IDLE_HINT = "Click someone here, or press their number, to walk up and talk.";
 
 export class DialoguePanel {
-  constructor(el, { onOption, onText, onWalkAway }) {
+  constructor(el, { onOption, onText, onWalkAway, onAddress = () => {} }) {
     this._el = el;
-    this._handlers = { onOption, onText, onWalkAway };
+    this._handlers = { onOption, onText, onWalkAway, onAddress };
+    // A scene's NPCs (`[{id, name}]`, null outside a scene), who speaks now, and to whom.
+    this._members = null;
+    this._speaker = null;
+    this._addressee = null;
     // Screen readers hear the line once it is fully shown, not every typed fragment.
     this._line = new Typewriter(el.npcLine, () => {
       if (this._lineEnded) el.npcLine.setAttribute("aria-busy", "false");
@@ -50,9 +55,56 @@ export class DialoguePanel {
     this._el.cards.replaceChildren();
     this._clearHistory();
     this._showPlayerLine("");
+    this.setScene(null);
     this.startTurn();
     this.setOptions([]);
     this._el.walkAway.disabled = false;
+  }
+
+  /**
+   * Talking to several NPCs at once (`members`: `[{id, name}]`), or to one (null): in a scene
+   * each line names its speaker, and a row of choices says whom the player talks to.
+   */
+  setScene(members) {
+    this._members = Array.isArray(members) && members.length ? members : null;
+    this._speaker = null;
+    this._el.panel.dataset.scene = String(Boolean(this._members));
+    this._showSpeaker(null);
+    const row = this._el.addressee;
+    if (!row) return;
+    row.hidden = !this._members;
+    if (!this._members) {
+      row.replaceChildren();
+      return;
+    }
+    const label = document.createElement("span");
+    label.className = "addressee-label";
+    label.textContent = "Talk to";
+    const choices = [{ id: null, name: "Everyone" }, ...this._members].map((member) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "addressee-choice";
+      button.setAttribute("role", "radio");
+      button.dataset.testid = member.id ? `address-${member.id}` : "address-everyone";
+      button.dataset.npcId = member.id ?? "";
+      if (member.id) button.dataset.speaker = String(this._speakerIndex(member.id));
+      button.textContent = member.name;
+      button.addEventListener("click", () => this._handlers.onAddress(member.id));
+      return button;
+    });
+    row.replaceChildren(label, ...choices);
+    this.setAddressee(null);
+  }
+
+  /** Show whom the player's next words go to (an NPC's id, or null for everyone). */
+  setAddressee(npcId) {
+    this._addressee = npcId;
+    const buttons = this._el.addressee?.querySelectorAll("button") ?? [];
+    for (const button of buttons) {
+      button.setAttribute("aria-checked", String((button.dataset.npcId || null) === npcId));
+    }
+    const to = this._memberName(npcId);
+    this._el.text.placeholder = to ? `Say something to ${to}…` : "Say something…";
   }
 
   /** Back to nobody; `reason` (plain words) replaces the usual hint when given. */
@@ -68,6 +120,7 @@ export class DialoguePanel {
     this._el.cards.replaceChildren();
     this._clearHistory();
     this._showPlayerLine("");
+    this.setScene(null);
     this.setOptions([]);
     this._el.walkAway.disabled = true;
     this.setBusy(true);
@@ -88,14 +141,19 @@ export class DialoguePanel {
   startTurn() {
     this._line.flush();
     this._line.clear();
+    this._el.sceneLines?.replaceChildren();
+    this._speaker = null;
+    this._showSpeaker(null);
     this._lineEnded = false;
     this._el.npcLine.setAttribute("aria-busy", "true");
     this.setBusy(true);
   }
 
-  playerSaid(text) {
+  /** The player spoke; in a scene `toId` names the NPC spoken to (none: everyone). */
+  playerSaid(text, toId = null) {
     this._archiveTurn();
-    this._showPlayerLine(text);
+    const to = this._memberName(toId);
+    this._showPlayerLine(text, this._members ? to || "everyone" : "");
     this.startTurn();
   }
 
@@ -114,10 +172,17 @@ export class DialoguePanel {
     this._el.options.lastElementChild?.scrollIntoView({ block: "nearest" });
     this._el.form.scrollIntoView({ block: "nearest" });
     this._el.npcLine.scrollIntoView({ block: "nearest" });
+    // In a scene, whose line it is shows with it (a line too long for both keeps its start).
+    if (this._el.speaker && !this._el.speaker.hidden) this._el.speaker.scrollIntoView({ block: "nearest" });
   }
 
-  appendLine(text) {
-    if (this._lineEnded) {
+  /** More of a line; in a scene `speakerId` says whose (another's starts a line of its own). */
+  appendLine(text, speakerId = null) {
+    if (this._members && speakerId && speakerId !== this._speaker) {
+      this._settleSceneLine();
+      this._speaker = speakerId;
+      this._showSpeaker(speakerId);
+    } else if (this._lineEnded) {
       // A second line in the same turn continues the paragraph instead of erasing the first.
       this._line.push(" ");
       this._lineEnded = false;
@@ -143,8 +208,10 @@ export class DialoguePanel {
    * (`{action, cost}`) is the NPC's proposal: picking it commits a trade, so it is drawn as a
    * card with what the player gives and an Accept mark, and keeps its number like any reply.
    */
-  setOptions(items) {
+  setOptions(items, speakerId = null) {
     this._options = Array.isArray(items) ? items : [];
+    const to = this._members ? this._memberName(speakerId) : "";
+    this._el.options.setAttribute("aria-label", to ? `Replies to ${to}` : "Replies");
     const rows = this._options.map((item, index) => {
       const number = index + 1;
       const terms = offerTerms(item);
@@ -219,12 +286,15 @@ export class DialoguePanel {
     this._line.flush();
     const line = this._line.text;
     const cards = [...this._el.cards.children];
-    if (!said && !line && cards.length === 0) return;
+    const earlier = [...(this._el.sceneLines?.children ?? [])].map((p) => p.textContent);
+    if (!said && !line && cards.length === 0 && earlier.length === 0) return;
     const entry = document.createElement("li");
     entry.className = "history-turn";
     entry.dataset.testid = "history-turn";
     if (said) entry.append(paragraph("history-player", said));
-    if (line) entry.append(paragraph("history-npc", `${this._el.npcName.textContent}: ${line}`));
+    for (const text of earlier) entry.append(paragraph("history-npc", text));
+    const who = this._members ? this._memberName(this._speaker) : this._el.npcName.textContent;
+    if (line) entry.append(paragraph("history-npc", `${who}: ${line}`));
     if (cards.length) {
       const list = document.createElement("ul");
       list.className = "action-cards";
@@ -248,9 +318,46 @@ export class DialoguePanel {
     this._el.history.open = false;
   }
 
-  _showPlayerLine(text) {
+  _showPlayerLine(text, to = "") {
     this._el.playerLine.hidden = !text;
-    this._el.playerLine.textContent = text ? `You: ${text}` : "";
+    this._el.playerLine.textContent = text ? `You${to ? `, to ${to}` : ""}: ${text}` : "";
+  }
+
+  /** A scene's line whose speaker is done: it stays above the next speaker's, with its name. */
+  _settleSceneLine() {
+    this._line.flush();
+    const text = this._line.text.trim();
+    if (text && this._speaker && this._el.sceneLines) {
+      const said = document.createElement("p");
+      said.className = "scene-said";
+      said.dataset.testid = "scene-said";
+      said.dataset.speakerId = this._speaker;
+      said.append(speakerTag(this._memberName(this._speaker), this._speakerIndex(this._speaker)));
+      said.append(document.createTextNode(` ${text}`));
+      this._el.sceneLines.append(said);
+    }
+    this._line.clear();
+    this._lineEnded = false;
+    this._el.npcLine.setAttribute("aria-busy", "true");
+  }
+
+  _showSpeaker(speakerId) {
+    const label = this._el.speaker;
+    if (!label) return;
+    label.hidden = !speakerId;
+    label.replaceChildren();
+    delete label.dataset.speakerId;
+    if (!speakerId) return;
+    label.dataset.speakerId = speakerId;
+    label.append(speakerTag(this._memberName(speakerId), this._speakerIndex(speakerId)));
+  }
+
+  _memberName(npcId) {
+    return this._members?.find((member) => member.id === npcId)?.name ?? "";
+  }
+
+  _speakerIndex(npcId) {
+    return Math.max(0, this._members?.findIndex((member) => member.id === npcId) ?? 0);
   }
 }
 
@@ -290,6 +397,15 @@ function offerButton(label, terms, number) {
   }
   button.append(keyHint(number), body, span("offer-accept", "Accept", "offer-accept"));
   return button;
+}
+
+function speakerTag(name, index) {
+  const tag = document.createElement("span");
+  tag.className = "speaker-name";
+  tag.dataset.speaker = String(index);
+  tag.dataset.testid = "speaker-name";
+  tag.textContent = `${name}:`;
+  return tag;
 }
 
 function keyHint(number) {

@@ -1,5 +1,6 @@
 // One conversation at a time: opens, says and closes encounters, and routes their frames to the
-// dialogue panel, the scene, the people list and the HUD.
+// dialogue panel, the scene, the people list and the HUD. A conversation is with one NPC, or a
+// scene with several (`npcIds`), whose frames name their speaker (`speakerId`).
 
 import { friendlyError } from "./errors.js";
 
@@ -21,9 +22,15 @@ export class EncounterController {
     this._ended = [];
   }
 
-  /** Walk up to `npc` (`{id, name}`); walking up to someone else first walks away. */
+  /** Walk up to `npc` (`{id, name}`); walking up to someone else first walks away. In a
+   * scene, walking up to one of its NPCs turns to them instead. */
   open(npc) {
-    if (this.current && this.current.npcId === npc.id) {
+    if (this.current && this.current.npcId === npc.id && !this.current.members) {
+      this._dialogue.focusInput();
+      return;
+    }
+    if (this.current?.members?.some((member) => member.id === npc.id)) {
+      this.address(npc.id);
       this._dialogue.focusInput();
       return;
     }
@@ -36,6 +43,38 @@ export class EncounterController {
     this._scene.setActive(npc.id);
     this._people.setActive(npc.id);
     this._hud.showAttitude(null);
+  }
+
+  /** Walk up to several NPCs at once (`[{id, name}]`, 2 to 4): one scene, the first greets. */
+  openScene(npcs) {
+    const members = npcs.map((npc) => ({ id: npc.id, name: npc.name, attitude: null }));
+    if (this.current?.members && sameIds(this.current.members, members)) {
+      this._dialogue.focusInput();
+      return;
+    }
+    if (this.current) this.close();
+    this._counter += 1;
+    const id = `enc-${this._counter}`;
+    const first = members[0];
+    const frame = { t: "encounter.open", id, npcId: first.id, npcIds: members.map((m) => m.id), playerId: this._playerId };
+    if (!this._send(frame)) return;
+    const npcName = members.map((m) => m.name).join(" & ");
+    this.current = { id, npcId: first.id, npcName, members, to: null, speaker: first.id, opened: false };
+    this._dialogue.open(npcName);
+    this._dialogue.setScene(members);
+    this._scene.setActive(first.id);
+    this._people.setActive(first.id, true);
+    this._hud.showAttitude(null);
+  }
+
+  /** In a scene: whom the player's typed words go to (an NPC's id; null: everyone, and the
+   * harness's rule picks who answers). */
+  address(npcId) {
+    const current = this.current;
+    if (!current?.members) return;
+    current.to = current.members.some((member) => member.id === npcId) ? npcId : null;
+    this._dialogue.setAddressee(current.to);
+    if (current.to) this._scene.setActive(current.to);
   }
 
   /** Walk away: the harness cancels a running turn; what was said and done stays. */
@@ -51,17 +90,33 @@ export class EncounterController {
     if (this._send({ t: "encounter.say", id: this.current.id, optionId })) {
       // Leaving: hear their farewell, then walk away (no reply of theirs can keep you there).
       this.current.leaving = LEAVE_OPTION_IDS.includes(optionId);
-      this._dialogue.playerSaid(label);
-      this._scene.setSpeaking(this.current.npcId);
+      // In a scene a reply goes to the NPC whose replies they were.
+      const to = this.current.members ? this.current.optionsFrom : null;
+      this._dialogue.playerSaid(label, to);
+      this._turnStarts(this.current, to);
     }
   }
 
   sayText(text) {
-    if (!this.current) return;
-    if (this._send({ t: "encounter.say", id: this.current.id, text })) {
-      this._dialogue.playerSaid(text);
-      this._scene.setSpeaking(this.current.npcId);
+    const current = this.current;
+    if (!current) return;
+    const frame = { t: "encounter.say", id: current.id, text };
+    if (current.members && current.to) frame.to = current.to;
+    if (this._send(frame)) {
+      this._dialogue.playerSaid(text, current.members ? current.to : null);
+      this._turnStarts(current, current.to);
     }
+  }
+
+  /** The player spoke: the NPC spoken to turns to speak (in a scene, whoever answers first
+   * shows once their first words arrive). */
+  _turnStarts(current, to) {
+    if (!current.members) {
+      this._scene.setSpeaking(current.npcId);
+      return;
+    }
+    current.speaker = null;
+    this._scene.setSpeaking(to);
   }
 
   /**
@@ -89,23 +144,36 @@ export class EncounterController {
       case "encounter.opened":
         return this._ifCurrent(frame, (current) => {
           current.opened = true;
-          current.npcName = frame.npcName || current.npcName;
-          this._dialogue.setNpcName(current.npcName);
-          this._hud.showAttitude(current.npcName, frame.attitude, current.npcId);
-          this._scene.setSpeaking(current.npcId);
+          if (current.members && Array.isArray(frame.npcs)) {
+            for (const member of current.members) {
+              const told = frame.npcs.find((npc) => npc.id === member.id);
+              if (told) Object.assign(member, { name: told.name || member.name, attitude: told.attitude });
+            }
+            this._dialogue.setScene(current.members);
+            this._dialogue.setAddressee(current.to);
+          } else {
+            current.npcName = frame.npcName || current.npcName;
+            this._dialogue.setNpcName(current.npcName);
+          }
+          this._showSpeaker(current, frame.speakerId, frame.attitude);
         });
       case "say.delta":
-        return this._ifCurrent(frame, () => this._dialogue.appendLine(frame.text));
+        return this._ifCurrent(frame, (current) => {
+          const speaker = this._showSpeaker(current, frame.speakerId);
+          this._dialogue.appendLine(frame.text, current.members ? speaker : null);
+        });
       case "say.end":
         return this._ifCurrent(frame, (current) => {
+          const speaker = this._speakerOf(current, frame.speakerId);
           this._dialogue.endLine(frame.mood);
-          this._scene.setMood(current.npcId, frame.mood);
-          this._people.setMood(current.npcId, frame.mood);
+          this._scene.setMood(speaker, frame.mood);
+          this._people.setMood(speaker, frame.mood);
         });
       case "options":
         // Replies to someone you are leaving (or who is gone) are never offered.
         return this._ifCurrent(frame, (current) => {
-          if (!current.leaving) this._dialogue.setOptions(frame.items);
+          current.optionsFrom = this._speakerOf(current, frame.speakerId);
+          if (!current.leaving) this._dialogue.setOptions(frame.items, current.optionsFrom);
         });
       case "action":
         return this._ifCurrent(frame, () => this._dialogue.addAction(frame.name, frame.ok, frame.summary));
@@ -156,10 +224,31 @@ export class EncounterController {
     return true;
   }
 
+  /** The NPC a frame is from: its `speakerId` in a scene (if one of its NPCs), else the one. */
+  _speakerOf(current, speakerId) {
+    if (current.members?.some((member) => member.id === speakerId)) return speakerId;
+    return current.members ? current.speaker : current.npcId;
+  }
+
+  /** Whoever speaks now: their figure talks, and the HUD shows their attitude. */
+  _showSpeaker(current, speakerId, attitude = undefined) {
+    const speaker = this._speakerOf(current, speakerId);
+    const member = current.members?.find((m) => m.id === speaker);
+    const changed = speaker !== current.speaker || attitude !== undefined;
+    current.speaker = speaker;
+    if (!changed) return speaker;
+    this._scene.setSpeaking(speaker);
+    const name = member ? member.name : current.npcName;
+    const shown = attitude !== undefined ? attitude : member?.attitude;
+    if (shown !== undefined && shown !== null) this._hud.showAttitude(name, shown, speaker);
+    return speaker;
+  }
+
   /** What stays on the panel when a conversation ends: their last line, or why it ended. */
   _farewell(current) {
     const farewell = this._dialogue.lineText.trim();
-    if (farewell) return `${current.npcName}: “${farewell}”`;
+    const who = current.members?.find((member) => member.id === current.speaker)?.name ?? current.npcName;
+    if (farewell) return `${who}: “${farewell}”`;
     return current.gone ? `${current.npcName} is not here any more.` : "";
   }
 
@@ -178,4 +267,8 @@ export class EncounterController {
     this._people.setActive(null);
     this._hud.showAttitude(null);
   }
+}
+
+function sameIds(a, b) {
+  return a.length === b.length && a.every((member, index) => member.id === b[index].id);
 }

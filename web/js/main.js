@@ -4,7 +4,7 @@ import { DialoguePanel } from "./dialogue.js";
 import { EncounterController } from "./encounter.js";
 import { Hud, placeDetails, prettyId } from "./hud.js";
 import { Connection, frameUrl, playerFromPage } from "./net.js";
-import { PeopleList } from "./people.js";
+import { MAX_SCENE_NPCS, PeopleList } from "./people.js";
 import { placeLook } from "./places.js";
 import { ProblemList } from "./problems.js";
 import { createScene } from "./scene.js";
@@ -38,8 +38,14 @@ async function start() {
     .catch(() => {});
   const ticker = new Ticker(byId("ticker"), (id) => placeNames.get(id) ?? prettyId(id));
   const people = new PeopleList(
-    { list: byId("people-list"), empty: byId("people-empty"), elsewhere: byId("people-elsewhere") },
+    {
+      list: byId("people-list"),
+      empty: byId("people-empty"),
+      elsewhere: byId("people-elsewhere"),
+      group: byId("people-group"),
+    },
     (npcId) => walkUpTo(npcId),
+    () => walkUpToEveryone(),
   );
   const scene = await createScene(byId("scene"), byId("scene-labels"), {
     onPick: (npcId) => walkUpTo(npcId),
@@ -80,11 +86,15 @@ async function start() {
       text: byId("say-text"),
       send: byId("say-send"),
       walkAway: byId("walk-away"),
+      addressee: byId("addressee"),
+      speaker: byId("npc-speaker"),
+      sceneLines: byId("scene-lines"),
     },
     {
       onOption: (optionId, label) => encounters.sayOption(optionId, label),
       onText: (text) => encounters.sayText(text),
       onWalkAway: () => walkAway(),
+      onAddress: (npcId) => encounters.address(npcId),
     },
   );
   const encounters = new EncounterController({ send, playerId, dialogue, scene, people, hud });
@@ -92,6 +102,11 @@ async function start() {
   function walkUpTo(npcId) {
     const npc = present.find((candidate) => candidate.id === npcId);
     if (npc && connection.isOpen) encounters.open(npc);
+  }
+
+  function walkUpToEveryone() {
+    const together = present.slice(0, MAX_SCENE_NPCS);
+    if (together.length > 1 && connection.isOpen) encounters.openScene(together);
   }
 
   function walkAway() {
@@ -121,12 +136,13 @@ async function start() {
     const away = npcs.filter((npc) => !isHere(npc)).map((npc) => ({ ...npc, place: placeOf(npc.locationId) }));
     people.update(present, away);
     scene.setFigures(present);
-    const talkingTo = encounters.current?.npcId;
+    const current = encounters.current;
+    const talkingTo = current ? (current.members ?? [{ id: current.npcId }]) : [];
     // Never keep talking to someone who is not here (the player travelled, or they left).
-    if (talkingTo && !present.some((npc) => npc.id === talkingTo)) encounters.npcGone();
+    if (talkingTo.some((npc) => !present.some((here) => here.id === npc.id))) encounters.npcGone();
     if (encounters.current) {
-      people.setActive(encounters.current.npcId);
-      scene.setActive(encounters.current.npcId);
+      people.setActive(encounters.current.npcId, Boolean(encounters.current.members));
+      scene.setActive(encounters.current.to ?? encounters.current.npcId);
     }
   }
 

@@ -1,16 +1,25 @@
-// The people list: one numbered button per NPC at the player's location (the keyboard path).
+// The people list: one numbered button per NPC at the player's location (the keyboard path),
+// and, where two or more stand, one to talk to them together (a scene).
 
 import { moodCss } from "./moods.js";
 
+/** The most NPCs one scene holds (the frame protocol's bound). */
+export const MAX_SCENE_NPCS = 4;
+
 export class PeopleList {
-  constructor({ list, empty, elsewhere }, onChoose) {
+  constructor({ list, empty, elsewhere, group = null }, onChoose, onGroup = () => {}) {
     this._list = list;
     this._empty = empty;
     this._elsewhere = elsewhere;
+    this._group = group;
     this._onChoose = onChoose;
+    this._onGroup = onGroup;
     this._buttons = new Map();
     this._enabled = false;
     this._activeId = null;
+    this._groupActive = false;
+    this._present = 0;
+    group?.addEventListener("click", () => this._onGroup());
   }
 
   /** Show `present` (`[{id, name, number}]`) as buttons and name those `elsewhere`. */
@@ -34,6 +43,12 @@ export class PeopleList {
       return item;
     });
     this._list.replaceChildren(...items);
+    this._present = present.length;
+    if (this._group) {
+      const together = Math.min(present.length, MAX_SCENE_NPCS);
+      this._group.hidden = together < 2;
+      this._group.textContent = together === present.length ? "Talk to everyone here" : `Talk to the first ${together} here`;
+    }
     this._empty.hidden = present.length > 0;
     this._elsewhere.hidden = elsewhere.length === 0;
     this._elsewhere.textContent = elsewhere.length
@@ -47,8 +62,10 @@ export class PeopleList {
     this._refresh();
   }
 
-  setActive(npcId) {
+  /** Who is talked to: one NPC's id, or `group` for everyone here together. */
+  setActive(npcId, group = false) {
     this._activeId = npcId;
+    this._groupActive = group;
     this._refresh();
   }
 
@@ -62,7 +79,11 @@ export class PeopleList {
   _refresh() {
     for (const [id, button] of this._buttons) {
       button.disabled = !this._enabled;
-      button.setAttribute("aria-pressed", String(id === this._activeId));
+      button.setAttribute("aria-pressed", String(!this._groupActive && id === this._activeId));
+    }
+    if (this._group) {
+      this._group.disabled = !this._enabled;
+      this._group.setAttribute("aria-pressed", String(this._groupActive));
     }
   }
 }

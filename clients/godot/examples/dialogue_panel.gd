@@ -3,7 +3,9 @@ extends Control
 ##
 ## Scene: a Control with children Npc (Label), Line (RichTextLabel), Options (VBoxContainer),
 ## Say (LineEdit), Log (RichTextLabel), Hud (Label), News (Label).
-## Call talk_to("smuggler") from your game when the player walks up to an NPC.
+## Call talk_to("smuggler") from your game when the player walks up to an NPC, or
+## talk_to_group(["smuggler", "dock_master"]) for several at once (a scene: each line is
+## shown under its speaker's name, and say_to picks whom the player's words are for).
 
 const MOOD_COLOURS := {
 	"friendly": Color.PALE_GREEN,
@@ -22,6 +24,8 @@ const LEAVE_OPTION_IDS := ["bye", "leave"]
 var _encounter_id := ""
 var _busy := false
 var _leaving := false
+## In a scene: the NPC the player's typed words go to ("" = everyone: the harness picks).
+var _addressee := ""
 
 @onready var _npc: Label = $Npc
 @onready var _line: RichTextLabel = $Line
@@ -35,6 +39,8 @@ var _leaving := false
 func _ready() -> void:
 	StarHarness.welcome.connect(_on_welcome)
 	StarHarness.encounter_opened.connect(_on_encounter_opened)
+	StarHarness.scene_opened.connect(_on_scene_opened)
+	StarHarness.speaker.connect(_on_speaker)
 	StarHarness.say_delta.connect(_on_say_delta)
 	StarHarness.say_end.connect(_on_say_end)
 	StarHarness.options.connect(_on_options)
@@ -53,9 +59,27 @@ func talk_to(npc_id: String) -> void:
 	_encounter_id = StarHarness.open_encounter(npc_id)
 	if _encounter_id == "":
 		return
+	_npc.text = ""
 	_line.clear()
 	_set_busy(true)
 	show()
+
+
+## The player walks up to several NPCs at once (1 to 4 ids, all in one place).
+func talk_to_group(npc_ids: Array) -> void:
+	_encounter_id = StarHarness.open_scene(npc_ids)
+	_addressee = ""
+	if _encounter_id == "":
+		return
+	_npc.text = ""
+	_line.clear()
+	_set_busy(true)
+	show()
+
+
+## In a scene: the NPC the player's next typed words are for ("" for everyone).
+func address(npc_id: String) -> void:
+	_addressee = npc_id
 
 
 ## The player walks away: close the encounter and hide the panel.
@@ -63,6 +87,7 @@ func walk_away() -> void:
 	if _encounter_id != "":
 		StarHarness.close_encounter(_encounter_id)
 	_encounter_id = ""
+	_npc.text = ""
 	hide()
 
 
@@ -72,8 +97,27 @@ func _on_welcome(_protocol: int, hud: Dictionary, npcs: Array) -> void:
 
 
 func _on_encounter_opened(id: String, npc_name: String, attitude: int) -> void:
-	if id == _encounter_id:
+	if id == _encounter_id and _npc.text == "":
 		_npc.text = "%s (attitude %d)" % [npc_name, attitude]
+
+
+func _on_scene_opened(id: String, npcs: Array) -> void:
+	if id != _encounter_id:
+		return
+	var names: PackedStringArray = []
+	for npc: Dictionary in npcs:
+		names.append("%s (attitude %d)" % [npc.get("name", ""), int(npc.get("attitude", 0))])
+	_npc.text = " & ".join(names)
+
+
+func _on_speaker(id: String, _speaker_id: String, speaker_name: String) -> void:
+	# Another NPC of the scene speaks: their line starts on its own line, under their name.
+	if id == _encounter_id:
+		if not _line.get_parsed_text().is_empty():
+			_line.newline()
+		_line.push_bold()
+		_line.add_text("%s: " % speaker_name)
+		_line.pop()
 
 
 func _on_say_delta(id: String, text: String) -> void:
@@ -151,7 +195,10 @@ func _on_text_submitted(text: String) -> void:
 	_line.clear()
 	_say.clear()
 	_set_busy(true)
-	StarHarness.say(_encounter_id, text)
+	if _addressee != "":
+		StarHarness.say_to(_encounter_id, _addressee, text)
+	else:
+		StarHarness.say(_encounter_id, text)
 
 
 func _on_option_pressed(option_id: String) -> void:

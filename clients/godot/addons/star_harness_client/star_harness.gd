@@ -29,6 +29,12 @@ signal error(id: String, code: String, message: String)
 signal world_event(location_id: String, headline: String)
 ## `hud`: replace the whole HUD of `player_id` with `data`.
 signal hud(player_id: String, data: Dictionary)
+## A scene (several NPCs in one encounter, see `open_scene`) opened: `npcs` is each
+## `{id, name, attitude}`; `encounter_opened` follows with the first speaker's name.
+signal scene_opened(id: String, npcs: Array)
+## In a scene, the NPC the next frames come from changed (emitted before that frame's own
+## signal): show `speaker_name` over the line that `say_delta` then types out.
+signal speaker(id: String, speaker_id: String, speaker_name: String)
 ## Every parsed frame, also of types this client does not know (a newer harness).
 signal frame_received(frame: Dictionary)
 ## The socket is open and `hello` was sent.
@@ -64,6 +70,10 @@ var _backoff_ms := FIRST_BACKOFF_MS
 var _next_attempt_ms := 0
 var _connect_started_ms := 0
 var _encounters_opened := 0
+## NPC id -> name, from `welcome` and each scene's `encounter.opened`.
+var _npc_names := {}
+## Encounter id -> the id of the NPC who spoke last in it (scenes only).
+var _speakers := {}
 
 
 func _ready() -> void:
@@ -120,9 +130,42 @@ func open_encounter(npc_id: String) -> String:
 	return encounter_id if send_frame(frame) == OK else ""
 
 
+## Walk up to several NPCs at once (1 to 4 ids, all in one place): one scene, whose frames
+## name their speaker (`speaker` signal). The first NPC holds the floor first. Returns the
+## encounter id ("" when not connected).
+func open_scene(npc_ids: Array) -> String:
+	if npc_ids.is_empty():
+		return ""
+	_encounters_opened += 1
+	var encounter_id := "enc-%d-%d" % [Time.get_ticks_msec(), _encounters_opened]
+	var frame := {
+		"t": "encounter.open",
+		"id": encounter_id,
+		"npcId": str(npc_ids[0]),
+		"npcIds": npc_ids,
+		"playerId": player_id,
+	}
+	return encounter_id if send_frame(frame) == OK else ""
+
+
 ## Say free text. Wait for `encounter_idle` first: a say during a turn gets error "busy".
 func say(encounter_id: String, text: String) -> Error:
 	return send_frame({"t": "encounter.say", "id": encounter_id, "text": text})
+
+
+## In a scene: say free text to one of its NPCs (the others hear it too).
+func say_to(encounter_id: String, npc_id: String, text: String) -> Error:
+	return send_frame({"t": "encounter.say", "id": encounter_id, "text": text, "to": npc_id})
+
+
+## The display name of an NPC (from `welcome` or a scene's `encounter.opened`), else its id.
+func npc_name(npc_id: String) -> String:
+	return str(_npc_names.get(npc_id, npc_id))
+
+
+## In a scene: the id of the NPC who spoke last ("" before anyone did, or outside a scene).
+func last_speaker(encounter_id: String) -> String:
+	return str(_speakers.get(encounter_id, ""))
 
 
 ## Pick an item of the last `options` of this encounter by its `id`.
@@ -232,10 +275,15 @@ func _drain() -> void:
 func _dispatch(frame: Dictionary) -> void:
 	frame_received.emit(frame)
 	var id := str(frame.get("id", ""))
+	_note_speaker(id, frame)
 	match str(frame.get("t", "")):
 		"welcome":
+			_remember_names(_array(frame, "npcs"))
 			welcome.emit(int(frame.get("protocol", 0)), _dict(frame, "hud"), _array(frame, "npcs"))
 		"encounter.opened":
+			if frame.get("npcs") is Array:
+				_remember_names(_array(frame, "npcs"))
+				scene_opened.emit(id, _array(frame, "npcs"))
 			encounter_opened.emit(id, str(frame.get("npcName", "")), int(frame.get("attitude", 0)))
 		"say.delta":
 			say_delta.emit(id, str(frame.get("text", "")))
@@ -248,6 +296,7 @@ func _dispatch(frame: Dictionary) -> void:
 			action.emit(id, str(frame.get("name", "")), bool(frame.get("ok", false)), summary)
 		"encounter.idle":
 			encounter_idle.emit(id)
+			_speakers.erase(id)
 		"error":
 			error.emit(id, str(frame.get("code", "")), str(frame.get("message", "")))
 		"world.event":
@@ -256,6 +305,22 @@ func _dispatch(frame: Dictionary) -> void:
 			hud.emit(str(frame.get("playerId", "")), _dict(frame, "data"))
 		var unknown:
 			push_warning("star-harness: no handler for frame type %s" % unknown)
+
+
+## A scene's frame from another NPC than the last one: say who speaks before it is rendered.
+func _note_speaker(id: String, frame: Dictionary) -> void:
+	var speaker_id := str(frame.get("speakerId", ""))
+	if speaker_id == "" or _speakers.get(id, "") == speaker_id:
+		return
+	_speakers[id] = speaker_id
+	speaker.emit(id, speaker_id, npc_name(speaker_id))
+
+
+func _remember_names(npcs: Array) -> void:
+	for value: Variant in npcs:
+		if value is Dictionary:
+			var npc: Dictionary = value
+			_npc_names[str(npc.get("id", ""))] = str(npc.get("name", ""))
 
 
 ## Each item as `{id, label}` with String values, plus `offer: {action, cost}` for an offer.

@@ -6,7 +6,7 @@ The one frame client: `star-harness talk`, the eval's scripted player and the te
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
 
@@ -83,13 +83,23 @@ class FrameConnection:
         """Bind this connection to `player_id`; the harness answers `welcome`."""
         await self.send(Hello(player_id=player_id))
 
-    async def open_encounter(self, encounter_id: str, npc_id: str, player_id: str) -> None:
-        """Walk up to an NPC; `encounter_id` is ours to choose, unique on this connection."""
-        await self.send(EncounterOpen(id=encounter_id, npc_id=npc_id, player_id=player_id))
+    async def open_encounter(
+        self,
+        encounter_id: str,
+        npc_id: str,
+        player_id: str,
+        npc_ids: Sequence[str] | None = None,
+    ) -> None:
+        """Walk up to an NPC (with `npc_ids`, to a scene of these NPCs, `npc_id` first);
+        `encounter_id` is ours to choose, unique on this connection."""
+        scene = None if npc_ids is None else list(npc_ids)
+        await self.send(
+            EncounterOpen(id=encounter_id, npc_id=npc_id, player_id=player_id, npc_ids=scene)
+        )
 
-    async def say(self, encounter_id: str, text: str) -> None:
-        """Say free text in an encounter."""
-        await self.send(EncounterSay(id=encounter_id, text=text))
+    async def say(self, encounter_id: str, text: str, to: str | None = None) -> None:
+        """Say free text in an encounter (in a scene, `to` one of its NPCs)."""
+        await self.send(EncounterSay(id=encounter_id, text=text, to=to))
 
     async def choose(self, encounter_id: str, option_id: str) -> None:
         """Pick an item of the encounter's last `options` frame."""

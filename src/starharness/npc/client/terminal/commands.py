@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 HELP_TEXT = (
     "type what you say, or the number of an option (an [offer]'s number accepts it); "
-    "/npcs lists who is here, /close walks away, /tick N advances N days, /quit leaves"
+    "/npcs lists who is here, /all talks to everyone here at once (then @name words speaks to "
+    "one of them), /close walks away, /tick N advances N days, /quit leaves"
 )
 
 
@@ -15,6 +16,19 @@ class Say:
     """Free text for the NPC."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SayTo:
+    """Free text for one NPC of a scene, named by `who` (a name, a word of it, or an id)."""
+
+    who: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class All:
+    """Walk up to everyone here at once (a scene)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +78,10 @@ class Invalid:
     problem: str
 
 
-Command = Say | Pick | Close | Tick | ListNpcs | Help | Quit | Nothing | Invalid
+Command = Say | SayTo | All | Pick | Close | Tick | ListNpcs | Help | Quit | Nothing | Invalid
 
 _SIMPLE: dict[str, Command] = {
+    "/all": All(),
     "/close": Close(),
     "/npcs": ListNpcs(),
     "/help": Help(),
@@ -82,6 +97,11 @@ def parse_command(line: str) -> Command:
         return Nothing()
     if text.isdecimal() and text.isascii():
         return Pick(int(text), text)
+    if text.startswith("@"):
+        who, _, words = text[1:].partition(" ")
+        if not who or not words.strip():
+            return Invalid("@ needs a name and words, as in: @Brandt what does fuel cost?")
+        return SayTo(who.rstrip(",:"), words.strip())
     if not text.startswith("/"):
         return Say(text)
     name, _, argument = text.partition(" ")

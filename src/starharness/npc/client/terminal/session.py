@@ -8,12 +8,13 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from ...frames import FrameError
+from ...frames import MAX_SCENE_NPCS, FrameError
 from ..connection import FrameConnection, connect
 from ..errors import ConnectionLostError
 from ..handlers import dispatch
 from .commands import (
     HELP_TEXT,
+    All,
     Close,
     Command,
     Help,
@@ -23,6 +24,7 @@ from .commands import (
     Pick,
     Quit,
     Say,
+    SayTo,
     Tick,
     parse_command,
 )
@@ -134,6 +136,10 @@ class _Talk:
         match command:
             case Say(text):
                 await self._say(text)
+            case SayTo(who, text):
+                await self._say_to(who, text)
+            case All():
+                await self._open_all()
             case Pick(number, text):
                 await self._pick(number, text)
             case Close():
@@ -161,13 +167,35 @@ class _Talk:
         encounter_id = state.begin_encounter(state.npc_named(npc_id))
         await self._connection.open_encounter(encounter_id, npc_id, state.player_id)
 
-    async def _say(self, text: str) -> None:
+    async def _open_all(self) -> None:
+        state = self._state
+        present = state.present()[:MAX_SCENE_NPCS]
+        if len(present) < 2:
+            self._out.line("There are not two people here to talk to at once.", "yellow")
+            return
+        if state.encounter_id is not None:
+            await self._close()
+        first = present[0]
+        encounter_id = state.begin_encounter(" and ".join(npc.name for npc in present))
+        ids = [npc.id for npc in present]
+        await self._connection.open_encounter(encounter_id, first.id, state.player_id, ids)
+
+    async def _say(self, text: str, to: str | None = None) -> None:
         state = self._state
         if state.encounter_id is None:
             self._out.line("You are not talking to anyone: pick someone by number.", "yellow")
             return
         state.enter(Phase.TURN)
-        await self._connection.say(state.encounter_id, text)
+        await self._connection.say(state.encounter_id, text, to)
+
+    async def _say_to(self, who: str, text: str) -> None:
+        member = self._state.member_called(who)
+        if member is None:
+            names = ", ".join(m.name for m in self._state.members)
+            where = f" (here: {names})" if names else " (use /all to talk to everyone here)"
+            self._out.line(f"Nobody in this conversation answers to {who!r}{where}.", "yellow")
+            return
+        await self._say(text, member.id)
 
     async def _pick(self, number: int, text: str) -> None:
         state = self._state

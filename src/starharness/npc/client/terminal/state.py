@@ -8,7 +8,7 @@ from enum import Enum
 
 from pydantic import JsonValue
 
-from ...frames import NpcEntry, OptionItem
+from ...frames import NpcEntry, OptionItem, SceneNpc
 
 
 class Phase(Enum):
@@ -44,6 +44,10 @@ class TalkState:
     npc_name: str = ""
     opened: bool = False
     options: list[OptionItem] = field(default_factory=list[OptionItem])
+    members: list[SceneNpc] = field(default_factory=list[SceneNpc])
+    """In a scene: its NPCs, as `encounter.opened` named them (empty otherwise)."""
+    speaker_id: str | None = None
+    """In a scene: whose line is streaming (or was last)."""
     phase: Phase = Phase.HANDSHAKE
     fatal: str | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -90,6 +94,8 @@ class TalkState:
         self.npc_name = npc_name
         self.opened = False
         self.options = []
+        self.members = []
+        self.speaker_id = None
         self.enter(Phase.OPENING)
         return self.encounter_id
 
@@ -99,6 +105,8 @@ class TalkState:
         self.npc_name = ""
         self.opened = False
         self.options = []
+        self.members = []
+        self.speaker_id = None
         self.enter(Phase.LOBBY)
 
     def fail(self, reason: str) -> None:
@@ -121,6 +129,26 @@ class TalkState:
     def npc_names(self) -> dict[str, str]:
         """NPC id -> name, for words instead of ids."""
         return {npc.id: npc.name for npc in self.npcs}
+
+    def speaker_name(self, speaker_id: str | None) -> str:
+        """Who speaks: a scene's NPC by `speaker_id`, else the one NPC talked to."""
+        if speaker_id is None:
+            return self.npc_name
+        for member in self.members:
+            if member.id == speaker_id:
+                return member.name
+        return self.npc_named(speaker_id)
+
+    def member_called(self, who: str) -> SceneNpc | None:
+        """The scene's NPC `who` names (its id, its name or a word of it), if exactly one."""
+        wanted = who.casefold()
+        found = [
+            member
+            for member in self.members
+            if wanted in (member.id.casefold(), member.name.casefold())
+            or wanted in member.name.casefold().split()
+        ]
+        return found[0] if len(found) == 1 else None
 
     def npc_named(self, npc_id: str) -> str:
         """The display name of `npc_id` from `welcome`, or the id itself."""

@@ -77,14 +77,28 @@ class TalkView(DownFrameHandler):
         if frame.id != self._state.encounter_id:
             return
         self._state.opened = True
+        if frame.npcs:
+            state = self._state
+            state.members = list(frame.npcs)
+            state.npc_name = " and ".join(npc.name for npc in frame.npcs)
+            who = ", ".join(f"{npc.name} (attitude {npc.attitude})" for npc in frame.npcs)
+            self._out.line(f"— {who} notice you —", "bold")
+            self._out.line("Everyone hears you; @name words speaks to one of them.", "dim")
+            return
         self._state.npc_name = frame.npc_name
         self._out.line(f"— {frame.npc_name} notices you (attitude {frame.attitude}) —", "bold")
 
     def on_say_delta(self, frame: SayDelta) -> None:
-        if frame.id != self._state.encounter_id:
+        state = self._state
+        if frame.id != state.encounter_id:
             return
+        if self._streaming and frame.speaker_id != state.speaker_id:
+            # Another NPC of the scene speaks: their line starts on a line of its own.
+            self._out.end_stream()
+            self._streaming = False
+        state.speaker_id = frame.speaker_id
         if not self._streaming:
-            self._out.stream(f"{self._state.npc_name}: ", "bold yellow")
+            self._out.stream(f"{state.speaker_name(frame.speaker_id)}: ", "bold yellow")
             self._streaming = True
         self._out.stream(frame.text)
 
@@ -94,22 +108,26 @@ class TalkView(DownFrameHandler):
         if self._streaming:
             self._out.end_stream(f"  ({frame.mood})", "dim")
         else:
-            self._out.line(f"{self._state.npc_name} says nothing. ({frame.mood})", "dim")
+            name = self._state.speaker_name(frame.speaker_id)
+            self._out.line(f"{name} says nothing. ({frame.mood})", "dim")
         self._streaming = False
 
     def on_options(self, frame: Options) -> None:
         if frame.id != self._state.encounter_id:
             return
         self._state.options = list(frame.items)
+        if self._state.members and frame.speaker_id is not None and frame.items:
+            self._out.line(f"Replies to {self._state.speaker_name(frame.speaker_id)}:", "dim")
         self.show_options()
 
     def on_action(self, frame: ActionFrame) -> None:
         if frame.id != self._state.encounter_id:
             return
+        who = f"{self._state.speaker_name(frame.speaker_id)}, " if frame.speaker_id else ""
         if frame.ok:
-            self._out.line(f"✔ {frame.name}: {frame.summary}", "green")
+            self._out.line(f"✔ {who}{frame.name}: {frame.summary}", "green")
         else:
-            self._out.line(f"✘ {frame.name} refused: {frame.summary}", "red")
+            self._out.line(f"✘ {who}{frame.name} refused: {frame.summary}", "red")
 
     def on_encounter_idle(self, frame: EncounterIdle) -> None:
         state = self._state
