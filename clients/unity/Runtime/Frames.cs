@@ -6,6 +6,8 @@ namespace StarHarness.Client
     // One class per down frame of protocol v1 (docs/protocol.md, docs/frames.schema.json).
     // Fields mirror the wire names in PascalCase. HUD payloads are game-defined, so they stay
     // generic dictionaries (values: string, double, bool, null, Dictionary, List).
+    // In a scene (several NPCs in one encounter, OpenScene) every frame that speaks names its
+    // NPC in SpeakerId; outside a scene SpeakerId is null.
 
     /// <summary>One NPC the player can walk up to.</summary>
     public sealed class NpcEntry
@@ -42,6 +44,14 @@ namespace StarHarness.Client
         }
     }
 
+    /// <summary>One NPC of a scene, as `encounter.opened` lists them.</summary>
+    public sealed class SceneNpc
+    {
+        public string Id;
+        public string Name;
+        public int Attitude;
+    }
+
     /// <summary>`welcome`: answers hello with the protocol version, HUD and NPCs.</summary>
     public sealed class WelcomeFrame
     {
@@ -56,13 +66,18 @@ namespace StarHarness.Client
         public string Id;
         public string NpcName;
         public int Attitude;
+        /// <summary>In a scene: the NPC who holds the floor first.</summary>
+        public string SpeakerId;
+        /// <summary>In a scene: every NPC in it; null outside a scene.</summary>
+        public List<SceneNpc> Npcs;
     }
 
-    /// <summary>`say.delta`: append Text to the NPC's line.</summary>
+    /// <summary>`say.delta`: append Text to the line of SpeakerId (in a scene) or the NPC.</summary>
     public sealed class SayDeltaFrame
     {
         public string Id;
         public string Text;
+        public string SpeakerId;
     }
 
     /// <summary>`say.end`: the line is complete; Mood is one of the game's moods.</summary>
@@ -70,13 +85,16 @@ namespace StarHarness.Client
     {
         public string Id;
         public string Mood;
+        public string SpeakerId;
     }
 
-    /// <summary>`options`: replaces earlier options; empty means free text only.</summary>
+    /// <summary>`options`: replaces earlier options; empty means free text only. In a scene
+    /// they are lines to SpeakerId.</summary>
     public sealed class OptionsFrame
     {
         public string Id;
         public List<OptionItem> Items;
+        public string SpeakerId;
     }
 
     /// <summary>`action`: presentation only, already committed (Ok false: refused).</summary>
@@ -86,6 +104,7 @@ namespace StarHarness.Client
         public string Name;
         public bool Ok;
         public string Summary;
+        public string SpeakerId;
     }
 
     /// <summary>`encounter.idle`: the turn is over; accept input again.</summary>
@@ -145,20 +164,36 @@ namespace StarHarness.Client
 
         public static EncounterOpenedFrame EncounterOpened(Dictionary<string, object> f)
         {
+            List<SceneNpc> npcs = null;
+            object listed;
+            if (f.TryGetValue("npcs", out listed) && listed is List<object>)
+            {
+                npcs = new List<SceneNpc>();
+                foreach (var item in (List<object>)listed)
+                {
+                    var npc = item as Dictionary<string, object>;
+                    if (npc == null) continue;
+                    npcs.Add(new SceneNpc
+                    {
+                        Id = Str(npc, "id"), Name = Str(npc, "name"), Attitude = Int(npc, "attitude")
+                    });
+                }
+            }
             return new EncounterOpenedFrame
             {
-                Id = Str(f, "id"), NpcName = Str(f, "npcName"), Attitude = Int(f, "attitude")
+                Id = Str(f, "id"), NpcName = Str(f, "npcName"), Attitude = Int(f, "attitude"),
+                SpeakerId = Speaker(f), Npcs = npcs
             };
         }
 
         public static SayDeltaFrame SayDelta(Dictionary<string, object> f)
         {
-            return new SayDeltaFrame { Id = Str(f, "id"), Text = Str(f, "text") };
+            return new SayDeltaFrame { Id = Str(f, "id"), Text = Str(f, "text"), SpeakerId = Speaker(f) };
         }
 
         public static SayEndFrame SayEnd(Dictionary<string, object> f)
         {
-            return new SayEndFrame { Id = Str(f, "id"), Mood = Str(f, "mood") };
+            return new SayEndFrame { Id = Str(f, "id"), Mood = Str(f, "mood"), SpeakerId = Speaker(f) };
         }
 
         public static OptionsFrame Options(Dictionary<string, object> f)
@@ -173,14 +208,15 @@ namespace StarHarness.Client
                     Id = Str(option, "id"), Label = Str(option, "label"), Offer = Offer(option)
                 });
             }
-            return new OptionsFrame { Id = Str(f, "id"), Items = items };
+            return new OptionsFrame { Id = Str(f, "id"), Items = items, SpeakerId = Speaker(f) };
         }
 
         public static ActionFrame Action(Dictionary<string, object> f)
         {
             return new ActionFrame
             {
-                Id = Str(f, "id"), Name = Str(f, "name"), Ok = Bool(f, "ok"), Summary = Str(f, "summary")
+                Id = Str(f, "id"), Name = Str(f, "name"), Ok = Bool(f, "ok"), Summary = Str(f, "summary"),
+                SpeakerId = Speaker(f)
             };
         }
 
@@ -216,6 +252,13 @@ namespace StarHarness.Client
             var offer = option.TryGetValue("offer", out value) ? value as Dictionary<string, object> : null;
             if (offer == null) return null;
             return new OfferTerms { Action = Str(offer, "action"), Cost = Str(offer, "cost") };
+        }
+
+        /// <summary>The frame's speakerId, or null outside a scene.</summary>
+        static string Speaker(Dictionary<string, object> f)
+        {
+            object value;
+            return f.TryGetValue("speakerId", out value) ? value as string : null;
         }
 
         static string Str(Dictionary<string, object> f, string key)
@@ -264,9 +307,28 @@ namespace StarHarness.Client
             return Build("encounter.open", "id", encounterId, "npcId", npcId, "playerId", playerId);
         }
 
+        /// <summary>A scene of the NPCs npcIds (1 to 4, in one place); npcIds[0] speaks first.</summary>
+        public static string OpenScene(string encounterId, IList<string> npcIds, string playerId)
+        {
+            var ids = new List<object>();
+            foreach (var npcId in npcIds) ids.Add(npcId);
+            var frame = new Dictionary<string, object>
+            {
+                { "t", "encounter.open" }, { "id", encounterId }, { "npcId", npcIds[0] },
+                { "npcIds", ids }, { "playerId", playerId }
+            };
+            return Json.Write(frame);
+        }
+
         public static string Say(string encounterId, string text)
         {
             return Build("encounter.say", "id", encounterId, "text", text);
+        }
+
+        /// <summary>In a scene: free text to the NPC npcId (the others hear it too).</summary>
+        public static string SayTo(string encounterId, string npcId, string text)
+        {
+            return Build("encounter.say", "id", encounterId, "text", text, "to", npcId);
         }
 
         public static string SayOption(string encounterId, string optionId)

@@ -95,6 +95,24 @@ namespace StarHarness.Client
             return encounterId;
         }
 
+        /// <summary>Walk up to several NPCs at once (1 to 4 ids, in one place): one scene whose
+        /// frames name their speaker in SpeakerId; npcIds[0] holds the floor first. Returns the
+        /// new encounter id.</summary>
+        public string OpenScene(System.Collections.Generic.IList<string> npcIds)
+        {
+            if (npcIds == null || npcIds.Count == 0) throw new ArgumentException("name at least one NPC");
+            _encountersOpened++;
+            string encounterId = "enc-" + _encountersOpened;
+            Send(UpFrames.OpenScene(encounterId, npcIds, playerId));
+            return encounterId;
+        }
+
+        /// <summary>In a scene: say free text to one of its NPCs (by id).</summary>
+        public void SayTo(string encounterId, string npcId, string text)
+        {
+            Send(UpFrames.SayTo(encounterId, npcId, text));
+        }
+
         /// <summary>Say free text; wait for OnEncounterIdle first or get error "busy".</summary>
         public void Say(string encounterId, string text)
         {

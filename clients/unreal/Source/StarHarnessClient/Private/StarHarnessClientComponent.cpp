@@ -118,6 +118,38 @@ FString UStarHarnessClientComponent::OpenEncounter(const FString& NpcId)
 	return EncounterId;
 }
 
+FString UStarHarnessClientComponent::OpenScene(const TArray<FString>& NpcIds)
+{
+	if (NpcIds.Num() == 0)
+	{
+		return FString();
+	}
+	const FString EncounterId = FString::Printf(TEXT("enc-%d"), ++EncountersOpened);
+	TArray<TSharedPtr<FJsonValue>> Ids;
+	for (const FString& NpcId : NpcIds)
+	{
+		Ids.Add(MakeShared<FJsonValueString>(NpcId));
+	}
+	const TSharedRef<FJsonObject> Frame = MakeShared<FJsonObject>();
+	Frame->SetStringField(TEXT("t"), TEXT("encounter.open"));
+	Frame->SetStringField(TEXT("id"), EncounterId);
+	Frame->SetStringField(TEXT("npcId"), NpcIds[0]);
+	Frame->SetArrayField(TEXT("npcIds"), Ids);
+	Frame->SetStringField(TEXT("playerId"), PlayerId);
+	SendObject(Frame);
+	return EncounterId;
+}
+
+void UStarHarnessClientComponent::SayTo(const FString& EncounterId, const FString& NpcId, const FString& Text)
+{
+	const TSharedRef<FJsonObject> Frame = MakeShared<FJsonObject>();
+	Frame->SetStringField(TEXT("t"), TEXT("encounter.say"));
+	Frame->SetStringField(TEXT("id"), EncounterId);
+	Frame->SetStringField(TEXT("text"), Text);
+	Frame->SetStringField(TEXT("to"), NpcId);
+	SendObject(Frame);
+}
+
 void UStarHarnessClientComponent::Say(const FString& EncounterId, const FString& Text)
 {
 	const TSharedRef<FJsonObject> Frame = MakeShared<FJsonObject>();

@@ -62,6 +62,11 @@ public:
 	/** Free text; wait for OnEncounterIdle first, or the server answers error "busy". */
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void Say(const FString& EncounterId, const FString& Text);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void SayOption(const FString& EncounterId, const FString& OptionId);
+	/** Walk up to several NPCs at once (1 to 4 ids, in one place): a scene whose frames name
+	 *  their speaker in SpeakerId; NpcIds[0] holds the floor first. Returns the encounter id. */
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") FString OpenScene(const TArray<FString>& NpcIds);
+	/** In a scene: free text to one of its NPCs (the others hear it too). */
+	UFUNCTION(BlueprintCallable, Category = "StarHarness") void SayTo(const FString& EncounterId, const FString& NpcId, const FString& Text);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void CloseEncounter(const FString& EncounterId);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void AdvanceWorld(int32 Days);
 

@@ -2,6 +2,8 @@
 // Property names match the wire's camelCase names case-insensitively (NpcName <- "npcName").
 // The HUD is game-defined, so it is kept as JSON text here; a game can declare its own
 // USTRUCT for it and convert DataJson with FJsonObjectConverter::JsonObjectStringToUStruct.
+// In a scene (several NPCs in one encounter, OpenScene) every frame that speaks names its NPC
+// in SpeakerId ("speakerId"); outside a scene SpeakerId is empty.
 #pragma once
 
 #include "CoreMinimal.h"
@@ -41,6 +43,16 @@ struct FStarHarnessOption
 	UPROPERTY(BlueprintReadOnly) FStarHarnessOfferTerms Offer;
 };
 
+/** One NPC of a scene, as encounter.opened lists them. */
+USTRUCT(BlueprintType)
+struct FStarHarnessSceneNpc
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Name;
+	UPROPERTY(BlueprintReadOnly) int32 Attitude = 0;
+};
+
 /** welcome: answers hello. */
 USTRUCT(BlueprintType)
 struct FStarHarnessWelcome
@@ -60,15 +72,20 @@ struct FStarHarnessEncounterOpened
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) FString NpcName;
 	UPROPERTY(BlueprintReadOnly) int32 Attitude = 0;
+	/** In a scene: the NPC who holds the floor first. */
+	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
+	/** In a scene: every NPC in it (empty outside a scene). */
+	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessSceneNpc> Npcs;
 };
 
-/** say.delta: append Text to the NPC's line. */
+/** say.delta: append Text to the line of SpeakerId (in a scene) or of the NPC. */
 USTRUCT(BlueprintType)
 struct FStarHarnessSayDelta
 {
 	GENERATED_BODY()
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) FString Text;
+	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
 };
 
 /** say.end: the line is complete; Mood is one of the game's moods. */
@@ -78,15 +95,18 @@ struct FStarHarnessSayEnd
 	GENERATED_BODY()
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) FString Mood;
+	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
 };
 
-/** options: replaces earlier options; empty means free text only. */
+/** options: replaces earlier options; empty means free text only. In a scene they are lines
+ *  to SpeakerId. */
 USTRUCT(BlueprintType)
 struct FStarHarnessOptions
 {
 	GENERATED_BODY()
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessOption> Items;
+	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
 };
 
 /** action: presentation only, the change is already committed (bOk false: refused). */
@@ -99,6 +119,7 @@ struct FStarHarnessAction
 	/** "ok" on the wire; filled by hand because of the b prefix. */
 	UPROPERTY(BlueprintReadOnly) bool bOk = false;
 	UPROPERTY(BlueprintReadOnly) FString Summary;
+	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
 };
 
 /** encounter.idle: the turn is over; accept input again. */

@@ -1,0 +1,22 @@
+// Reads scene frames and writes scene opens with the Unity package's frame types; run by
+// tests/clients/test_client_scenes.py under mono.
+using System; using System.Collections.Generic; using StarHarness.Client;
+class Probe {
+  static Dictionary<string, object> Read(string text) { string t; return FrameReader.ParseObject(text, out t); }
+  static void Main() {
+    Console.WriteLine(UpFrames.OpenScene("s1", new List<string> { "a", "b" }, "p1"));
+    Console.WriteLine(UpFrames.SayTo("s1", "b", "hi"));
+    var opened = FrameReader.EncounterOpened(Read(
+      "{\"t\":\"encounter.opened\",\"id\":\"s1\",\"npcName\":\"Ada\",\"attitude\":3,\"speakerId\":\"a\","
+      + "\"npcs\":[{\"id\":\"a\",\"name\":\"Ada\",\"attitude\":3},{\"id\":\"b\",\"name\":\"Bo\",\"attitude\":-2}]}"));
+    Console.WriteLine(opened.SpeakerId + " " + opened.Npcs.Count + " " + opened.Npcs[1].Name + " " + opened.Npcs[1].Attitude);
+    var delta = FrameReader.SayDelta(Read("{\"t\":\"say.delta\",\"id\":\"s1\",\"text\":\"x\",\"speakerId\":\"b\"}"));
+    var options = FrameReader.Options(Read("{\"t\":\"options\",\"id\":\"s1\",\"items\":[],\"speakerId\":\"b\"}"));
+    var action = FrameReader.Action(Read("{\"t\":\"action\",\"id\":\"s1\",\"name\":\"n\",\"ok\":true,\"summary\":\"s\",\"speakerId\":\"a\"}"));
+    var end = FrameReader.SayEnd(Read("{\"t\":\"say.end\",\"id\":\"s1\",\"mood\":\"calm\",\"speakerId\":\"b\"}"));
+    Console.WriteLine(delta.SpeakerId + options.SpeakerId + action.SpeakerId + end.SpeakerId);
+    var plain = FrameReader.SayDelta(Read("{\"t\":\"say.delta\",\"id\":\"e1\",\"text\":\"x\"}"));
+    var single = FrameReader.EncounterOpened(Read("{\"t\":\"encounter.opened\",\"id\":\"e1\",\"npcName\":\"Ada\",\"attitude\":3}"));
+    Console.WriteLine((plain.SpeakerId == null) + " " + (single.Npcs == null));
+  }
+}
