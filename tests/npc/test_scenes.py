@@ -163,11 +163,17 @@ async def test_the_player_addresses_each_npc_by_name_and_the_right_one_answers(
 
 async def test_a_line_naming_both_gets_both_answers_within_the_bound(tmp_path: Path) -> None:
     question = "Karsk, Brandt: what is the news on the station?"
-    async with _at_the_bar(tmp_path) as (_, me):
+    async with _at_the_bar(tmp_path) as (stack, me):
         await _open_bar(me)
         both = await _say(me, question)
+        brandt = _session(stack, DOCK_MASTER)
     assert _speakers(both) == [SMUGGLER, DOCK_MASTER]
     assert [f["t"] for f in both].count("encounter.idle") == 1
+    # Only Karsk, named first, may act on the line; Brandt is told it was said to both of them
+    # and answers in a turn that only speaks.
+    last = _requests(stack, brandt)[-1]
+    said = [m["content"] for m in last["messages"] if m["role"] == "user"][-1]
+    assert said == f'The player says to you and Jonah Karsk: "{question}"'
 
     async with _at_the_bar(tmp_path / "one", _bound(1)) as (_, me):
         await _open_bar(me)

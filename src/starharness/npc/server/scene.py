@@ -7,10 +7,11 @@ said through its logged dynamic context (`npc.heard`). Turn-taking, per player l
 
 1. the NPC the say names in `to`, else the NPCs its text names (in the order named), else the
    NPC who spoke last (at first, the `npcId` of the open) answers; a picked option goes to the
-   NPC whose options they were;
+   NPC whose options they were. Only this NPC may act on the line (decide, offer, commit an
+   accepted offer): one player line never moves two NPCs' deals;
 2. then, while fewer than `max_lines` NPC lines were spoken for this player line, the next NPC
    the player's text named answers it too, or else an NPC named in the line just spoken
-   answers that line (speaking only: nothing is decided or done on another NPC's word);
+   answers that line; both only speak (nothing is decided on them);
 3. then the floor returns to the player: one `encounter.idle` for the whole round.
 """
 
@@ -98,7 +99,9 @@ class Scene:
         self._lines = 0
         self._queue: list[str] = []
         """NPCs the player's line also named, still to answer it."""
-        self._player_text: str | None = None
+        self._player_text = ""
+        self._addressed = cards[0].id
+        """The NPC the round's player line was for first (the one that may act on it)."""
         self._last: tuple[str, str] | None = None
         """The round's latest NPC line: who said it, and what."""
         self._options_from: str | None = None
@@ -250,8 +253,9 @@ class Scene:
         encounter.heard = self._take_heard(member)
         try:
             if answer_to is None:
-                assert self._player_text is not None
-                await encounter.say(EncounterSay(id=self.id, text=self._player_text))
+                # Named too, after the first: it speaks to the line, it does not act on it.
+                first = self._members[self._addressed].card.name
+                await encounter.answer(f'{PLAYER} says to you and {first}: "{self._player_text}"')
             else:
                 speaker = self._members[self._floor].card.name
                 await encounter.answer(f'{speaker} says to you: "{answer_to}"')
@@ -298,7 +302,8 @@ class Scene:
         self._speaking = target
         self._lines = 1
         self._queue = queue
-        self._player_text = frame.text
+        self._player_text = words
+        self._addressed = target
         self._last = None
         encounter.heard = self._take_heard(member)
         # Heard before the answer is, by those it was not for.
