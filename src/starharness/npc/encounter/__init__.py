@@ -5,7 +5,7 @@ from .conclusion import SpeechConclusion
 from .game_tools import GameDefinitionError, GameKit
 from .host import EncounterHost
 from .lifecycle import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
-from .mapping import FrameMapper, FrameSink, SpeechStyle, error_code_for
+from .mapping import FrameMapper, FrameSink, SceneFrames, SpeechStyle, error_code_for
 from .meeting import meet_together
 from .prefix_warmer import PrefixWarmer, StaticPrefix, static_prefix
 from .presets import ARCHETYPE_ORDER, PROTOCOL_ORDER, ArchetypePreset, ArchetypePresets
@@ -32,6 +32,7 @@ __all__ = [
     "GameKit",
     "LineStream",
     "PrefixWarmer",
+    "SceneFrames",
     "SpeechConclusion",
     "SpeechStyle",
     "StaticPrefix",

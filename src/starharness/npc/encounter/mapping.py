@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
 from ..actions import ActionAttempt
-from ..frames import ErrorCode, Frame, FrameProtocol, OptionItem
+from ..frames import (
+    ActionFrame,
+    ErrorCode,
+    Frame,
+    FrameProtocol,
+    OptionItem,
+    Options,
+    SayDelta,
+    SayEnd,
+    SceneNpc,
+)
 from ..game import SpeechContract
 from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
 from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
@@ -398,3 +408,39 @@ class FrameMapper:
     def idle(self) -> None:
         """Input is welcome again (after an opening without a greeting)."""
         self._emit(self._protocol.encounter_idle(id=self._id))
+
+
+class SceneFrames:
+    """The frames a scene of several NPCs sends as itself, beside its NPCs' own (each from
+    its encounter's FrameMapper): one `encounter.opened` naming them all, one
+    `encounter.idle` per round, and each NPC's speaking frames marked with `speakerId`."""
+
+    __slots__ = ("_id", "_protocol", "_send")
+
+    def __init__(self, encounter_id: str, protocol: FrameProtocol, send: FrameSink) -> None:
+        self._id = encounter_id
+        self._protocol = protocol
+        self._send = send
+
+    def opened(self, first: SceneNpc, npcs: list[SceneNpc]) -> None:
+        """The scene exists: its NPCs, and the one who holds the floor first."""
+        self._send(
+            self._protocol.encounter_opened(
+                id=self._id,
+                npc_name=first.name,
+                attitude=first.attitude,
+                speaker_id=first.id,
+                npcs=npcs,
+            )
+        )
+
+    def idle(self) -> None:
+        """The round is over: the floor is the player's again."""
+        self._send(self._protocol.encounter_idle(id=self._id))
+
+    @staticmethod
+    def spoken_by(frame: Frame, speaker_id: str) -> Frame:
+        """`frame` as the scene sends it: a frame that speaks names its speaker."""
+        if isinstance(frame, SayDelta | SayEnd | Options | ActionFrame):
+            return frame.model_copy(update={"speaker_id": speaker_id})
+        return frame

@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from ..encounter import Encounter, EncounterHost
+from ..encounter import Encounter, EncounterHost, SceneFrames
 from ..frames import (
-    ActionFrame,
     EncounterIdle,
     EncounterOpen,
     EncounterOpened,
@@ -87,7 +86,7 @@ class Scene:
         self.player_id = player_id
         self._members = {card.id: _Member(card) for card in cards}
         self._named = [Named(card.id, card.name) for card in cards]
-        self._protocol = protocol
+        self._frames = SceneFrames(encounter_id, protocol, send)
         self._send = send
         self._max_lines = max_lines
         self._closed = False
@@ -148,16 +147,7 @@ class Scene:
             SceneNpc(id=npc_id, name=m.card.name, attitude=m.attitude)
             for npc_id, m in self._members.items()
         ]
-        head = self._members[first]
-        self._send(
-            self._protocol.encounter_opened(
-                id=self.id,
-                npc_name=head.card.name,
-                attitude=head.attitude,
-                speaker_id=first,
-                npcs=npcs,
-            )
-        )
+        self._frames.opened(next(npc for npc in npcs if npc.id == first), npcs)
 
     # -- frames from the NPCs' encounters ----------------------------------------------------
 
@@ -183,9 +173,7 @@ class Scene:
         elif isinstance(frame, Options):
             self._options_from = npc_id
             self._option_labels = {item.id: item.label for item in frame.items}
-        if isinstance(frame, SayDelta | SayEnd | Options | ActionFrame):
-            frame = frame.model_copy(update={"speaker_id": npc_id})
-        self._send(frame)
+        self._send(self._frames.spoken_by(frame, npc_id))
 
     def _spoken(self, npc_id: str, text: str) -> None:
         if not text:
@@ -244,7 +232,7 @@ class Scene:
         self._queue = []
         self._last = None
         if not self._closed:
-            self._send(self._protocol.encounter_idle(id=self.id))
+            self._frames.idle()
 
     async def _continue(self, npc_id: str, answer_to: str | None) -> None:
         member = self._members[npc_id]
