@@ -49,8 +49,10 @@ async def test_talk_names_each_speaker_of_a_scene_and_speaks_to_one_by_name(
     opened, to_brandt, to_karsk, both, nobody = _answers(text)[:5]
     assert "Ilse Brandt (attitude 10)" in opened and "Jonah Karsk (attitude 0)" in opened
     # The greeting is the first NPC's; every line starts with its speaker's name.
-    greeter = "Ilse Brandt: " if opened.index("Ilse Brandt") < opened.index("Jonah") else (
-        "Jonah Karsk: "
+    greeter = (
+        "Ilse Brandt: "
+        if opened.index("Ilse Brandt") < opened.index("Jonah")
+        else ("Jonah Karsk: ")
     )
     assert f"\n{greeter}" in opened
     assert "\nIlse Brandt: " in to_brandt and "\nJonah Karsk: " not in to_brandt

@@ -1,15 +1,17 @@
 """Who answers in a scene of several NPCs: the names a line addresses, found without a model.
 
 The rule is the framework's and game-agnostic: a line addresses the scene's NPCs it names (the
-full name, or any word of it that no other NPC of the scene shares), in the order it names
-them. Nothing named: the caller decides (the NPC who spoke last holds the floor).
+full name, or any word of it of three letters or more that no other NPC's name has), in the
+order it names them. Nothing named: the caller decides (the NPC who spoke last holds the floor).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 _MIN_WORD: Final = 3
@@ -25,30 +27,33 @@ class Named:
     name: str
 
 
-def _calls(npc: Named) -> set[str]:
-    words = {word.casefold() for word in _WORD.findall(npc.name) if len(word) >= _MIN_WORD}
-    return words | {npc.name.casefold()}
+def _words(npc: Named) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(npc.name) if len(word) >= _MIN_WORD}
+
+
+def _calls(npcs: Sequence[Named]) -> dict[str, set[str]]:
+    """What addresses each NPC: its full name, and each word of it no other NPC's name has."""
+    words = {npc.id: _words(npc) for npc in npcs}
+    holders = Counter(word for held in words.values() for word in held)
+    return {
+        npc.id: {word for word in words[npc.id] if holders[word] == 1} | {npc.name.casefold()}
+        for npc in npcs
+    }
 
 
 def addressed(text: str, npcs: Sequence[Named], *, speaker: str | None = None) -> list[str]:
     """The ids of the NPCs `text` names, in the order it first names them; `speaker` (an NPC
     naming itself) is left out. A name word two NPCs share addresses neither."""
-    calls = {npc.id: _calls(npc) for npc in npcs}
-    shared = {word for npc in npcs for word in calls[npc.id] if _holders(word, calls) > 1}
+    calls = _calls(npcs)
     folded = text.casefold()
     found: list[tuple[int, str]] = []
     for npc in npcs:
         if npc.id == speaker:
             continue
-        places = [_position(folded, word) for word in calls[npc.id] - shared]
-        named_at = [at for at in places if at >= 0]
+        named_at = [at for at in map(partial(_position, folded), calls[npc.id]) if at >= 0]
         if named_at:
             found.append((min(named_at), npc.id))
     return [npc_id for _, npc_id in sorted(found)]
-
-
-def _holders(word: str, calls: dict[str, set[str]]) -> int:
-    return sum(1 for words in calls.values() if word in words)
 
 
 def _position(folded: str, word: str) -> int:
