@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from npc_support import Client, Stack, serving, spoken
+from npc_support import Client, Stack, eventually, serving, spoken
 
 from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
 from starharness.npc import ServerSettings
@@ -277,3 +277,23 @@ async def test_a_say_to_someone_not_in_the_scene_is_refused_and_the_scene_goes_o
         gone = (await me.until(lambda f: f["t"] == "error"))[-1]
         assert gone["code"] == "unknown_encounter"
         assert stack.running.server.encounters == []
+
+
+async def test_a_deal_that_takes_the_player_away_ends_the_whole_scene(tmp_path: Path) -> None:
+    async with _at_the_bar(tmp_path) as (stack, me):
+        await _open_bar(me)
+        asked = await _say(me, "Brandt, I need passage to Ceres Deep")
+        items = [f for f in asked if f["t"] == "options"][-1]["items"]
+        passage = next(
+            item for item in items if item.get("offer", {}).get("action") == "sell_passage"
+        )
+        await me.send({"t": "encounter.say", "id": "s1", "optionId": passage["id"]})
+        farewell = await me.until_idle("s1")
+        bought = [f for f in farewell if f["t"] == "action"]
+        assert [(f["ok"], f["speakerId"]) for f in bought] == [(True, DOCK_MASTER)]
+        # Brandt's encounter ends after her farewell, and Karsk's with it: the player is gone.
+        await me.send({"t": "encounter.say", "id": "s1", "text": "Karsk?"})
+        gone = (await me.until(lambda f: f["t"] == "error"))[-1]
+        assert gone["code"] == "unknown_encounter"
+        await me.send({"t": "encounter.close", "id": "s1"})  # quiet, as for any ended encounter
+        await eventually(lambda: stack.running.server.encounters == [])
