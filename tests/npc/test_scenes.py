@@ -174,6 +174,7 @@ async def test_a_line_naming_both_gets_both_answers_within_the_bound(tmp_path: P
     last = _requests(stack, brandt)[-1]
     said = [m["content"] for m in last["messages"] if m["role"] == "user"][-1]
     assert said == f'The player says to you and Jonah Karsk: "{question}"'
+    assert last["tool_choice"] == {"type": "function", "function": {"name": "npc_speak"}}
 
     async with _at_the_bar(tmp_path / "one", _bound(1)) as (_, me):
         await _open_bar(me)

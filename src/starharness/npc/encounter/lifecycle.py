@@ -62,6 +62,7 @@ class Encounter:
     """An open encounter; its id is the client's, scoped to one connection."""
 
     __slots__ = (
+        "_answering",
         "_calls",
         "_closed",
         "_closing",
@@ -118,6 +119,9 @@ class Encounter:
         self._parting = False
         """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
         the NPC's next line is its farewell, and the encounter closes after it."""
+        self._answering = False
+        """This turn answers another NPC of the scene (`answer`): speaking is forced on every
+        plan, so nothing is done on another NPC's word."""
         self._reacting = False
         """The next turn only speaks, without a decision (decide-act-speak): the greeting,
         where the player has asked for nothing and nothing may be done on the NPC's own
@@ -254,6 +258,8 @@ class Encounter:
         if self._plan.plan == DECIDE_ACT_SPEAK:
             forced = kit.speech_tool.name if self._decided else self._decision_name
             request.tool_choice = NamedToolChoice(forced)
+        elif self._answering:
+            request.tool_choice = NamedToolChoice(kit.speech_tool.name)
         else:
             # A server that cannot stream an open tool choice may force speaking instead:
             # speaking is always a valid NPC step, and streaming it keeps first words fast.
@@ -359,7 +365,7 @@ class Encounter:
             raise FrameError(ErrorCode.BUSY, "the NPC is busy or gone", self.id)
         self._running = True
         if await self._read_scene():
-            self._reacting = True
+            self._reacting = self._answering = True
             self._begin(UserMessage(line, source=ANSWER_SOURCE))
 
     def _bad_option(self, option_id: str) -> FrameError:
@@ -450,6 +456,7 @@ class Encounter:
             self._track_call(result["name"], bool(result["is_error"]), result["content"])
         elif kind == ev.TURN_END:
             self._running = False
+            self._answering = False
             reason = ev.payload(event, ev.TURN_END)["reason"]
             self._host.turn_done(time.perf_counter() - self._turn_started, reason)
         elif kind == ev.ASSISTANT_MESSAGE:
