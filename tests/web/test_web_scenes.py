@@ -188,6 +188,13 @@ async def test_a_scene_at_the_bar_shows_who_speaks_and_lets_the_player_pick_whom
     assert len(colours) == 2 and colours[0] != colours[1], colours
 
     await _no_overlaps(page)
+    # Both lines of the round are in view together, the first above the second.
+    first = await earlier.bounding_box()
+    second = await page.get_by_test_id("npc-line").bounding_box()
+    body = await page.get_by_test_id("dialogue-body").bounding_box()
+    assert first is not None and second is not None and body is not None
+    assert body["y"] - 0.5 <= first["y"] < second["y"]
+    assert second["y"] + second["height"] <= body["y"] + body["height"] + 0.5
     width = page.viewport_size["width"] if page.viewport_size else 0
     shot = screenshot_path(f"scene-{width}.png", tmp_path)
     await page.screenshot(path=str(shot))

@@ -172,8 +172,15 @@ export class DialoguePanel {
     this._el.options.lastElementChild?.scrollIntoView({ block: "nearest" });
     this._el.form.scrollIntoView({ block: "nearest" });
     this._el.npcLine.scrollIntoView({ block: "nearest" });
-    // In a scene, whose line it is shows with it (a line too long for both keeps its start).
+    // In a scene, whose line it is shows with it (a line too long for both keeps its start),
+    // and so does this round's first line by another NPC when the two fit together.
     if (this._el.speaker && !this._el.speaker.hidden) this._el.speaker.scrollIntoView({ block: "nearest" });
+    const first = this._el.sceneLines?.firstElementChild;
+    const scroller = this._el.npcLine.closest(".dialogue-body");
+    if (first && scroller) {
+      const span = this._el.npcLine.getBoundingClientRect().bottom - first.getBoundingClientRect().top;
+      if (span <= scroller.clientHeight) first.scrollIntoView({ block: "nearest" });
+    }
   }
 
   /** More of a line; in a scene `speakerId` says whose (another's starts a line of its own). */
