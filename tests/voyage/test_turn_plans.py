@@ -314,9 +314,10 @@ def _speak(text: str) -> ToolCalls:
 async def test_a_refused_decision_is_made_once_more_with_the_refusal_in_view(
     tmp_path: Path,
 ) -> None:
-    # The 1.5B model read "Three medical gel, please." as the player selling gel; the world's
-    # "they hold no medical gel" is what lets it take the other action.
-    wrong = _decide("player_sells", good_id="medgel", qty=3, unit_price=1_100)
+    # Drive parts: Karsk buys them and sells none, and the player holds none, so the rules have
+    # no deal to offer in place of the player's "sale"; the world's "they hold no drive parts"
+    # is what lets the model take the other action.
+    wrong = _decide("player_sells", good_id="parts", qty=2, unit_price=1_300)
     right = _decide("player_buys", good_id="medgel", qty=3, unit_price=1_100)
     async with (
         serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
@@ -336,9 +337,40 @@ async def test_a_refused_decision_is_made_once_more_with_the_refusal_in_view(
         second = _chat_bodies(stack)[before:]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
-    assert seen.startswith(OUTCOME_PREFIX) and "they hold no medical gel" in seen
+    assert seen.startswith(OUTCOME_PREFIX) and "they hold no drive parts" in seen
     assert actions(offered) == [("player_sells", False)]
     assert offers(offered)[0]["offer"]["action"] == "player_buys"
     assert [_forced(b) for b in second] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
     assert actions(refused) == [("player_sells", False), ("player_sells", False)]
     assert line(refused) == "You have none to sell."
+
+
+async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
+    tmp_path: Path,
+) -> None:
+    # The 1.5B model read "Three medical gel, please." as the player selling gel. Karsk sells
+    # gel and the player holds none: the rules offer the sale at once, with no second decision.
+    wrong = _decide("player_sells", good_id="medgel", qty=3, unit_price=700)
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        stack.mock.script(_conversation(stack), [wrong, _speak("Three gel, 3,300.")])
+        before = len(_chat_bodies(stack))
+        offered = await me.say("e1", "Three medical gel, please.")
+        turn = _chat_bodies(stack)[before:]
+        [offer] = offers(offered)
+        took = await me.pick("e1", offer["id"])
+        with stack.world.snapshot() as reader:
+            audit = [(row.action, row.ok) for row in reader.audit_log()]
+    assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
+    seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
+    assert seen.startswith(OUTCOME_PREFIX) and "want to buy medical gel" in seen
+    # The player sees the offer of what they asked for, not a refusal of a sale.
+    assert actions(offered) == []
+    assert offer["label"] == "Buy 3 medical gel at 1,100"
+    assert offer["offer"]["action"] == "player_buys"
+    assert actions(took) == [("player_buys", True)]
+    assert sorted(audit) == [("player_buys", True), ("player_sells", False)]

@@ -63,7 +63,8 @@ class Bench:
         assert isinstance(outcome.result, ToolSuccess), outcome.content
         value = outcome.result.value
         assert isinstance(value, dict), value
-        if self.accept and OFFERED in value:
+        # A refusal's counter-offer (ok false, offered) waits for a test to settle it.
+        if self.accept and OFFERED in value and value.get("ok") is True:
             return (await self.settle(value[OFFERED])).result
         return value
 

@@ -14,7 +14,7 @@ from .offers import (
     Propose,
     Terms,
 )
-from .refusal import Refusal
+from .refusal import CounterOffer, Refusal
 
 __all__ = [
     "ACCEPTED_OFFER",
@@ -24,6 +24,7 @@ __all__ = [
     "ActionAttempt",
     "ActionDefinitionError",
     "Apply",
+    "CounterOffer",
     "EncounterBinding",
     "GameAction",
     "Guard",

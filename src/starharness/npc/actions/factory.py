@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, Generic
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, ValidationError, create_model
 from typing_extensions import TypeVar
 
 from ...runtime.errors import StarHarnessError
-from ...runtime.tools import ToolDefinition, ToolRunContext, define_tool
+from ...runtime.tools import ToolArgsError, ToolDefinition, ToolRunContext, define_tool
 from ..world import AuditRecord
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
 from .guards import Guard
@@ -25,7 +26,7 @@ from .offers import (
     OfferTerms,
     Terms,
 )
-from .refusal import Refusal
+from .refusal import CounterOffer, Refusal
 
 _log = logging.getLogger("starharness.npc.actions")
 
@@ -263,22 +264,52 @@ async def _offer(
         arguments = public.model_dump()
         binding.report(ActionAttempt(action.name, False, refusal.shown, arguments, result))
         return result
+    refused, draft, counter = await _drafted(action, binding, public)
+    if draft is not None:
+        offer = propose(draft)
+        return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
+    assert refused is not None
+    if counter is not None:
+        # The rules' own deal in the refused call's place; a counter refused in turn is not
+        # followed further. The same action (fewer units, another price) keeps its refusal's
+        # card, which says why the deal changed; another action replaces it: the player never
+        # asked for the refused one (the model misread them), and it stays in the audit.
+        countered, counter_draft, _ = await _drafted(counter.action, binding, counter.public)
+        if counter_draft is not None:
+            if counter.action is action:
+                binding.report(refused)
+            offer = propose(counter_draft)
+            return {
+                **refused.result,
+                OFFERED: offer.id,
+                "offer": offer.describe(),
+                "status": OFFER_NOTE,
+            }
+        _log.info("the counter-offer to %s was refused too: %s", action.name, countered)
+    binding.report(refused)
+    return refused.result
+
+
+@dataclass(frozen=True, slots=True)
+class _Counter:
+    """A refusal's counter-offer, its arguments parsed as the model's call would be."""
+
+    action: GameAction[Any]
+    public: BaseModel
+
+
+async def _drafted(
+    action: GameAction[Any], binding: EncounterBinding, public: BaseModel
+) -> tuple[ActionAttempt | None, OfferDraft | None, _Counter | None]:
     if binding.calls.inline:
-        refused, draft = _draft(action, binding, public)
-    else:
-        # Read-only unless refused (the refusal is audited): cancelling waits for the thread.
-        refused, draft = await asyncio.shield(binding.calls.thread(_draft, action, binding, public))
-    if draft is None:
-        assert refused is not None
-        binding.report(refused)
-        return refused.result
-    offer = propose(draft)
-    return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
+        return _draft(action, binding, public)
+    # Read-only unless refused (the refusal is audited): cancelling waits for the thread.
+    return await asyncio.shield(binding.calls.thread(_draft, action, binding, public))
 
 
 def _draft(
     action: GameAction[Any], binding: EncounterBinding, public: BaseModel
-) -> tuple[ActionAttempt | None, OfferDraft | None]:
+) -> tuple[ActionAttempt | None, OfferDraft | None, _Counter | None]:
     """The guards, in a transaction that writes only a refusal's audit row; then the terms."""
     said = _bound_values(action, binding, public)
     parsed, actor = _parsed(action, said)
@@ -286,19 +317,40 @@ def _draft(
     terms_of = action.terms
     assert terms_of is not None  # define_game_action requires terms with takes_from
 
-    def attempt(tx: Any) -> tuple[ActionAttempt | None, OfferDraft | None]:
+    def attempt(tx: Any) -> tuple[ActionAttempt | None, OfferDraft | None, CounterOffer | None]:
         # The offer freezes the completed arguments: a price filled in now is the price.
         args, values = _completed(action, tx, parsed, said)
         refusal = _check(action, world, tx, args, actor)
         if refusal is not None:
             world.audit(tx, _record(action, binding, actor, values, False, refusal.reason, None))
             refused = ActionAttempt(action.name, False, refusal.shown, values, refusal.as_result())
-            return refused, None
+            return refused, None, refusal.instead
         terms = terms_of(tx, args)
         settle = partial(_settle, action, binding, values, terms)
-        return None, OfferDraft(action.name, values, terms, settle)
+        return None, OfferDraft(action.name, values, terms, settle), None
 
-    return world.run_action(attempt)
+    refused, draft, instead = world.run_action(attempt)
+    # Checked after the refusal's audit row committed: a game's wrong counter is its error.
+    return refused, draft, _counter(action, instead)
+
+
+def _counter(refused: GameAction[Any], counter: CounterOffer | None) -> _Counter | None:
+    """The counter-offer's call, parsed and checked like the model's own."""
+    if counter is None:
+        return None
+    if not counter.action.needs_consent:
+        raise ActionDefinitionError(
+            f"a guard of {refused.name!r} counter-offered {counter.action.name!r}, which takes "
+            "nothing from the player: only an action the player accepts can be counter-offered"
+        )
+    try:
+        public = counter.action.tool.parse(json.dumps(dict(counter.arguments)))
+    except (ValidationError, ToolArgsError) as exc:
+        raise ActionDefinitionError(
+            f"a guard of {refused.name!r} counter-offered {counter.action.name!r} with "
+            f"arguments it does not take: {exc}"
+        ) from None
+    return _Counter(counter.action, public)
 
 
 def _settle(

@@ -4,7 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .factory import GameAction
+
+
+@dataclass(frozen=True, slots=True)
+class CounterOffer:
+    """What the game's rules would accept in place of a refused call: another call of an action
+    that takes from the player, offered to the player (they still accept it or not).
+
+    A small model picks the right deal with the wrong number or direction (a player's "three of
+    those, please" read as the player selling them; twenty units of what the NPC holds twelve
+    of); the guard that refuses it knows the deal the rules allow. `arguments` are the model's
+    arguments of `action` (bound roles are filled in by the encounter); the counter's own
+    guards run before it is offered, and a counter is never followed by another.
+    """
+
+    action: GameAction[Any, Any]
+    arguments: Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +36,9 @@ class Refusal:
     player_line: str = ""
     """What the player is shown (the `action` frame's summary), in the game's words for the
     player; the hint is written for the model and never shown when this is set."""
+    instead: CounterOffer | None = None
+    """The deal the rules would accept instead, offered to the player in the refused call's
+    place (see `CounterOffer`); the refusal is still audited and reported."""
 
     @property
     def shown(self) -> str:

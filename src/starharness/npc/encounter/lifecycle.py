@@ -27,7 +27,7 @@ from ...runtime.loop import (
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
 from ...runtime.tools import PostExecute
-from ..actions import ENCOUNTER, ActionAttempt, EncounterBinding, Offer
+from ..actions import ENCOUNTER, OFFERED, ActionAttempt, EncounterBinding, Offer
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
@@ -529,4 +529,8 @@ def _refused(content: str) -> bool:
         result = json.loads(content)
     except ValueError:
         return False
-    return isinstance(result, dict) and cast(dict[str, Any], result).get("ok") is False
+    if not isinstance(result, dict):
+        return False
+    fields = cast(dict[str, Any], result)
+    # A refusal that came with the rules' counter-offer needs no second decision.
+    return fields.get("ok") is False and OFFERED not in fields

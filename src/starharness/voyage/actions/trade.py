@@ -4,16 +4,25 @@ picks): the player buys from the NPC's hold, or sells from their own hold to the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
+from starharness.npc.actions import (
+    CounterOffer,
+    GameAction,
+    OfferTerms,
+    Refusal,
+    Role,
+    define_game_action,
+)
 
 from ..content.prices import (
     BUY_CEILING,
     PRICE_BAND,
     SELL_FLOOR,
+    PriceBand,
     buy_band,
     sell_band,
 )
@@ -22,6 +31,7 @@ from ..content.words import units_of
 from ..store import WorldTx
 from ._naming import good_name, listing
 from .guards import (
+    VoyageGuard,
     can_afford,
     going_price_here,
     has_cargo,
@@ -185,6 +195,109 @@ def _player_sold(args: TradeArgs, effect: Mapping[str, Any]) -> str:
     return f"Sold {units_of(args.qty, effect['good'])} for {args.total:,} credits."
 
 
+# Counter-offers: the deal the rules allow in place of a refused one. A small model gets the
+# good right and the number or the direction wrong ("Three medical gel, please." decided as the
+# player selling gel); the player is offered the deal that fits and still accepts it or not.
+
+Counter = Callable[[WorldTx, TradeArgs, Refusal], Refusal | None]
+"""The refusal with its counter-offer (`Refusal.instead`), or None: no deal fits."""
+_Action = Callable[[], GameAction[TradeArgs, Any]]
+"""The action a counter offers, looked up when it runs (the counter is part of its definition)."""
+
+
+def _countered(guard: VoyageGuard[TradeArgs], counter: Counter) -> VoyageGuard[TradeArgs]:
+    def guarded(tx: WorldTx, args: TradeArgs) -> Refusal | None:
+        refusal = guard(tx, args)
+        if refusal is None:
+            return None
+        return counter(tx, args, refusal) or refusal
+
+    return guarded
+
+
+def _deal(action: GameAction[TradeArgs, Any], good_id: str, qty: int, price: int) -> CounterOffer:
+    return CounterOffer(action, {"good_id": good_id, "qty": qty, "unit_price": price})
+
+
+def _most_sold(tx: WorldTx, args: TradeArgs, qty: int, price: int) -> int:
+    """Of `qty`, the most the NPC can sell the player at `price`: its stock, their credits."""
+    affordable = tx.credits(args.player_id) // price if price > 0 else 0
+    return min(qty, tx.cargo_qty(args.npc_id, args.good_id), affordable)
+
+
+def _most_bought(tx: WorldTx, args: TradeArgs, qty: int, price: int) -> int:
+    """Of `qty`, the most the NPC can buy from the player at `price`: their hold, its credits."""
+    affordable = tx.credits(args.npc_id) // price if price > 0 else 0
+    return min(qty, tx.cargo_qty(args.player_id, args.good_id), affordable)
+
+
+def _npc_sells_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
+    """A sale by the player of what they do not hold or the NPC does not buy, read as their
+    buying it from the NPC."""
+    going = going_price_here(tx, args)
+    line = tx.trade_line(args.npc_id, args.good_id)
+    if going is None or line is None or not line.sells:
+        return None
+    qty = _most_sold(tx, args, args.qty, going)
+    if qty < 1:
+        return None
+    # The hint the NPC speaks from says what it did, not what the player lacks.
+    hint = f"they want to buy {good_name(tx, args.good_id)}, not sell it: you offered to sell {qty}"
+    return replace(refusal, hint=hint, instead=_deal(SELL, args.good_id, qty, GOING_PRICE))
+
+
+def _npc_buys_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
+    """A purchase of what the NPC does not sell, read as the player selling what they hold."""
+    going = going_price_here(tx, args)
+    line = tx.trade_line(args.npc_id, args.good_id)
+    if going is None or line is None or not line.buys:
+        return None
+    qty = _most_bought(tx, args, args.qty, buy_band(going).high)
+    if qty < 1:
+        return None
+    hint = f"they want to sell {good_name(tx, args.good_id)}, not buy it: you offered to buy {qty}"
+    return replace(refusal, hint=hint, instead=_deal(BUY, args.good_id, qty, GOING_PRICE))
+
+
+def _fewer_held(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
+    """The player sells more than they hold: what they hold, or, holding none, the mirror."""
+    if tx.cargo_qty(args.player_id, args.good_id) < 1:
+        return _npc_sells_instead(tx, args, refusal)
+    return _fewer(lambda: BUY, _most_bought)(tx, args, refusal)
+
+
+def _fewer(action: _Action, most: Callable[[WorldTx, TradeArgs, int, int], int]) -> Counter:
+    """As many units as the hold and the payer's credits allow, at the same price."""
+
+    def counter(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
+        qty = most(tx, args, args.qty, args.unit_price)
+        if qty < 1:
+            return None
+        return replace(refusal, instead=_deal(action(), args.good_id, qty, args.unit_price))
+
+    return counter
+
+
+def _in_band(
+    action: _Action,
+    band_of: Callable[[int], PriceBand],
+    most: Callable[[WorldTx, TradeArgs, int, int], int],
+) -> VoyageGuard[TradeArgs]:
+    """The price must be in the band; out of it, the same deal at the nearest price it allows."""
+
+    def counter(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
+        going = going_price_here(tx, args)
+        if going is None:
+            return None
+        price = band_of(going).nearest(args.unit_price)
+        qty = most(tx, args, args.qty, price)
+        if qty < 1:
+            return None
+        return replace(refusal, instead=_deal(action(), args.good_id, qty, price))
+
+    return _countered(price_within_band(going_price_here, band_of), counter)
+
+
 _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
@@ -197,10 +310,13 @@ SELL = define_game_action(
     bind=_PARTIES,
     guards=[
         same_location,
-        _sells,
-        price_within_band(going_price_here, sell_band),
-        has_stock,
-        can_afford(lambda a: a.player_id, _total, unit=lambda a: a.unit_price),
+        _countered(_sells, _npc_buys_instead),
+        _in_band(lambda: SELL, sell_band, _most_sold),
+        _countered(has_stock, _fewer(lambda: SELL, _most_sold)),
+        _countered(
+            can_afford(lambda a: a.player_id, _total, unit=lambda a: a.unit_price),
+            _fewer(lambda: SELL, _most_sold),
+        ),
     ],
     apply=_sell,
     narrate=_player_bought,
@@ -220,12 +336,14 @@ BUY = define_game_action(
     bind=_PARTIES,
     guards=[
         same_location,
-        _buys,
-        # Before the price: "they hold no medical gel" is what shows a model that read a
-        # player's buy as their sell which of the two it meant.
-        has_cargo,
-        price_within_band(going_price_here, buy_band),
-        can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
+        _countered(_buys, _npc_sells_instead),
+        # Before the price: holding none of it is what tells a player's buy read as their sell.
+        _countered(has_cargo, _fewer_held),
+        _in_band(lambda: BUY, buy_band, _most_bought),
+        _countered(
+            can_afford(lambda a: a.npc_id, _total, unit=lambda a: a.unit_price),
+            _fewer(lambda: BUY, _most_bought),
+        ),
     ],
     apply=_buy,
     narrate=_player_sold,

@@ -55,8 +55,14 @@ def react(s: Situation, steps: list[list[Call]], *, may_act: bool = True) -> Pla
     ):
         good = s.scene.goods().get(_str(call.arguments, "good_id"), "goods")
         return act(CHANGE_ATTITUDE, delta=WARMER, reason=f"paid my price for {good}, no fuss")
-    if call.offered:
+    if call.offered and call.ok:
         return _offered(s, call)
+    if call.offered:
+        # Refused, with the rules' counter-offer on the table: the refusal is said as usual,
+        # and the deal it names stands as the framework's offer, not a line to pick again.
+        said = _refused(s, call, call.result or {})
+        trades = [o for o in said.options if not _is_trade(o.id)]
+        return Say(said.line, said.mood, with_bye(*trades))
     if call.error is not None or call.result is None:
         return Say(
             f"Something's off with that, {s.addr}. Let's try it another way.",
@@ -66,6 +72,10 @@ def react(s: Situation, steps: list[list[Call]], *, may_act: bool = True) -> Pla
     if call.ok:
         return _done(s, call, call.result)
     return _refused(s, call, call.result)
+
+
+def _is_trade(option_id: str) -> bool:
+    return option_id.startswith(("buy:", "sell:"))
 
 
 def _fair_sale(s: Situation, call: Call) -> bool:

@@ -1,0 +1,165 @@
+"""Counter-offers: a refused trade comes back as the deal the rules allow, offered, never done.
+
+A small model gets the good right and the number or the direction wrong; the guard that says no
+knows the deal that fits. The player still accepts it or not: nothing moves on the counter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from voyage_action_support import Bench, ledger
+
+from starharness.npc.actions import (
+    OFFERED,
+    CounterOffer,
+    OfferTerms,
+    Refusal,
+    Role,
+    define_game_action,
+)
+from starharness.runtime.tools import ToolFailure
+from starharness.voyage import VoyageWorld
+from starharness.voyage.content import PLAYER_ID, SMUGGLER
+
+
+def _give_player(world: VoyageWorld, good_id: str, qty: int) -> None:
+    with world.transaction() as tx:
+        tx.move_cargo(SMUGGLER, PLAYER_ID, good_id, qty)
+
+
+def _audit(world: VoyageWorld, n: int) -> list[tuple[str, bool, str | None, dict[str, Any]]]:
+    with world.snapshot() as reader:
+        rows = reader.audit_log(n)
+    return [(r.action, r.ok, r.reason, dict(r.arguments)) for r in reversed(rows)]
+
+
+async def test_a_sale_of_gel_the_player_does_not_hold_is_offered_as_their_purchase(
+    world: VoyageWorld,
+) -> None:
+    # "Three medical gel, please." decided as the player selling gel to Karsk.
+    bench = Bench(world)
+    before = ledger(world)
+    value = await bench.call("player_sells", good_id="medgel", qty=3)
+    assert value["ok"] is False and value["reason"] == "insufficient_cargo"
+    assert "want to buy medical gel" in value["hint"]
+    assert value["offer"] == "Buy 3 medical gel at 1,100 (3,300 cr)"
+    # Nothing moved; the player is shown the offer, not a refusal of what they never asked.
+    assert ledger(world) == before
+    assert bench.reports == []
+    [offer] = bench.offers.values()
+    assert offer.id == value[OFFERED] and offer.draft.action == "player_buys"
+    settled = await bench.settle(offer.id)
+    assert settled.ok, settled.result
+    after = ledger(world)
+    assert after.credits[PLAYER_ID] == before.credits[PLAYER_ID] - 3_300
+    assert after.cargo[PLAYER_ID].get("medgel") == 3
+    assert [(a, ok) for a, ok, _, _ in _audit(world, 2)] == [
+        ("player_sells", False),
+        ("player_buys", True),
+    ]
+
+
+async def test_fuel_offered_to_karsk_who_only_sells_it_is_offered_as_a_purchase(
+    world: VoyageWorld,
+) -> None:
+    # Karsk sells fuel and never buys it: "Five fuel cells." can only mean the player buys.
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_sells", good_id="fuel", qty=5, unit_price=300)
+    assert (value["ok"], value["reason"]) == (False, "not_wanted")
+    [offer] = bench.offers.values()
+    # The mirror is at the going price, not at the price the model named for the other side.
+    assert offer.label == "Buy 5 fuel cells at 450"
+
+
+async def test_more_than_karsk_holds_is_offered_as_all_he_holds(world: VoyageWorld) -> None:
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_buys", good_id="medgel", qty=20)
+    assert value["reason"] == "insufficient_stock"
+    # All twelve, or as many of them as the player's credits pay for.
+    fits = min(12, ledger(world).credits[PLAYER_ID] // 1_100)
+    assert value["offer"] == f"Buy {fits} medical gel at 1,100 ({fits * 1_100:,} cr)"
+    # The same deal with fewer units: the player's card still says why.
+    assert [(r.name, r.ok, r.summary) for r in bench.reports] == [
+        ("player_buys", False, "They have only 12 medical gel.")
+    ]
+
+
+async def test_more_than_the_player_can_pay_is_offered_as_what_they_can(
+    world: VoyageWorld,
+) -> None:
+    with world.transaction() as tx:
+        tx.transfer_credits(PLAYER_ID, SMUGGLER, tx.credits(PLAYER_ID) - 6_000)
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_buys", good_id="spice", qty=4)
+    assert value["reason"] == "insufficient_funds"
+    fits = value["facts"]["max_qty"]
+    assert fits >= 1 and value["offer"].startswith(f"Buy {fits} nebula spice at ")
+
+
+async def test_a_price_out_of_the_band_is_offered_at_its_nearest_edge(world: VoyageWorld) -> None:
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_buys", good_id="fuel", qty=2, unit_price=10)
+    assert value["reason"] == "price_out_of_band"
+    low = value["facts"]["low"]
+    assert value["offer"] == f"Buy 2 fuel cells at {low:,} ({2 * low:,} cr)"
+
+
+async def test_more_than_the_player_holds_is_offered_as_all_they_hold(world: VoyageWorld) -> None:
+    _give_player(world, "medgel", 2)
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_sells", good_id="medgel", qty=5)
+    assert value["reason"] == "insufficient_cargo"
+    assert value["offer"].startswith("Sell 2 medical gel for ")
+
+
+async def test_a_counter_the_rules_refuse_too_is_a_plain_refusal(world: VoyageWorld) -> None:
+    # Drive parts: Karsk buys them but sells none, and the player holds none either.
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_buys", good_id="parts", qty=1)
+    assert (value["ok"], value["reason"]) == (False, "not_for_sale")
+    assert OFFERED not in value and bench.offers == {}
+    assert [(r.name, r.ok) for r in bench.reports] == [("player_buys", False)]
+
+
+class _GiftArgs(BaseModel):
+    npc_id: str
+    player_id: str
+    qty: int
+
+
+async def test_a_counter_to_an_action_that_takes_nothing_is_a_definition_error(
+    world: VoyageWorld,
+) -> None:
+    gift = define_game_action(
+        "gift_fuel",
+        "Give the player fuel.",
+        _GiftArgs,
+        bind={"npc_id": Role.NPC, "player_id": Role.PLAYER},
+        apply=lambda tx, args: None,
+        narrate=lambda args, effect: "Given.",
+    )
+
+    def never(tx: Any, args: Any) -> Refusal:
+        return Refusal("no", "no", instead=CounterOffer(gift, {"qty": 1}))
+
+    take = define_game_action(
+        "take_fuel",
+        "Take the player's fuel.",
+        _GiftArgs,
+        bind={"npc_id": Role.NPC, "player_id": Role.PLAYER},
+        guards=[never],
+        apply=lambda tx, args: None,
+        narrate=lambda args, effect: "Taken.",
+        takes_from=Role.PLAYER,
+        terms=lambda tx, args: OfferTerms("Hand over fuel"),
+    )
+    bench = Bench(world, accept=False)
+    bench.registry.register(take.tool)
+    outcome = await bench.call_raw("take_fuel", '{"qty": 1}')
+    assert isinstance(outcome.result, ToolFailure)
+    assert "gift_fuel" in outcome.content and "takes nothing from the player" in outcome.content
+    # The refusal is audited; nothing was offered.
+    assert bench.offers == {}
+    assert _audit(world, 1)[0][:3] == ("take_fuel", False, "no")
