@@ -14,8 +14,8 @@ from websockets.frames import Frame, Opcode
 
 from starharness.npc import LimitsSettings, ServerSettings
 from starharness.npc.server.connection import Connection
+from starharness.npc.server.frame_fairness import PassBudget
 from starharness.npc.server.gate import GatedConnection
-from starharness.npc.server.pass_budget import PassBudget
 
 _BURST = 60
 _UNHURRIED = ServerSettings(

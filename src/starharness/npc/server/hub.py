@@ -34,10 +34,10 @@ from .access import admit
 from .clock import WorldClock
 from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
+from .frame_fairness import PassBudget
 from .log_limit import LogLimiter
 from .metrics import ServerMetrics
 from .outage import OutageRecords, WorldWatch, is_outage
-from .pass_budget import PassBudget
 from .rate import TokenBucket
 from .scene import Scene
 from .security import Credentials, allowed_hosts
