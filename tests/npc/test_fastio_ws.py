@@ -15,8 +15,8 @@ from websockets.frames import Frame
 from websockets.http11 import Request
 
 from starharness._fastio import ws
+from starharness._fastio.ws_dequeless import LightEvent, LightQueue
 from starharness._fastio.ws_lean import LeanWebSocketProtocol
-from starharness._fastio.ws_light import LightEvent, LightQueue
 from starharness.npc import ServerSettings
 
 STOCK_ENV = "STAR_HARNESS_STOCK_TRANSPORTS"

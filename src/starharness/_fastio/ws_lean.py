@@ -7,7 +7,7 @@ generator frame still holding the request, a coroutine frame for each waiting `r
 per-connection copies of values every connection shares. Here:
 
 - every attribute uvicorn sets lives in a slot (`ws_trim.PROTOCOL_ATTRIBUTES`);
-- its receive queue and writable event are the light kinds (`ws_light`), and waiting to
+- its receive queue and writable event are the light kinds (`ws_dequeless`), and waiting to
   receive costs one future, not two coroutine frames;
 - the handshake (request, response) is let go once answered, the parser is a fresh one after
   it and between frames, and the compression settings, addresses and constant scope parts are
@@ -30,7 +30,7 @@ from starlette.types import Message
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 
-from .ws_light import LightEvent, LightQueue
+from .ws_dequeless import LightEvent, LightQueue
 from .ws_trim import (
     PROTOCOL_ATTRIBUTES,
     restart_idle_parser,

@@ -16,7 +16,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from ..._fastio.ws import websocket_protocol
-from ..._fastio.ws_proxied import ProxyHeadersFirst
+from ..._fastio.ws_proxy_headers_first import ProxyHeadersFirst
 from ...runtime.kernel import Context
 from ...runtime.session.postgres import PostgresTarget
 from ..game import Game

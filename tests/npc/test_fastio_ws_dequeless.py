@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from starharness._fastio.ws_light import LightEvent, LightQueue
+from starharness._fastio.ws_dequeless import LightEvent, LightQueue
 
 
 @settings(max_examples=60, deadline=None)
