@@ -9,13 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-import psycopg
 from starlette.datastructures import Headers, QueryParams
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS, AgentOptions
-from ...runtime.session import SESSIONS, StoreUnreachableError
+from ...runtime.session import SESSIONS
 from ..encounter import (
     ArchetypePreset,
     ArchetypePresets,
@@ -27,11 +26,11 @@ from ..encounter import (
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
-from ..residents import RESIDENT_KIND, ResidentDefinitionError, ResidentRunner, ResidentTurn
+from ..residents import RESIDENT_KIND
 from ..world import NewsItem, NpcCard, World, calls_inline, waits_on_network
 from ..world_calls import WorldCalls
 from .access import admit
-from .clock import WorldClock
+from .clock import WorldClock, resident_runners
 from .connection import POLICY_VIOLATION, Connection, FrameWebSocket
 from .fanout import Fanout, LocalFanout
 from .frame_fairness import PassBudget
@@ -113,29 +112,26 @@ class NpcServer:
         self._opens = TokenBucket(
             settings.limits.server_opens_per_second, settings.limits.server_open_burst
         )
-        self.clock = WorldClock(self, settings.ticks, settings.limits.max_tick_days)
         self.resident_transcripts = TranscriptKeeper(
             ctx.get(SESSIONS), settings.transcripts.keep, RESIDENT_KIND
         )
-        self.residents = tuple(self._resident(name) for name in settings.residents)
-        self._ticking = asyncio.Lock()
-        """The game's residents this server runs after each tick, in the settings' order."""
-
-    def _resident(self, name: str) -> ResidentRunner:
-        game = self._kit.game
-        resident = game.resident(name)
-        if resident is None:
-            offered = ", ".join(repr(r.name) for r in game.residents) or "none"
-            raise ResidentDefinitionError(
-                f"the game {game.name!r} has no resident {name!r} (it has: {offered})"
-            )
-        return ResidentRunner(
-            self._ctx,
-            resident,
-            self._world,
-            self._agent_options,
-            calls=self._calls,
-            ended=self.resident_transcripts.ended,
+        self.clock = WorldClock(
+            world,
+            self._calls,
+            self.fanout,
+            self.world_watch,
+            self.metrics,
+            settings.ticks,
+            settings.limits.max_tick_days,
+            resident_runners(
+                ctx,
+                game,
+                settings.residents,
+                world,
+                self._agent_options,
+                self._calls,
+                self.resident_transcripts.ended,
+            ),
         )
 
     # -- what encounters see -----------------------------------------------------------------
@@ -341,41 +337,8 @@ class NpcServer:
         return self.credentials.players is None if allowed is None else allowed
 
     async def tick(self, days: int) -> None:
-        """Advance the world (bounded, in steps off the event loop) and broadcast the news;
-        then each resident takes its turn, and players hear what it made news of.
-
-        The tick returns once the residents' turns ended (each bounded by the turn timeout).
-        """
-        # One tick at a time, residents included: each resident acts on the world of its tick.
-        async with self._ticking:
-            await self._broadcast(await self.clock.advance(days))
-            for runner in self.residents:
-                turn = await self._run_resident(runner, days)
-                if turn is not None and any(attempt.ok for attempt in turn.attempts):
-                    await self._broadcast(turn.events)
-
-    async def _run_resident(self, runner: ResidentRunner, days: int) -> ResidentTurn | None:
-        # A resident that fails (a model down, a bad brief) leaves the tick done and the world
-        # consistent: each of its actions committed or rolled back on its own.
-        try:
-            return await runner.run(days)
-        except Exception:
-            _log.exception("resident %s: the turn after the tick failed", runner.resident.name)
-            return None
-
-    async def _broadcast(self, events: Sequence[NewsItem]) -> None:
-        try:
-            await self.fanout.publish(events)
-        except (psycopg.Error, StoreUnreachableError) as exc:
-            # A bus that keeps unsent news (PostgresFanout does) never raises this.
-            self._log_limits.log(
-                logging.WARNING,
-                "unpublished",
-                "%d news items were not published: %s",
-                len(events),
-                exc,
-            )
-        self.fanout.hud_changed(None)
+        """Advance the world and run its residents (`WorldClock.tick`)."""
+        await self.clock.tick(days)
 
     async def not_ready(self) -> dict[str, str]:
         """What keeps this worker from serving new players fully, by part (`world`: the world
