@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -27,7 +27,7 @@ from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry,
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND
-from ..world import NewsItem, NpcCard, World, calls_inline, waits_on_network
+from ..world import NpcCard, World, calls_inline, waits_on_network
 from ..world_calls import WorldCalls
 from .access import admit
 from .clock import WorldClock, resident_runners
@@ -37,6 +37,7 @@ from .frame_fairness import PassBudget
 from .log_limit import LogLimiter
 from .metrics import ServerMetrics
 from .outage import OutageRecords, WorldWatch, is_outage
+from .player_connections import PlayerConnections
 from .rate import TokenBucket
 from .scene import Scene
 from .security import Credentials, allowed_hosts
@@ -85,12 +86,16 @@ class NpcServer:
         watch = self.world_watch
         self.metrics.world_down.set_function(lambda: float(watch.down))
         self._log_limits = LogLimiter(_log)
+        self.players = PlayerConnections(
+            self._kit.protocol, world, self._calls, self.world_watch, self.metrics
+        )
+        self.connections = self.players.connections
         self.fanout: Fanout = fanout or LocalFanout()
         """How news and HUD changes reach every worker's connections (this process alone
         unless the server was given a shared bus)."""
         if fanout is None:
             # Alone, delivery needs no task: it works before `start`, as it always did.
-            self.fanout.start(self)
+            self.fanout.start(self.players)
         turn = settings.turn
         self._agent_options = replace(
             ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
@@ -98,14 +103,11 @@ class NpcServer:
         self._presets = ArchetypePresets(
             ctx, self._kit, self._agent_options, hide_identity=settings.hide_harness_identity
         )
-        self.connections: set[Connection] = set()
-        self._players: dict[str, dict[Connection, int]] = {}
         self._owners: dict[Encounter, Connection] = {}
         self.prefix_warmer = PrefixWarmer(
             ctx, self._presets, self._agent_options, self._all_npcs, lambda: bool(self._owners)
         )
         """Evaluates every NPC's static prompt on a local model server before anyone talks."""
-        self._pending: set[asyncio.Task[str | None]] = set()
         self._scene_ends: set[asyncio.Task[None]] = set()
         """Scenes closing because one of their NPCs' encounters ended on its own."""
         self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
@@ -176,55 +178,11 @@ class NpcServer:
         """The player's HUD changed (an action committed): every worker showing it re-reads it."""
         self.fanout.hud_changed(player_id)
 
-    # -- what the fan-out delivers -----------------------------------------------------------
-
-    def deliver_news(self, events: Sequence[NewsItem]) -> None:
-        """`world.event` frames for `events` to every connection of this worker."""
-        frames = [
-            encode(self._kit.protocol.world_event(location_id=e.location_id, headline=e.headline))
-            for e in events
-        ]
-        for connection in list(self.connections):
-            for text in frames:
-                connection.outbox.put(text)
-
-    def deliver_hud(self, player_id: str | None) -> None:
-        """Push the HUD of `player_id` (None: every player) to its connections here."""
-        for player in list(self._players) if player_id is None else [player_id]:
-            self._push_hud_here(player)
-
-    def _push_hud_here(self, player_id: str) -> None:
-        connections = self._players.get(player_id)
-        if not connections:
-            return
-        # One read of the world, in a thread, shared by every connection of the player; each
-        # outbox waits for it in place, so the HUD keeps its order among the frames.
-        task = asyncio.get_running_loop().create_task(self._hud_text(player_id))
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
-        for connection in connections:
-            connection.send_pending(task)
-
-    async def _hud_text(self, player_id: str) -> str | None:
-        try:
-            data = await self._calls.run(self._world.player_view, player_id)
-        except Exception as exc:
-            if not is_outage(exc):
-                raise
-            # Skipped, not lost: the watch pushes every HUD again once the world answers.
-            self.world_watch.failed(exc, "a HUD read")
-            return None
-        return encode(self._kit.protocol.hud(player_id=player_id, data=dict(data)))
-
-    def bus_lost(self) -> None:
-        """The fan-out's link dropped: the world's database may be down with it."""
-        self.world_watch.suspect()
-
     async def _probe_world(self) -> None:
         await self._calls.run(self._world.npcs)
 
     def _world_back(self) -> None:
-        self.deliver_hud(None)
+        self.players.deliver_hud(None)
 
     def turn_done(self, seconds: float, reason: str) -> None:
         self.metrics.turn_seconds.labels(reason).observe(seconds)
@@ -237,7 +195,7 @@ class NpcServer:
         if connection is not None:
             connection.forget(encounter)
             self.metrics.open_encounters.dec()
-            self._release(connection, encounter.player_id)
+            self.players.release(connection, encounter.player_id)
         if encounter.has_session:
             self.transcripts.ended(encounter.session_id)
 
@@ -261,18 +219,7 @@ class NpcServer:
 
     def attach(self, connection: Connection, player_id: str) -> None:
         """Count `connection` among the player's (for HUD frames) until released."""
-        holders = self._players.setdefault(player_id, {})
-        holders[connection] = holders.get(connection, 0) + 1
-
-    def _release(self, connection: Connection, player_id: str) -> None:
-        holders = self._players.get(player_id)
-        if holders is None or connection not in holders:
-            return
-        holders[connection] -= 1
-        if holders[connection] <= 0:
-            del holders[connection]
-        if not holders:
-            del self._players[player_id]
+        self.players.attach(connection, player_id)
 
     async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene:
         """Open a scene of the NPCs `frame.npc_ids` names; raises FrameError saying why not."""
@@ -404,21 +351,17 @@ class NpcServer:
 
     def connected(self, connection: Connection) -> None:
         """`connection` was accepted: counted until `disconnected`."""
-        self.connections.add(connection)
-        self.metrics.connections.inc()
+        self.players.connected(connection)
 
     def disconnected(self, connection: Connection) -> None:
         """`connection` ended (its encounters are closed): no longer counted or sent HUDs."""
-        self.connections.discard(connection)
-        self.metrics.connections.dec()
-        if connection.attached and connection.player_id is not None:
-            self._release(connection, connection.player_id)
+        self.players.disconnected(connection)
 
     def start(self) -> None:
         """Start delivering the fan-out's news and the server-side schedule (if configured),
         and warming a local model server's cache with the NPCs' prompts."""
         self._outage_records.install()
-        self.fanout.start(self)
+        self.fanout.start(self.players)
         self.clock.start()
         self.prefix_warmer.start(self._presets.profile())
 
@@ -435,9 +378,7 @@ class NpcServer:
         await asyncio.gather(*self._scene_ends, return_exceptions=True)
         await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
         await self._presets.aclose()
-        for task in list(self._pending):
-            task.cancel()
-        await asyncio.gather(*self._pending, return_exceptions=True)
+        await self.players.aclose()
         if self._world_threads is not None:
             # Every call was awaited above; a thread still running is one a cancel left behind.
             await asyncio.to_thread(self._world_threads.shutdown)
