@@ -164,7 +164,7 @@ class _AgentSetupClock:
 
 
 async def _open_all(
-    kind: type[Any], server: Any, npc_ids: Sequence[str], count: int, tag: str
+    kind: type[Any], host: Any, npc_ids: Sequence[str], count: int, tag: str
 ) -> list[Any]:
     from starharness.npc.frames import EncounterOpen
 
@@ -174,7 +174,7 @@ async def _open_all(
     opened: list[Any] = []
     for i in range(count):
         frame = EncounterOpen(id=f"{tag}-{i}", npc_id=npc_ids[i % len(npc_ids)], player_id="p1")
-        opened.append(await kind.open(server, frame, sink))
+        opened.append(await kind.open(host, frame, sink))
     return opened
 
 
@@ -229,14 +229,15 @@ async def _main(npcs: int, archetypes: int, count: int, rounds: int, scratch: st
         npc_ids = populate(world, npcs, archetypes)
         settings = ServerSettings(port=0, world=path, transcripts=TranscriptSettings(keep=0))
         server = NpcServer(ctx, game, world, settings)
+        host = server.open_encounters  # what encounters see of the server
         ways: dict[str, type[Any]] = {"presets": Encounter, "per encounter": per_encounter}
 
         def opener(kind: type[Any]) -> Callable[[str], Any]:
-            return lambda tag: _open_all(kind, server, npc_ids, count, tag)
+            return lambda tag: _open_all(kind, host, npc_ids, count, tag)
 
         try:
             for name, kind in ways.items():  # warm-up: first use of every path and preset
-                await _close_all(await _open_all(kind, server, npc_ids, min(count, 50), f"w{name}"))
+                await _close_all(await _open_all(kind, host, npc_ids, min(count, 50), f"w{name}"))
             tune_gc_for_serving()  # as `serve` and `play` do once they are up
             heap = {name: await _heap_kb(opener(kind), count) for name, kind in ways.items()}
             cpu: dict[str, list[float]] = {name: [] for name in ways}

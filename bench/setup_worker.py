@@ -91,7 +91,7 @@ async def _worker_main(tree: Path, encounters: int, scratch: Path) -> None:
             frame = frames.EncounterOpen(
                 id=f"{tag}-{i}", npc_id=npc_ids[i % len(npc_ids)], player_id="p1"
             )
-            opened.append(await encounter_kind.open(server, frame, sink))
+            opened.append(await encounter_kind.open(host, frame, sink))
         return opened
 
     async def close_all(opened: list[Any]) -> None:
@@ -107,6 +107,8 @@ async def _worker_main(tree: Path, encounters: int, scratch: Path) -> None:
             port=0, world=path, transcripts=npc.TranscriptSettings(keep=0)
         )
         server = server_module.NpcServer(ctx, game, world, settings)
+        # What encounters see of the server: its own part now, the server itself in old trees.
+        host = getattr(server, "open_encounters", server)
         try:
             await close_all(await open_all(min(encounters, 50), "warm"))
             server_module.tune_gc_for_serving()

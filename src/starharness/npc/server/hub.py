@@ -13,21 +13,17 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.websockets import WebSocket
 
 from ...runtime.kernel import Context
-from ...runtime.loop import AGENTS, AgentOptions
+from ...runtime.loop import AGENTS
 from ...runtime.session import SESSIONS
 from ..encounter import (
-    ArchetypePreset,
-    ArchetypePresets,
     Encounter,
     GameKit,
-    PrefixWarmer,
-    meet_together,
 )
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
 from ..residents import RESIDENT_KIND
-from ..world import NpcCard, World, calls_inline, waits_on_network
+from ..world import World, calls_inline, waits_on_network
 from ..world_calls import WorldCalls
 from .access import admit
 from .clock import WorldClock, resident_runners
@@ -36,9 +32,9 @@ from .fanout import Fanout, LocalFanout
 from .frame_fairness import PassBudget
 from .log_limit import LogLimiter
 from .metrics import ServerMetrics
+from .open_encounters import OpenEncounters
 from .outage import OutageRecords, WorldWatch, is_outage
 from .player_connections import PlayerConnections
-from .rate import TokenBucket
 from .scene import Scene
 from .security import Credentials, allowed_hosts
 from .settings import ServerSettings
@@ -100,20 +96,20 @@ class NpcServer:
         self._agent_options = replace(
             ctx.get(AGENTS).defaults, max_steps=turn.max_steps, turn_timeout_s=turn.timeout_s
         )
-        self._presets = ArchetypePresets(
-            ctx, self._kit, self._agent_options, hide_identity=settings.hide_harness_identity
+        self.open_encounters = OpenEncounters(
+            ctx,
+            self._kit,
+            world,
+            self._calls,
+            self._agent_options,
+            settings,
+            metrics=self.metrics,
+            fanout=self.fanout,
+            players=self.players,
         )
-        self._owners: dict[Encounter, Connection] = {}
-        self.prefix_warmer = PrefixWarmer(
-            ctx, self._presets, self._agent_options, self._all_npcs, lambda: bool(self._owners)
-        )
+        self.transcripts = self.open_encounters.transcripts
+        self.prefix_warmer = self.open_encounters.prefix_warmer
         """Evaluates every NPC's static prompt on a local model server before anyone talks."""
-        self._scene_ends: set[asyncio.Task[None]] = set()
-        """Scenes closing because one of their NPCs' encounters ended on its own."""
-        self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
-        self._opens = TokenBucket(
-            settings.limits.server_opens_per_second, settings.limits.server_open_burst
-        )
         self.resident_transcripts = TranscriptKeeper(
             ctx.get(SESSIONS), settings.transcripts.keep, RESIDENT_KIND
         )
@@ -136,7 +132,7 @@ class NpcServer:
             ),
         )
 
-    # -- what encounters see -----------------------------------------------------------------
+    # -- what the parts share ---------------------------------------------------------------
 
     @property
     def ctx(self) -> Context:
@@ -155,49 +151,15 @@ class NpcServer:
         return self._world
 
     @property
-    def world_calls(self) -> WorldCalls:
-        return self._calls
-
-    @property
-    def agent_options(self) -> AgentOptions:
-        return self._agent_options
-
-    @property
-    def hide_harness_identity(self) -> bool:
-        return self.settings.hide_harness_identity
-
-    def preset(self, archetype: str) -> ArchetypePreset:
-        return self._presets.get(archetype)
-
-    @property
     def encounters(self) -> list[Encounter]:
         """Every open encounter of every connection."""
-        return list(self._owners)
-
-    def push_hud(self, player_id: str) -> None:
-        """The player's HUD changed (an action committed): every worker showing it re-reads it."""
-        self.fanout.hud_changed(player_id)
+        return self.open_encounters.encounters
 
     async def _probe_world(self) -> None:
         await self._calls.run(self._world.npcs)
 
     def _world_back(self) -> None:
         self.players.deliver_hud(None)
-
-    def turn_done(self, seconds: float, reason: str) -> None:
-        self.metrics.turn_seconds.labels(reason).observe(seconds)
-
-    def usage(self, usage: Mapping[str, Any]) -> None:
-        self.metrics.usage(usage)
-
-    def encounter_ended(self, encounter: Encounter) -> None:
-        connection = self._owners.pop(encounter, None)
-        if connection is not None:
-            connection.forget(encounter)
-            self.metrics.open_encounters.dec()
-            self.players.release(connection, encounter.player_id)
-        if encounter.has_session:
-            self.transcripts.ended(encounter.session_id)
 
     # -- what connections ask ----------------------------------------------------------------
 
@@ -222,60 +184,16 @@ class NpcServer:
         self.players.attach(connection, player_id)
 
     async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene:
-        """Open a scene of the NPCs `frame.npc_ids` names; raises FrameError saying why not."""
-        npc_ids = frame.npc_ids
-        assert npc_ids is not None
-        self._admit_open(frame, len(npc_ids))
-        cards = await self._calls.run(
-            meet_together, self._world, frame.id, npc_ids, frame.player_id
-        )
-        scene = Scene(
-            frame.id,
-            frame.player_id,
-            cards,
-            self._kit.protocol,
-            connection.send,
-            self.settings.scene.max_npc_lines,
-        )
-        await scene.open(self, frame.npc_id, connection)
-        return scene
-
-    def scene_member(self, encounter: Encounter, owner: object) -> None:
-        """A scene's NPC's encounter opened: counted as any encounter of `owner`'s."""
-        assert isinstance(owner, Connection)
-        self._owners[encounter] = owner
-        self.metrics.open_encounters.inc()
-        self.attach(owner, encounter.player_id)
+        """Open a scene for `connection` (`OpenEncounters.open_scene`)."""
+        return await self.open_encounters.open_scene(connection, frame)
 
     def end_scene(self, scene: Scene) -> None:
-        """One NPC of `scene` left it (a deal took the player away): close the others."""
-        task = asyncio.get_running_loop().create_task(scene.close(), name=f"end scene {scene.id}")
-        self._scene_ends.add(task)
-        task.add_done_callback(self._scene_ends.discard)
-
-    def _admit_open(self, frame: EncounterOpen, npcs: int) -> None:
-        limits = self.settings.limits
-        if len(self._owners) + npcs > limits.max_server_encounters:
-            raise FrameError(
-                ErrorCode.BUSY,
-                f"the server is full ({limits.max_server_encounters} open encounters); "
-                "try again shortly",
-                frame.id,
-            )
-        if not self._opens.take():
-            raise FrameError(
-                ErrorCode.BUSY,
-                "too many encounters are opening at once; try again shortly",
-                frame.id,
-            )
+        """One NPC of `scene` left it: close the others (`OpenEncounters.end_scene`)."""
+        self.open_encounters.end_scene(scene)
 
     async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
-        self._admit_open(frame, 1)
-        encounter = await Encounter.open(self, frame, connection.send)
-        self._owners[encounter] = connection
-        self.metrics.open_encounters.inc()
-        self.attach(connection, frame.player_id)
-        return encounter
+        """Open an encounter for `connection` (`OpenEncounters.open_encounter`)."""
+        return await self.open_encounters.open_encounter(connection, frame)
 
     @property
     def players_may_tick(self) -> bool:
@@ -363,10 +281,7 @@ class NpcServer:
         self._outage_records.install()
         self.fanout.start(self.players)
         self.clock.start()
-        self.prefix_warmer.start(self._presets.profile())
-
-    async def _all_npcs(self) -> list[NpcCard]:
-        return await self._calls.run(_npcs_of, self._world)
+        self.open_encounters.start_warming()
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and stop the pending HUD reads."""
@@ -375,17 +290,11 @@ class NpcServer:
         self._outage_records.uninstall()
         await self.world_watch.aclose()
         await self.fanout.aclose()
-        await asyncio.gather(*self._scene_ends, return_exceptions=True)
-        await asyncio.gather(*(e.close() for e in list(self._owners)), return_exceptions=True)
-        await self._presets.aclose()
+        await self.open_encounters.aclose()
         await self.players.aclose()
         if self._world_threads is not None:
             # Every call was awaited above; a thread still running is one a cancel left behind.
             await asyncio.to_thread(self._world_threads.shutdown)
-
-
-def _npcs_of(world: World) -> list[NpcCard]:
-    return list(world.npcs())
 
 
 async def _refuse(websocket: WebSocket, message: str) -> None:
