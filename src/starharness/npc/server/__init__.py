@@ -6,7 +6,7 @@ from .app import (
 )
 from .fanout import Fanout, LocalFanout, PostgresFanout
 from .gc_tuning import tune_gc_for_serving
-from .hub import NpcServer
+from .npc_server import NpcServer
 from .run import RunningServer, serve_game, start_server
 from .scene import Scene
 from .security import ExposureError

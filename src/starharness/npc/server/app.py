@@ -17,8 +17,8 @@ from ...runtime.hostguard import HostGuard, Refusal
 from ..frames import ErrorCode
 from ..game_schema import game_schema_text
 from .connection import FrameWebSocket
-from .hub import NpcServer
 from .metrics import CONTENT_TYPE
+from .npc_server import NpcServer
 
 _log = logging.getLogger("starharness.npc.server")
 FRAME_PATH = "/gh"

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Collection, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from starlette.types import Message, Receive
 from starlette.websockets import WebSocket, WebSocketState
@@ -21,19 +21,20 @@ from ..frames import (
     Frame,
     FrameError,
     Hello,
+    Welcome,
     WorldTick,
     encode,
     parse_up_frame,
 )
 from ..identity import SCOPE_TICK
 from .access import Access
-from .outage import is_outage, outage_error
+from .frame_fairness import PassBudget
+from .metrics import ServerMetrics
+from .outage import WorldWatch, is_outage, outage_error
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
 from .scene import Scene
-
-if TYPE_CHECKING:
-    from .hub import NpcServer
+from .settings import ServerSettings
 
 _log = logging.getLogger("starharness.npc.server")
 
@@ -82,6 +83,41 @@ class FrameWebSocket(WebSocket):
         return self._receive()
 
 
+class ConnectionHost(Protocol):
+    """What a connection asks of the server it belongs to (`NpcServer`)."""
+
+    @property
+    def settings(self) -> ServerSettings: ...
+
+    @property
+    def metrics(self) -> ServerMetrics: ...
+
+    @property
+    def frame_budget(self) -> PassBudget: ...
+
+    @property
+    def world_watch(self) -> WorldWatch: ...
+
+    @property
+    def players_may_tick(self) -> bool: ...
+
+    def connected(self, connection: Connection) -> None: ...
+
+    def disconnected(self, connection: Connection) -> None: ...
+
+    async def welcome(self, player_id: str) -> Welcome: ...
+
+    def attach(self, connection: Connection, player_id: str) -> None: ...
+
+    async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter: ...
+
+    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene: ...
+
+    def end_scene(self, scene: Scene) -> None: ...
+
+    async def tick(self, days: int) -> None: ...
+
+
 class Connection:
     """Frames are handled one at a time, in arrival order; turns run in the agents' tasks."""
 
@@ -104,7 +140,7 @@ class Connection:
         "websocket",
     )
 
-    def __init__(self, server: NpcServer, websocket: FrameWebSocket, access: Access) -> None:
+    def __init__(self, server: ConnectionHost, websocket: FrameWebSocket, access: Access) -> None:
         self.server = server
         self.websocket = websocket
         self.access = access

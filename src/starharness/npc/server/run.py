@@ -27,8 +27,8 @@ from .engine import EmbeddedServer, until_started
 from .fanout import Fanout, PostgresFanout
 from .gate import GateSettings, GateState, gated_http, networks, trusted_proxies
 from .hidden_from_sandbox import hide_own_files
-from .hub import NpcServer
 from .log_limit import ServerLogs
+from .npc_server import NpcServer
 from .security import resolve_credentials
 from .settings import LimitsSettings, ServerSettings
 

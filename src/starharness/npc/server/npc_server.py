@@ -1,4 +1,4 @@
-"""The NPC server's state: the game, its world, connections by player, and the encounters."""
+"""The NPC server: one game served to engine connections, composed of the parts it owns."""
 
 from __future__ import annotations
 
@@ -15,10 +15,7 @@ from starlette.websockets import WebSocket
 from ...runtime.kernel import Context
 from ...runtime.loop import AGENTS
 from ...runtime.session import SESSIONS
-from ..encounter import (
-    Encounter,
-    GameKit,
-)
+from ..encounter import Encounter, GameKit
 from ..frames import EncounterOpen, ErrorCode, ErrorFrame, FrameError, NpcEntry, Welcome, encode
 from ..game import Game
 from ..identity import SCOPE_METRICS
@@ -45,7 +42,14 @@ _READY_WORLD_S = 5.0
 
 
 class NpcServer:
-    """Serves one game to engine connections; implements what encounters need from a host."""
+    """Serves one game to engine connections: admits each WebSocket and answers what its
+    connection asks (`ConnectionHost`), readiness and metrics access for the routes.
+
+    It owns the world's calls (threads of their own for a network world) and the watch on its
+    database, and composes the parts: `players` (the connections and the players they show,
+    where the fan-out delivers), `open_encounters` (the encounters and scenes, and the host
+    they see) and `clock` (ticks and the residents after them).
+    """
 
     def __init__(
         self,
@@ -132,7 +136,7 @@ class NpcServer:
             ),
         )
 
-    # -- what the parts share ---------------------------------------------------------------
+    # -- the game, its world and what is open ---------------------------------------------
 
     @property
     def ctx(self) -> Context:
