@@ -122,10 +122,10 @@ def _english(text: str, scene: SceneView) -> Intent:
     qty = _quantity(text)
     unit, total = _prices(text)
     if _SELL.search(text) and not _SELL_QUESTION.search(text):
-        good = _good(text, {w.good_id: w.name for w in scene.buys} or scene.goods())
+        good = named_good(text, {w.good_id: w.name for w in scene.buys} or scene.goods())
         return Intent("sell", good, qty, unit or total, price_is_total=unit is None and bool(total))
     sold = {w.good_id: w.name for w in scene.sells} or scene.goods()
-    good = _good(text, sold)
+    good = named_good(text, sold)
     offer = _OFFER.search(text)
     if _HAGGLE.search(text) or (offer and not _BUY.search(text[: offer.start()])):
         price = unit or total or (number(offer[3]) if offer else None)
@@ -163,7 +163,8 @@ def _prices(text: str) -> tuple[int | None, int | None]:
     return None, number(total[1]) if total else None
 
 
-def _good(text: str, goods: dict[str, str]) -> str | None:
+def named_good(text: str, goods: dict[str, str]) -> str | None:
+    """The good of `goods` (id to name) that `text` names most clearly, or None."""
     words = set(re.findall(r"[a-z0-9-]+", text))
     best: tuple[int, str] | None = None
     for good_id, name in goods.items():

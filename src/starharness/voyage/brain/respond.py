@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from starharness.mockllm import ChatRequest, Step, Success
 
+from .group import answer, from_lore, refer
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan
 from .intents import classify
 from .offers import as_offers
@@ -37,6 +38,12 @@ def respond_with(request: ChatRequest, hooks: BrainHooks) -> Step:
         # The line is out; a framework that still asks gets an empty answer, not a second line.
         return Success(text="")
     forced = _forced(request)
+    if transcript.answering is not None:
+        # Another NPC of the scene (or the player, to it and another) turned to this one: the
+        # framework lets it only speak, on every turn plan.
+        if forced == DECIDE:
+            return _step(Act(((DECIDE, {"action": {"name": NO_ACTION}}),)))
+        return _step(answer(situation))
     if forced == DECIDE:
         # Decide, act, speak: the decision comes first, and only one per turn.
         chosen = _choose(hooks, situation)
@@ -62,7 +69,7 @@ def _choose(hooks: BrainHooks, situation: Situation, *, may_act: bool = True) ->
         return react(situation, steps, may_act=may_act)
     if situation.transcript.said.startswith(ACCEPT_PREFIX):
         return accepted(situation)
-    return decide(situation)
+    return refer(situation) or from_lore(situation) or decide(situation)
 
 
 def _forced(request: ChatRequest) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from starharness.mockllm import ChatMessage, ChatRequest
 
+from .heard import Answering, Heard, is_heard, is_lore, read_answering, read_heard, read_lore
 from .options import Option
 from .scene import SceneView, is_scene, parse_scene
 from .tools import DECIDE, NO_ACTION, OFFERED, OUTCOME_PREFIX, SELL_GOODS, SPEAK
@@ -57,6 +58,12 @@ class Transcript:
     table are the last ones)."""
     price_band: float = DEFAULT_BAND
     tools: frozenset[str] = frozenset()
+    heard: list[Heard] = field(default_factory=list[Heard])
+    """In a scene: everything this NPC heard the others say, oldest first."""
+    answering: Answering | None = None
+    """In a scene: the line another turned to this NPC with, when this turn answers it."""
+    lore: list[str] = field(default_factory=list[str])
+    """The lore given for this turn's line, most relevant first."""
 
     @property
     def calls(self) -> list[Call]:
@@ -69,6 +76,7 @@ def read_transcript(request: ChatRequest) -> Transcript:
     results: dict[str, ChatMessage] = {
         m.tool_call_id: m for m in request.messages if m.role == "tool" and m.tool_call_id
     }
+    lore: list[str] = []
     for message in request.messages:
         if message.role == "system":
             out.system += message.text + "\n"
@@ -78,9 +86,18 @@ def read_transcript(request: ChatRequest) -> Transcript:
                 _attach_outcome(out, text[len(OUTCOME_PREFIX) :])
             elif is_scene(text):
                 out.scene = parse_scene(text)
+            elif is_heard(text):
+                out.heard.extend(read_heard(text))
+            elif is_lore(text):
+                lore = read_lore(text)
             else:
+                # Context is logged before the line it came with: lore read so far is this
+                # line's, and none of it belongs to a later line.
                 out.said = text.strip()
-                out.player_lines.append(out.said)
+                out.answering = read_answering(out.said)
+                if out.answering is None:
+                    out.player_lines.append(out.said)
+                out.lore, lore = lore, []
                 out.steps = []
                 out.spoke_this_turn = False
         elif message.role == "assistant" and message.tool_calls:
