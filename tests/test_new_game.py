@@ -29,11 +29,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from websockets.sync.client import ClientConnection, connect
 
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import Game, ServerSettings, load_game, start_server
+from starharness.npc.client import FrameConnection, connect
 from starharness.scaffold import new_game
 
 NAME = "tea_stall"
@@ -198,14 +198,18 @@ def test_the_printed_next_steps_work_as_printed(tmp_path: Path, env: dict[str, s
         cwd=tmp_path, env=shell, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        with connect(_ready(play, ready, 300)["ws"], proxy=None) as ws:
-            ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-            welcome = json.loads(ws.recv(timeout=30))
+        welcome = asyncio.run(_welcome(_ready(play, ready, 300)["ws"]))
         assert [npc["name"] for npc in welcome["npcs"]] == ["Mira"]
     finally:
         play.send_signal(signal.SIGINT)
         out, _ = play.communicate(timeout=60)
     assert play.returncode == 0, out
+
+
+async def _welcome(url: str) -> dict[str, Any]:
+    async with connect(url, open_timeout=10) as ws:
+        await ws.hello("player-1")
+        return json.loads(await ws.receive_text(30))
 
 
 def test_game_without_an_attribute_means_its_game(made: Path, env: dict[str, str]) -> None:
@@ -225,10 +229,10 @@ def test_game_without_an_attribute_means_its_game(made: Path, env: dict[str, str
     assert "--game ./two_games.py:COFFEE" in ambiguous.stderr
 
 
-def _turn(ws: ClientConnection, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def _turn(ws: FrameConnection, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
     frames: list[dict[str, Any]] = []
     while True:
-        frame = json.loads(ws.recv(timeout=30))
+        frame = json.loads(await ws.receive_text(30))
         frames.append(frame)
         seen.append(frame)
         if frame["t"] in ("encounter.idle", "error"):
@@ -243,26 +247,37 @@ def test_play_serves_the_new_game_over_a_real_websocket(
     validator = Draft202012Validator(json.loads(schema.stdout))
     seen: list[dict[str, Any]] = []
     sent: list[dict[str, Any]] = []
-    with connect(playing["ws"], proxy=None) as ws:
+    asyncio.run(_buy_tea_and_leave(playing["ws"], sent, seen))
+    for frame in sent + seen:
+        errors = [error.message for error in validator.iter_errors(frame)]
+        assert not errors, f"{frame}: {errors[:3]}"
 
-        def send(frame: dict[str, Any]) -> None:
+
+async def _buy_tea_and_leave(
+    url: str, sent: list[dict[str, Any]], seen: list[dict[str, Any]]
+) -> None:
+    """Greet Mira, buy three cups, be refused ten, leave, tick a day: every frame sent and
+    seen is kept, for the schema check."""
+    async with connect(url, open_timeout=10) as ws:
+
+        async def send(frame: dict[str, Any]) -> None:
             sent.append(frame)
-            ws.send(json.dumps(frame))
+            await ws.send_text(json.dumps(frame))
 
-        send({"t": "hello", "playerId": "player-1"})
-        welcome = json.loads(ws.recv(timeout=30))
+        await send({"t": "hello", "playerId": "player-1"})
+        welcome = json.loads(await ws.receive_text(30))
         seen.append(welcome)
         assert welcome["hud"]["coins"] == 20
         assert [npc["name"] for npc in welcome["npcs"]] == ["Mira"]
 
-        send({"t": "encounter.open", "id": "e1", "npcId": "npc-mira", "playerId": "player-1"})
-        greeting = _turn(ws, seen)
+        await send({"t": "encounter.open", "id": "e1", "npcId": "npc-mira", "playerId": "player-1"})
+        greeting = await _turn(ws, seen)
         assert greeting[0]["t"] == "encounter.opened"
         options = next(f["items"] for f in greeting if f["t"] == "options")
         three = next(item for item in options if item["id"] == "tea:3")
 
-        send({"t": "encounter.say", "id": "e1", "optionId": three["id"]})
-        offered = _turn(ws, seen)
+        await send({"t": "encounter.say", "id": "e1", "optionId": three["id"]})
+        offered = await _turn(ws, seen)
         # Selling takes the customer's coins: Mira offers, nothing moves until they accept.
         assert [f for f in offered if f["t"] == "action"] == []
         offer = next(
@@ -272,26 +287,23 @@ def test_play_serves_the_new_game_over_a_real_websocket(
             "3 cups of tea",
             {"action": "sell_tea", "cost": "9 coins"},
         )
-        send({"t": "encounter.say", "id": "e1", "optionId": offer["id"]})
-        bought = _turn(ws, seen)
+        await send({"t": "encounter.say", "id": "e1", "optionId": offer["id"]})
+        bought = await _turn(ws, seen)
         assert [(f["name"], f["ok"]) for f in bought if f["t"] == "action"] == [("sell_tea", True)]
         assert [f["data"]["coins"] for f in bought if f["t"] == "hud"] == [11]
 
-        send({"t": "encounter.say", "id": "e1", "text": "10 cups please"})
-        refused = _turn(ws, seen)
+        await send({"t": "encounter.say", "id": "e1", "text": "10 cups please"})
+        refused = await _turn(ws, seen)
         card = next(f for f in refused if f["t"] == "action")
         assert card["ok"] is False and card["summary"] == "Only 9 cups are left in the pot."
 
-        send({"t": "encounter.say", "id": "e1", "optionId": "bye"})
-        farewell = _turn(ws, seen)
+        await send({"t": "encounter.say", "id": "e1", "optionId": "bye"})
+        farewell = await _turn(ws, seen)
         assert farewell[-1]["t"] == "encounter.idle"
-        send({"t": "encounter.close", "id": "e1"})
-        send({"t": "world.tick", "days": 1})
+        await send({"t": "encounter.close", "id": "e1"})
+        await send({"t": "world.tick", "days": 1})
         while seen[-1]["t"] != "hud":
-            seen.append(json.loads(ws.recv(timeout=30)))
-    for frame in sent + seen:
-        errors = [error.message for error in validator.iter_errors(frame)]
-        assert not errors, f"{frame}: {errors[:3]}"
+            seen.append(json.loads(await ws.receive_text(30)))
 
 
 # -- the scaffold's brain answers any words, through the real server ---------------------------
@@ -343,35 +355,36 @@ def stall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Served]:
         yield served
 
 
-def _turn_frames(ws: ClientConnection) -> list[dict[str, Any]]:
+async def _turn_frames(ws: FrameConnection) -> list[dict[str, Any]]:
     frames: list[dict[str, Any]] = []
     while not frames or frames[-1]["t"] != "encounter.idle":
-        frames.append(json.loads(ws.recv(timeout=30)))
+        frames.append(json.loads(await ws.receive_text(30)))
     return frames
 
 
 def _talk(served: _Served, *words: str) -> list[list[dict[str, Any]]]:
     """Walk up to Mira, say each of `words` in turn; the frames of the greeting and each turn.
     An offer in a turn's options is accepted before the next words (selling is two steps)."""
-    encounter = f"e{next(_ids)}"
+    return asyncio.run(_talk_over(served.ws, f"e{next(_ids)}", words))
+
+
+async def _talk_over(
+    url: str, encounter: str, words: tuple[str, ...]
+) -> list[list[dict[str, Any]]]:
     turns: list[list[dict[str, Any]]] = []
-    with connect(served.ws, proxy=None) as ws:
-        ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-        assert json.loads(ws.recv(timeout=30))["t"] == "welcome"
-        ws.send(json.dumps(
-            {"t": "encounter.open", "id": encounter, "npcId": "npc-mira", "playerId": "player-1"}
-        ))  # fmt: skip
-        turns.append(_turn_frames(ws))
+    async with connect(url, open_timeout=10) as ws:
+        await ws.hello("player-1")
+        assert json.loads(await ws.receive_text(30))["t"] == "welcome"
+        await ws.open_encounter(encounter, "npc-mira", "player-1")
+        turns.append(await _turn_frames(ws))
         for text in words:
-            ws.send(json.dumps({"t": "encounter.say", "id": encounter, "text": text}))
-            turns.append(_turn_frames(ws))
+            await ws.say(encounter, text)
+            turns.append(await _turn_frames(ws))
             offers = _offers(turns[-1])
             if offers:
-                ws.send(json.dumps(
-                    {"t": "encounter.say", "id": encounter, "optionId": offers[0]["id"]}
-                ))  # fmt: skip
-                turns.append(_turn_frames(ws))
-        ws.send(json.dumps({"t": "encounter.close", "id": encounter}))
+                await ws.choose(encounter, offers[0]["id"])
+                turns.append(await _turn_frames(ws))
+        await ws.close_encounter(encounter)
     return turns
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from websockets.sync.client import connect
+from starharness.npc.client import connect
 
 START_S = 60.0
 
@@ -126,25 +127,27 @@ def test_an_unreachable_model_is_logged_and_named_at_start(tmp_path: Path) -> No
     args = ("serve", "--port", "0", "--provider", "openai-compatible", "--base-url", dead)
     proc, ready = _start(tmp_path, *args, "--model", "some-model")
     try:
-        with connect(ready["ws"], proxy=None) as ws:
-            ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-            json.loads(ws.recv(timeout=30))
-            opening = {"t": "encounter.open", "id": "e1", "npcId": "npc-karsk"}
-            ws.send(json.dumps({**opening, "playerId": "player-1"}))
-            codes: list[str] = []
-            while True:
-                frame = json.loads(ws.recv(timeout=60))
-                if frame["t"] == "error":
-                    codes.append(frame["code"])
-                if frame["t"] == "encounter.idle":
-                    break
-            assert codes == ["llm_unavailable"]
+        assert asyncio.run(_error_codes_of_a_greeting(ready["ws"])) == ["llm_unavailable"]
     finally:
         out, err = _stop(proc)
     assert f"brain      openai-compatible / some-model at {dead}" in out
     # The player's frame says only "try again" (issue 19); the operator's log names the
     # encounter, the code and the cause, with the model's URL.
     assert "encounter e1: the turn ended with llm_unavailable" in err and dead in err
+
+
+async def _error_codes_of_a_greeting(url: str) -> list[str]:
+    async with connect(url, open_timeout=10) as ws:
+        await ws.hello("player-1")
+        json.loads(await ws.receive_text(30))
+        await ws.open_encounter("e1", "npc-karsk", "player-1")
+        codes: list[str] = []
+        while True:
+            frame = json.loads(await ws.receive_text(60))
+            if frame["t"] == "error":
+                codes.append(frame["code"])
+            if frame["t"] == "encounter.idle":
+                return codes
 
 
 def test_the_brain_line_names_the_default_model(tmp_path: Path) -> None:

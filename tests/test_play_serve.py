@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -10,10 +11,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import connect
+
+from starharness.npc.client import connect
 
 _START_TIMEOUT_S = 60
 
@@ -78,25 +81,27 @@ def test_health_web_root_and_an_encounter(served: tuple[str, Served]) -> None:
     assert index.status_code == (200 if command == "play" else 404)
     if command == "play":
         assert "<html" in index.text.lower()
-    with connect(server.ws, open_timeout=10) as ws:
-        ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-        welcome = json.loads(ws.recv(timeout=10))
-        assert welcome["t"] == "welcome"
-        npc = next(n for n in welcome["npcs"] if n["id"] == "npc-karsk")
-        ws.send(
-            json.dumps(
-                {"t": "encounter.open", "id": "e1", "npcId": npc["id"], "playerId": "player-1"}
-            )
-        )
-        seen: list[dict[str, object]] = []
+    welcome, seen = asyncio.run(_welcome_and_greeting(server.ws))
+    assert welcome["t"] == "welcome"
+    assert any(n["id"] == "npc-karsk" for n in welcome["npcs"])
+    kinds = [f["t"] for f in seen]
+    assert kinds[0] == "encounter.opened"
+    assert "say.delta" in kinds
+    assert "options" in kinds
+    line = "".join(str(f["text"]) for f in seen if f["t"] == "say.delta")
+    assert len(line) > 10
+
+
+async def _welcome_and_greeting(url: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The `welcome` frame, then every frame of Karsk's greeting up to its `encounter.idle`."""
+    async with connect(url, open_timeout=10) as ws:
+        await ws.hello("player-1")
+        welcome = json.loads(await ws.receive_text(10))
+        await ws.open_encounter("e1", "npc-karsk", "player-1")
+        seen: list[dict[str, Any]] = []
         while not any(f["t"] == "encounter.idle" for f in seen):
-            seen.append(json.loads(ws.recv(timeout=30)))
-        kinds = [f["t"] for f in seen]
-        assert kinds[0] == "encounter.opened"
-        assert "say.delta" in kinds
-        assert "options" in kinds
-        line = "".join(str(f["text"]) for f in seen if f["t"] == "say.delta")
-        assert len(line) > 10
+            seen.append(json.loads(await ws.receive_text(30)))
+        return welcome, seen
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:

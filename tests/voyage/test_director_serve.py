@@ -3,6 +3,7 @@ tick, and a resident the game does not have is a one-line error."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -12,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from websockets.sync.client import connect
+
+from starharness.npc.client import connect
 
 _START_TIMEOUT_S = 60
 
@@ -44,15 +46,7 @@ def test_play_with_the_director_runs_it_after_a_tick(tmp_path: Path) -> None:
                 pytest.fail(f"play exited early: {proc.stdout.read() if proc.stdout else ''}")
             assert time.perf_counter() - started < _START_TIMEOUT_S, "play did not become ready"
             time.sleep(0.02)
-        url = json.loads(ready.read_text())["ws"]
-        with connect(url, open_timeout=15) as ws:
-            ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-            assert json.loads(ws.recv(timeout=15))["t"] == "welcome"
-            ws.send(json.dumps({"t": "world.tick", "days": 1}))
-            ws.send(json.dumps({"t": "hello", "playerId": "player-1"}))
-            frames: list[dict[str, object]] = []
-            while not frames or frames[-1]["t"] != "welcome":
-                frames.append(json.loads(ws.recv(timeout=30)))
+        frames = asyncio.run(_frames_of_a_tick(json.loads(ready.read_text())["ws"]))
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=30)
@@ -66,6 +60,20 @@ def test_play_with_the_director_runs_it_after_a_tick(tmp_path: Path) -> None:
     assert posted, (out, frames)
     heard = {f.get("headline") for f in frames if f["t"] == "world.event"}
     assert {row[0] for row in posted} <= heard
+
+
+async def _frames_of_a_tick(url: str) -> list[dict[str, object]]:
+    """What a player hears from a one-day tick (the director's turn included), up to the
+    `welcome` answering a `hello` sent after it."""
+    async with connect(url, open_timeout=15) as ws:
+        await ws.hello("player-1")
+        assert json.loads(await ws.receive_text(15))["t"] == "welcome"
+        await ws.tick(1)
+        await ws.hello("player-1")
+        frames: list[dict[str, object]] = []
+        while not frames or frames[-1]["t"] != "welcome":
+            frames.append(json.loads(await ws.receive_text(30)))
+        return frames
 
 
 def test_an_unknown_resident_is_one_line(tmp_path: Path) -> None:

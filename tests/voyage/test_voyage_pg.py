@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -10,17 +11,18 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
 from pydantic import ValidationError
 from typer.testing import CliRunner
-from websockets.sync.client import connect
 
 from pg_support import pg_execute
 from starharness.cli import seed as seed_command
 from starharness.cli._errors import CliError
 from starharness.npc import ServerSettings
+from starharness.npc.client import connect
 from starharness.runtime.session.postgres import PostgresTarget
 from starharness.voyage import (
     SchemaVersionError,
@@ -260,10 +262,7 @@ def test_serve_keeps_its_world_in_postgresql(pg_target: PostgresTarget, tmp_path
             assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
             assert time.monotonic() < deadline, "serve did not become ready"
             time.sleep(0.05)
-        ws_url = json.loads(ready_file.read_text())["ws"]
-        with connect(ws_url, open_timeout=10) as ws:
-            ws.send(json.dumps({"t": "hello", "playerId": PLAYER_ID}))
-            welcome = json.loads(ws.recv(timeout=10))
+        welcome = asyncio.run(_welcome(json.loads(ready_file.read_text())["ws"]))
         assert welcome["t"] == "welcome" and welcome["hud"]["credits"] == 12_000
     finally:
         proc.terminate()
@@ -273,6 +272,12 @@ def test_serve_keeps_its_world_in_postgresql(pg_target: PostgresTarget, tmp_path
     assert "Traceback" not in out
     assert not (tmp_path / "home" / "voyage" / "world.db").exists()  # no file world was made
     assert pg_execute(pg_target, "SELECT count(*) FROM voyage.identity") == [(1,)]
+
+
+async def _welcome(url: str) -> dict[str, Any]:
+    async with connect(url, open_timeout=10) as ws:
+        await ws.hello(PLAYER_ID)
+        return json.loads(await ws.receive_text(10))
 
 
 def test_serve_on_a_foreign_world_schema_names_the_seed_fix(
