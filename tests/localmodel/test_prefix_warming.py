@@ -13,24 +13,29 @@ from stack_support import start_runtime
 from starharness.eval import scripted_player
 from starharness.mockllm import ChatRequest, MockLlmServer
 from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
-from starharness.npc import GameKit, RunningServer, ServerSettings, start_server
+from starharness.npc import GameKit, RunningServer, ServerSettings, TurnSettings, start_server
 from starharness.voyage import GAME, PLAYER_ID
 from starharness.voyage.game import play_offline
 
 WAIT_S = 30
+TURN_LIMIT_S = 1.5
 OFFLINE = play_offline
 
 
 @asynccontextmanager
 async def _serving(
-    tmp_path: Path, provider: str, responder: Callable[[ChatRequest], Any]
+    tmp_path: Path,
+    provider: str,
+    responder: Callable[[ChatRequest], Any],
+    turn: TurnSettings | None = None,
 ) -> AsyncIterator[tuple[MockLlmServer, RunningServer]]:
     async with MockLlmServer(responder=responder, plays=PLAYS_LLAMA_CPP) as mock:
         ctx = await start_runtime(mock.base_url, provider=provider, max_attempts=1)
         try:
-            running = await start_server(
-                ctx, GAME, ServerSettings(port=0, world=tmp_path / "world.db")
-            )
+            settings = ServerSettings(port=0, world=tmp_path / "world.db")
+            if turn is not None:
+                settings = settings.model_copy(update={"turn": turn})
+            running = await start_server(ctx, GAME, settings)
             try:
                 yield mock, running
             finally:
@@ -94,6 +99,41 @@ async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) ->
                 await running.server.prefix_warmer.wait()
         assert len(running.server.prefix_warmer.warmed) == 1
         assert sum(_is_warming(record.body) for record in mock.requests) == 1
+
+
+async def test_a_greetings_turn_limit_does_not_run_while_a_prefix_is_being_warmed(
+    tmp_path: Path,
+) -> None:
+    # A local server evaluates one prompt at a time: the lock stands for that. The prefix in
+    # flight takes longer than a whole turn may; the greeting behind it must still be heard.
+    one_at_a_time = asyncio.Lock()
+    release = asyncio.Event()
+    warm_seen = asyncio.Event()
+
+    async def responder(request: ChatRequest) -> Any:
+        async with one_at_a_time:
+            if len(request.messages) == 1:
+                warm_seen.set()
+                await release.wait()
+            return await asyncio.to_thread(OFFLINE, request)
+
+    turn = TurnSettings(timeout_s=TURN_LIMIT_S)
+    async with _serving(tmp_path, "llama-cpp", responder, turn=turn) as (mock, running):
+        async with asyncio.timeout(WAIT_S):
+            await warm_seen.wait()
+        async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
+            opening = asyncio.create_task(me.open("e1", "npc-karsk", timeout_s=WAIT_S))
+            async with asyncio.timeout(WAIT_S):
+                while not running.server.encounters:  # noqa: ASYNC110 (no event for it)
+                    await asyncio.sleep(0.01)
+            # Longer than the greeting's whole turn may take.
+            await asyncio.sleep(TURN_LIMIT_S * 2)
+            release.set()
+            greeting = await opening
+    assert greeting.of_type("error") == [], greeting.frames
+    assert greeting.lines() and greeting.ended_idle
+    # Warming stopped after the prefix in flight: the greeting was the next request.
+    assert sum(_is_warming(record.body) for record in mock.requests) == 1
 
 
 async def test_a_provider_that_keeps_no_prompts_is_sent_no_warming(tmp_path: Path) -> None:

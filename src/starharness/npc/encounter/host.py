@@ -14,6 +14,7 @@ from .presets import ArchetypePreset
 
 if TYPE_CHECKING:
     from .lifecycle import Encounter
+    from .prefix_warmer import PrefixWarmer
 
 
 class EncounterHost(Protocol):
@@ -35,6 +36,11 @@ class EncounterHost(Protocol):
 
     @property
     def agent_options(self) -> AgentOptions: ...
+
+    @property
+    def prefix_warmer(self) -> PrefixWarmer:
+        """Warms NPC prefixes on a local model server; a greeting waits for its request."""
+        ...
 
     def preset(self, archetype: str) -> ArchetypePreset:
         """The shared layer of NPCs of `archetype` (built on first use, then reused)."""

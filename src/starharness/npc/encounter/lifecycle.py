@@ -8,12 +8,13 @@ game what was done.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import time
 from functools import partial
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ...runtime.kernel import Context, Next
 from ...runtime.llm import NamedToolChoice, UserMessage
@@ -40,6 +41,9 @@ from .meeting import meet
 from .offer_desk import OfferDesk, acceptance_note, plain_acceptance
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
+
+if TYPE_CHECKING:
+    from .prefix_warmer import PrefixWarmer
 
 MAX_PARSE_FAILURES: Final = 2
 """A call whose arguments cannot be read is retried once; the second failure ends the turn
@@ -72,6 +76,7 @@ class Encounter:
         "_decision_name",
         "_failures",
         "_give_up",
+        "_greeting",
         "_handle",
         "_host",
         "_lore",
@@ -149,6 +154,8 @@ class Encounter:
         self._decided = False
         self._failures: dict[str, int] = {}
         self._give_up = False
+        self._greeting: asyncio.Task[None] | None = None
+        """The greeting waiting for a prefix the model server is warming (see `_greet`)."""
         self._reconsidered = False
         """This turn's decision was refused once and the model decided again (decide-act-
         speak): a small model picks the wrong one of two mirror-image actions (the player's
@@ -181,7 +188,7 @@ class Encounter:
             encounter._mapper.opened(npc.name, min(max(attitude, low), high))
             if greets:
                 encounter._reacting = True
-                encounter._begin(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
+                encounter._greet(UserMessage(game.greeting_prompt, source=GREETING_SOURCE))
             else:
                 encounter._mapper.idle()
         except BaseException:
@@ -421,6 +428,22 @@ class Encounter:
             self._reacting = attempt.ok
             self._begin(UserMessage(acceptance_note(offer, attempt)))
 
+    def _greet(self, message: UserMessage) -> None:
+        """Begin the greeting; after a prefix the model server is warming, if one is."""
+        warmer = self._host.prefix_warmer
+        if not warmer.in_flight:
+            self._begin(message)
+            return
+        self._running = True
+        self._greeting = asyncio.get_running_loop().create_task(
+            self._greet_after_warming(warmer, message), name=f"greeting {self.id}"
+        )
+
+    async def _greet_after_warming(self, warmer: PrefixWarmer, message: UserMessage) -> None:
+        await warmer.yield_to_player()
+        if not self._closed:
+            self._begin(message)
+
     def _begin(self, message: UserMessage) -> None:
         handle = self._handle
         assert handle is not None
@@ -499,6 +522,11 @@ class Encounter:
         return self._closing
 
     async def _shut_down(self) -> None:
+        greeting, self._greeting = self._greeting, None
+        if greeting is not None:
+            greeting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await greeting
         handle = self._handle
         if handle is not None:
             handle.agent.cancel(CancelCause("user", "the encounter was closed"))

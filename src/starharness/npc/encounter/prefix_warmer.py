@@ -9,7 +9,9 @@ asks for it (`ProviderProfile.warm_prefixes`); a cloud model is never sent these
 The prefix is built as an encounter builds it (the archetype's preset layer, then the NPC's
 persona) and a test holds it byte-equal to the first request of a real encounter. Warming
 stops when any encounter opens (a player's request must not queue behind more of them) and
-when the server closes; a failure is logged once and ends it, never a player's turn.
+when the server closes; a greeting waits for the request in flight before its turn begins, so
+its turn limit counts only its own prompt; a failure is logged once and ends it, never a
+player's turn.
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ class PrefixWarmer:
         self._npcs = npcs
         self._busy = busy
         self._task: asyncio.Task[None] | None = None
+        self._in_flight: asyncio.Event | None = None
+        """Set when the warming request in flight has ended (None: none in flight)."""
+        self._yielded = False
         self.warmed: list[str] = []
         """NPC ids whose prefix the server evaluated, in order (for tests and the log)."""
 
@@ -94,6 +99,22 @@ class PrefixWarmer:
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
+    @property
+    def in_flight(self) -> bool:
+        """Whether the model server is evaluating a prefix for this warmer right now."""
+        return self._in_flight is not None
+
+    async def yield_to_player(self) -> None:
+        """Warm no more, and wait until the request in flight (if any) has ended.
+
+        A local server evaluates one prompt at a time: a greeting sent now would wait behind
+        the prefix in flight (40 s or more on two busy cores) with its turn limit running.
+        Waiting here first lets that limit count the greeting's own prompt only.
+        """
+        self._yielded = True
+        if self._in_flight is not None:
+            await self._in_flight.wait()
+
     async def wait(self) -> None:
         """Until warming ended by itself (tests)."""
         if self._task is not None:
@@ -105,7 +126,7 @@ class PrefixWarmer:
         model = self._options.model or provider.default_model
         began = time.perf_counter()
         for npc in await self._npcs():
-            if self._busy():
+            if self._yielded or self._busy():
                 _log.info(
                     "prefix warming stopped: a player is talking (%d warmed)", len(self.warmed)
                 )
@@ -122,6 +143,7 @@ class PrefixWarmer:
                 tool_choice=NamedToolChoice(prefix.forced) if prefix.forced else "none",
                 max_tokens=1,
             )
+            self._in_flight = asyncio.Event()
             try:
                 async for _ in llm.stream(request, provider=provider.name):
                     pass
@@ -130,6 +152,9 @@ class PrefixWarmer:
                     "prefix warming stopped: the model server refused %s (%s)", npc.id, exc
                 )
                 return
+            finally:
+                self._in_flight.set()
+                self._in_flight = None
             self.warmed.append(npc.id)
         _log.info(
             "prefix warming: %d NPC prefixes evaluated in %.1f s",
