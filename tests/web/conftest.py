@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Literal
 
+import pytest
 import pytest_asyncio
 from fake_harness import FakeHarness
 from playwright.async_api import Browser, Page, expect
+from real_stack import RealStack, omega_station
 from web_support import launch_chromium, require_chromium, watch_page_errors
 
 expect.set_options(timeout=15_000)
@@ -60,3 +63,26 @@ async def moving_page(browser: Browser) -> AsyncIterator[Page]:
     """A page with motion: lines type out, the speaking figure moves."""
     async with _page(browser, "no-preference") as opened:
         yield opened
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
+    """A reduced-motion page of the (width, height) the test parametrizes (indirect=True)."""
+    width, height = request.param
+    context = await browser.new_context(
+        viewport={"width": width, "height": height}, reduced_motion="reduce"
+    )
+    opened = await context.new_page()
+    errors = watch_page_errors(opened)
+    try:
+        yield opened
+    finally:
+        await context.close()
+    assert errors == [], f"the page threw: {errors}"
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def stack(tmp_path: Path) -> AsyncIterator[RealStack]:
+    """Omega station served for real (the offline brain) with its browser client."""
+    async with omega_station(tmp_path) as running:
+        yield running

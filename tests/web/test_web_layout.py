@@ -10,23 +10,21 @@ latest line and the Say box are in view.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from fake_harness import LONG_CARGO, STORY, STORY_TEXT, FakeHarness
-from playwright.async_api import Browser, Page, expect
-from real_stack import RealStack, omega_station
+from playwright.async_api import Page, expect
+from real_stack import RealStack
 from test_web_e2e import FrameLog
 from web_support import (
+    COVERED_BY,
     assert_png,
     inside,
     overlap,
     screenshot_path,
     wait_for_client,
-    watch_page_errors,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -53,33 +51,6 @@ _GEOMETRY = """() => {
     pageWidth: document.documentElement.scrollWidth,
   };
 }"""
-
-_COVERED_BY = """(el) => {
-  const r = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return hit === el || el.contains(hit) ? null : (hit ? hit.outerHTML.slice(0, 80) : "nothing");
-}"""
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def stack(tmp_path: Path) -> AsyncIterator[RealStack]:
-    async with omega_station(tmp_path) as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
-    width, height = request.param
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion="reduce"
-    )
-    page = await context.new_page()
-    errors = watch_page_errors(page)
-    try:
-        yield page
-    finally:
-        await context.close()
-    assert errors == [], f"the page threw: {errors}"
 
 
 async def _turn(log: FrameLog, mark: int) -> list[dict[str, Any]]:
@@ -116,7 +87,7 @@ async def _assert_options_reachable(page: Page, count: int) -> None:
         await button.scroll_into_view_if_needed()
         await expect(button).to_be_in_viewport()
         await expect(button).to_be_enabled()
-        covered = await button.evaluate(_COVERED_BY)
+        covered = await button.evaluate(COVERED_BY)
         assert covered is None, f"reply {index + 1} is covered by {covered}"
 
 
@@ -300,7 +271,7 @@ async def test_nothing_overlaps_after_ten_turns_with_a_full_hold(
     await expect(page.get_by_test_id("history-list")).to_be_visible()
     summary = page.locator("#history-summary")
     await summary.scroll_into_view_if_needed()
-    covered = await summary.evaluate(_COVERED_BY)
+    covered = await summary.evaluate(COVERED_BY)
     assert covered is None, f"the history's row is covered by {covered} at {size}"
     # One more turn with it open: the page brings their line and the Say box back into view.
     await page.get_by_test_id("option-1").click()

@@ -3,18 +3,16 @@ mark, reads at every window size, and picking it (click or key) sends its id; th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from fake_harness import GEL_MOVED, GEL_PITCH, GEL_SOLD, GEL_TEXT, OFFER, FakeHarness
-from playwright.async_api import Browser, Page, expect
-from real_stack import RealStack, omega_station
+from playwright.async_api import Page, expect
+from real_stack import RealStack
 from test_web_e2e import FrameLog
 from web_contrast import CONTRAST_JS, failures
-from web_support import assert_png, inside, screenshot_path, wait_for_client, watch_page_errors
+from web_support import assert_png, inside, screenshot_path, wait_for_client
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -39,21 +37,6 @@ _BOXES = """(button) => {
     pageWidth: document.documentElement.scrollWidth,
   };
 }"""
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
-    width, height = request.param
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion="reduce"
-    )
-    page = await context.new_page()
-    errors = watch_page_errors(page)
-    try:
-        yield page
-    finally:
-        await context.close()
-    assert errors == [], f"the page threw: {errors}"
 
 
 async def _ask_for_gel(page: Page, harness: FakeHarness) -> dict[str, Any]:
@@ -186,12 +169,6 @@ async def test_input_is_off_while_an_accepted_offer_commits(
     await expect(page.get_by_test_id("option-1")).to_be_enabled()
     picks = [f for f in harness.frames("encounter.say") if "optionId" in f]
     assert [f["optionId"] for f in picks] == [OFFER["id"]]
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def stack(tmp_path: Path) -> AsyncIterator[RealStack]:
-    async with omega_station(tmp_path) as running:
-        yield running
 
 
 @pytest.mark.parametrize(

@@ -5,22 +5,20 @@ names are readable."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, expect
-from real_stack import RealStack, omega_station
+from playwright.async_api import Page, expect
+from real_stack import RealStack
 from test_web_e2e import FrameLog
 from web_support import (
+    COVERED_BY,
     assert_png,
     inside,
     overlap,
     screenshot_path,
     wait_for_client,
-    watch_page_errors,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -50,33 +48,6 @@ _BOXES = """() => {
     pageWidth: document.documentElement.scrollWidth,
   };
 }"""
-
-_COVERED_BY = """(el) => {
-  const r = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return hit === el || el.contains(hit) ? null : (hit ? hit.outerHTML.slice(0, 80) : "nothing");
-}"""
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def stack(tmp_path: Path) -> AsyncIterator[RealStack]:
-    async with omega_station(tmp_path) as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
-    width, height = request.param
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion="reduce"
-    )
-    page = await context.new_page()
-    errors = watch_page_errors(page)
-    try:
-        yield page
-    finally:
-        await context.close()
-    assert errors == [], f"the page threw: {errors}"
 
 
 async def _turn(page: Page, log: FrameLog, text: str) -> list[dict[str, Any]]:
@@ -114,7 +85,7 @@ async def _no_overlaps(page: Page) -> None:
     for name in ("speaker", "line"):
         assert inside(boxes[name], boxes["body"]), (name, boxes[name], boxes["body"])
     for test_id in ("npc-speaker", "address-everyone", "say-send"):
-        covered = await page.get_by_test_id(test_id).evaluate(_COVERED_BY)
+        covered = await page.get_by_test_id(test_id).evaluate(COVERED_BY)
         assert covered is None, f"{test_id} is covered by {covered}"
 
 

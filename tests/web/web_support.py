@@ -105,3 +105,11 @@ async def figure_look(page: Page, npc_id: str) -> dict[str, Any]:
 async def wait_for_client(page: Page) -> None:
     """Until main.js has started (it sets window.starHarness once the scene is built)."""
     await page.wait_for_function("() => window.starHarness !== undefined")
+
+
+COVERED_BY = """(el) => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return hit === el || el.contains(hit) ? null : (hit ? hit.outerHTML.slice(0, 80) : "nothing");
+}"""
+"""What covers the middle of an element (`el.evaluate(COVERED_BY)`), or null when nothing."""
