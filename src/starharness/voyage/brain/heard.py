@@ -44,10 +44,8 @@ class Answering:
     """This turn answers a line another said to this NPC (it only speaks)."""
 
     speaker: str
-    """The NPC who turned to this one, or `PLAYER` (a line for this NPC and `also`)."""
+    """The NPC who turned to this one, or `PLAYER` (a line for this NPC and others)."""
     text: str
-    also: str = ""
-    """For a player's line to several NPCs: the one it was for first."""
 
     @property
     def by_player(self) -> bool:
@@ -88,4 +86,5 @@ def read_answering(text: str) -> Answering | None:
     found = _ANSWERING.match(text.strip())
     if found is None:
         return None
-    return Answering(found[1], found[3], found[2] or "")
+    # found[2], the NPC a player's line to several was for first, is not needed to answer it.
+    return Answering(found[1], found[3])
