@@ -87,7 +87,7 @@ def _per_encounter_class() -> type[Any]:
     """An encounter that registers everything on its own layer, as before presets."""
     from starharness.npc.actions import ENCOUNTER, EncounterBinding
     from starharness.npc.encounter import Encounter
-    from starharness.npc.encounter.lifecycle import PERSONA_ORDER, PERSONA_SECTION, SCENE_CONTEXT
+    from starharness.npc.encounter.encounter import PERSONA_ORDER, PERSONA_SECTION, SCENE_CONTEXT
     from starharness.npc.encounter.plans import TURN_PLAN
     from starharness.npc.encounter.presets import (
         ARCHETYPE_ORDER,

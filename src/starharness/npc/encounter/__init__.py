@@ -4,7 +4,7 @@ from .archetype_kit import DEFAULT_ARCHETYPE, ArchetypeKit
 from .conclusion import SpeechConclusion
 from .game_tools import GameDefinitionError, GameKit
 from .host import EncounterHost
-from .lifecycle import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
+from .encounter import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .mapping import FrameMapper, FrameSink, SceneFrames, SpeechStyle, error_code_for
 from .meeting import meet_together
 from .prefix_warmer import PrefixWarmer, StaticPrefix, static_prefix

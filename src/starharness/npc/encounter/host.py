@@ -13,7 +13,7 @@ from .game_tools import GameKit
 from .presets import ArchetypePreset
 
 if TYPE_CHECKING:
-    from .lifecycle import Encounter
+    from .encounter import Encounter
     from .prefix_warmer import PrefixWarmer
 
 

@@ -29,7 +29,7 @@ from ...runtime.loop import AgentOptions
 from ...runtime.prompt import PROMPT
 from ...runtime.tools import TOOLS
 from ..world import NpcCard
-from .lifecycle import PERSONA_ORDER, PERSONA_SECTION
+from .encounter import PERSONA_ORDER, PERSONA_SECTION
 from .plans import DECIDE_ACT_SPEAK
 from .presets import ArchetypePresets
 
