@@ -37,10 +37,13 @@ async def harness() -> AsyncIterator[FakeHarness]:
 
 @asynccontextmanager
 async def _page(
-    browser: Browser, motion: Literal["reduce", "no-preference"]
+    browser: Browser,
+    motion: Literal["reduce", "no-preference"],
+    size: tuple[int, int] = (1280, 800),
 ) -> AsyncIterator[Page]:
+    width, height = size
     context = await browser.new_context(
-        viewport={"width": 1280, "height": 800}, reduced_motion=motion
+        viewport={"width": width, "height": height}, reduced_motion=motion
     )
     opened = await context.new_page()
     errors = watch_page_errors(opened)
@@ -68,17 +71,8 @@ async def moving_page(browser: Browser) -> AsyncIterator[Page]:
 @pytest_asyncio.fixture(loop_scope="module")
 async def sized_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
     """A reduced-motion page of the (width, height) the test parametrizes (indirect=True)."""
-    width, height = request.param
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion="reduce"
-    )
-    opened = await context.new_page()
-    errors = watch_page_errors(opened)
-    try:
+    async with _page(browser, "reduce", request.param) as opened:
         yield opened
-    finally:
-        await context.close()
-    assert errors == [], f"the page threw: {errors}"
 
 
 @pytest_asyncio.fixture(loop_scope="module")
