@@ -19,6 +19,7 @@ from starharness.npc.actions import (
     Role,
     define_game_action,
 )
+from starharness.npc.actions.factory import OFFER_NOTE
 from starharness.runtime.tools import ToolFailure
 from starharness.voyage import VoyageWorld
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
@@ -39,25 +40,30 @@ async def test_a_sale_of_gel_the_player_does_not_hold_is_offered_as_their_purcha
     world: VoyageWorld,
 ) -> None:
     # "Three medical gel, please." decided as the player selling gel to Karsk.
-    bench = Bench(world)
+    bench = Bench(world, accept=False)
     before = ledger(world)
     value = await bench.call("player_sells", good_id="medgel", qty=3)
-    assert value["ok"] is False and value["reason"] == "insufficient_cargo"
-    assert "want to buy medical gel" in value["hint"]
-    assert value["offer"] == "Buy 3 medical gel at 1,100 (3,300 cr)"
+    # The model reads the deal it meant, as if it had called it: no refusal to read aloud.
+    assert value == {
+        "ok": True,
+        "action": "player_buys",
+        OFFERED: "offer-1",
+        "offer": "Buy 3 medical gel at 1,100 (3,300 cr)",
+        "status": OFFER_NOTE,
+    }
     # Nothing moved; the player is shown the offer, not a refusal of what they never asked.
     assert ledger(world) == before
     assert bench.reports == []
     [offer] = bench.offers.values()
-    assert offer.id == value[OFFERED] and offer.draft.action == "player_buys"
+    assert offer.draft.action == "player_buys"
     settled = await bench.settle(offer.id)
     assert settled.ok, settled.result
     after = ledger(world)
     assert after.credits[PLAYER_ID] == before.credits[PLAYER_ID] - 3_300
     assert after.cargo[PLAYER_ID].get("medgel") == 3
-    assert [(a, ok) for a, ok, _, _ in _audit(world, 2)] == [
-        ("player_sells", False),
-        ("player_buys", True),
+    assert [(a, ok, why) for a, ok, why, _ in _audit(world, 2)] == [
+        ("player_sells", False, "insufficient_cargo"),
+        ("player_buys", True, None),
     ]
 
 
@@ -67,7 +73,8 @@ async def test_fuel_offered_to_karsk_who_only_sells_it_is_offered_as_a_purchase(
     # Karsk sells fuel and never buys it: "Five fuel cells." can only mean the player buys.
     bench = Bench(world, accept=False)
     value = await bench.call("player_sells", good_id="fuel", qty=5, unit_price=300)
-    assert (value["ok"], value["reason"]) == (False, "not_wanted")
+    assert (value["ok"], value["action"]) == (True, "player_buys")
+    assert _audit(world, 1)[0][:3] == ("player_sells", False, "not_wanted")
     [offer] = bench.offers.values()
     # The mirror is at the going price, not at the price the model named for the other side.
     assert offer.label == "Buy 5 fuel cells at 450"

@@ -367,7 +367,9 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
             audit = [(row.action, row.ok) for row in reader.audit_log()]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
-    assert seen.startswith(OUTCOME_PREFIX) and "want to buy medical gel" in seen
+    outcome = json.loads(seen[len(OUTCOME_PREFIX) :])
+    assert (outcome["ok"], outcome["action"]) == (True, "player_buys")
+    assert outcome["offer"] == "Buy 3 medical gel at 1,100 (3,300 cr)"
     # The player sees the offer of what they asked for, not a refusal of a sale.
     assert actions(offered) == []
     assert offer["label"] == "Buy 3 medical gel at 1,100"

@@ -271,20 +271,19 @@ async def _offer(
     assert refused is not None
     if counter is not None:
         # The rules' own deal in the refused call's place; a counter refused in turn is not
-        # followed further. The same action (fewer units, another price) keeps its refusal's
-        # card, which says why the deal changed; another action replaces it: the player never
-        # asked for the refused one (the model misread them), and it stays in the audit.
+        # followed further.
         countered, counter_draft, _ = await _drafted(counter.action, binding, counter.public)
         if counter_draft is not None:
-            if counter.action is action:
-                binding.report(refused)
             offer = propose(counter_draft)
-            return {
-                **refused.result,
-                OFFERED: offer.id,
-                "offer": offer.describe(),
-                "status": OFFER_NOTE,
-            }
+            made = {OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
+            if counter.action is action:
+                # Fewer units, another price: the refusal's card and hint say why it changed.
+                binding.report(refused)
+                return {**refused.result, **made}
+            # Another action: the model misread the player (their buy for their sell). The
+            # player never asked for the refused call, and the model reads the deal it meant,
+            # not a refusal it would read aloud; the refusal stays in the audit.
+            return {"ok": True, "action": counter.action.name, **made}
         _log.info("the counter-offer to %s was refused too: %s", action.name, countered)
     binding.report(refused)
     return refused.result

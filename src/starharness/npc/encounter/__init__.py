@@ -2,9 +2,9 @@
 
 from .archetype_kit import DEFAULT_ARCHETYPE, ArchetypeKit
 from .conclusion import SpeechConclusion
+from .encounter import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .game_tools import GameDefinitionError, GameKit
 from .host import EncounterHost
-from .encounter import HEARD_CONTEXT, PERSONA_ORDER, TRANSCRIPT_KIND, Encounter
 from .mapping import FrameMapper, FrameSink, SceneFrames, SpeechStyle, error_code_for
 from .meeting import meet_together
 from .prefix_warmer import PrefixWarmer, StaticPrefix, static_prefix

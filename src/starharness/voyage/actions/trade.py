@@ -241,9 +241,7 @@ def _npc_sells_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusa
     qty = _most_sold(tx, args, args.qty, going)
     if qty < 1:
         return None
-    # The hint the NPC speaks from says what it did, not what the player lacks.
-    hint = f"they want to buy {good_name(tx, args.good_id)}, not sell it: you offered to sell {qty}"
-    return replace(refusal, hint=hint, instead=_deal(SELL, args.good_id, qty, GOING_PRICE))
+    return replace(refusal, instead=_deal(SELL, args.good_id, qty, GOING_PRICE))
 
 
 def _npc_buys_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
@@ -255,8 +253,7 @@ def _npc_buys_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal
     qty = _most_bought(tx, args, args.qty, buy_band(going).high)
     if qty < 1:
         return None
-    hint = f"they want to sell {good_name(tx, args.good_id)}, not buy it: you offered to buy {qty}"
-    return replace(refusal, hint=hint, instead=_deal(BUY, args.good_id, qty, GOING_PRICE))
+    return replace(refusal, instead=_deal(BUY, args.good_id, qty, GOING_PRICE))
 
 
 def _fewer_held(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:

@@ -111,6 +111,14 @@ def _ware(s: Situation, call: Call, selling: bool) -> Ware | None:
 
 def _offered(s: Situation, call: Call) -> Say:
     """The call became an offer: say the terms; the player's accept commits it."""
+    result = call.result or {}
+    if _str(result, "action", call.name) != call.name:
+        # The rules offered the deal the call was read as (the player's buy for their sell).
+        return Say(
+            f"Here's what I can do: {_str(result, 'offer', 'my offer')}. Say the word, {s.addr}.",
+            mood_for(s.scene.attitude),
+            with_bye(PRICES),
+        )
     args = call.arguments
     name = s.scene.goods().get(_str(args, "good_id"), "goods")
     qty, unit = _int(args, "qty", 1), _int(args, "unit_price")
