@@ -157,6 +157,25 @@ def test_a_stock_refusal_offers_what_is_left() -> None:
     assert option_ids(step)[0] == "buy:fuel:26"
 
 
+def test_a_deal_the_rules_read_the_other_way_is_said_by_its_offer() -> None:
+    # The brain's own sale of gel the player does not hold came back as the rules' reading of
+    # it: the NPC's sale to them, offered. The line says that offer, not a purchase.
+    talk = _greeted().player("sell 3 medical gel")
+    step = talk.ask()
+    assert only_call(step)[0] == "player_sells"
+    offered = {
+        "ok": True,
+        "action": "player_buys",
+        "offered": "offer-1",
+        "offer": "Buy 3 medical gel at 1,100 (3,300 cr)",
+        "status": "offered, not done: the player has not answered",
+    }
+    talk.follow(step, offered)
+    line = speech(talk.ask())["line"]
+    assert "Buy 3 medical gel at 1,100 (3,300 cr)" in line
+    assert "I'll give you" not in line
+
+
 def test_an_unknown_refusal_is_told_in_the_npcs_voice() -> None:
     talk = _greeted().player("buy 2 fuel")
     talk.follow(
