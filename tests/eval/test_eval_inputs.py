@@ -50,7 +50,7 @@ def test_accept_and_pick_steps_read_a_flag_an_action_an_index_or_label_text(
         "takes_from_player: [player_buys]\n"
         "scenarios:\n  - name: a\n    player: p\n    steps:\n      - open: n\n"
         "      - accept: true\n        otherwise: Yes.\n"
-        "      - accept: sell_passage\n"
+        "      - accept: book_passage\n"
         "      - pick: 2\n"
         "      - pick: job\n        otherwise: I'll do it.\n"
         "    expect:\n      no_commit: true\n      ignoring: [change_attitude]\n"
@@ -59,7 +59,7 @@ def test_accept_and_pick_steps_read_a_flag_an_action_an_index_or_label_text(
     steps = loaded.scenarios[0].steps
     assert [(s.accept, s.pick, s.otherwise) for s in steps[1:]] == [
         (True, None, "Yes."),
-        ("sell_passage", None, None),
+        ("book_passage", None, None),
         (False, 2, None),
         (False, "job", "I'll do it."),
     ]

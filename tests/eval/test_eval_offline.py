@@ -64,7 +64,7 @@ def test_the_games_own_declaration_says_what_needs_acceptance() -> None:
     assert needing_consent(GAME) == {
         "player_buys",
         "player_sells",
-        "sell_passage",
+        "book_passage",
         "sell_intel",
         "complete_quest",
     }

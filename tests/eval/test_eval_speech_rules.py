@@ -27,7 +27,7 @@ OFFER = {
     "label": "Buy 3 medical gel (3,300)",
     "offer": {"action": "player_buys", "cost": "3,300 cr"},
 }
-TAKING = frozenset({"player_buys", "player_sells", "sell_passage"})
+TAKING = frozenset({"player_buys", "player_sells", "book_passage"})
 
 
 def _turn(

@@ -286,7 +286,7 @@ async def test_a_deal_that_takes_the_player_away_ends_the_whole_scene(tmp_path: 
         asked = await _say(me, "Brandt, I need passage to Ceres Deep")
         items = [f for f in asked if f["t"] == "options"][-1]["items"]
         passage = next(
-            item for item in items if item.get("offer", {}).get("action") == "sell_passage"
+            item for item in items if item.get("offer", {}).get("action") == "book_passage"
         )
         await me.send({"t": "encounter.say", "id": "s1", "optionId": passage["id"]})
         farewell = await me.until_idle("s1")

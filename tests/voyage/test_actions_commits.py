@@ -211,10 +211,10 @@ async def test_a_job_completes_once_its_goods_are_in_the_hold(world: VoyageWorld
 
 async def test_passage_moves_the_player(world: VoyageWorld) -> None:
     bench = Bench(world, npc_id=DOCK_MASTER)
-    result = await bench.call("sell_passage", destination=CERES)
+    result = await bench.call("book_passage", destination=CERES)
     assert (result["ok"], result["fare"], result["destination"]) == (True, 1_800, "Ceres Deep")
     assert world.player_view(PLAYER_ID)["location"]["id"] == CERES
     assert not world.can_meet(DOCK_MASTER, PLAYER_ID)
     assert world.can_meet("npc-okoro", PLAYER_ID)
-    again = await bench.call("sell_passage", destination=OMEGA)
+    again = await bench.call("book_passage", destination=OMEGA)
     assert again["reason"] == "not_here"

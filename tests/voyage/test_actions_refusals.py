@@ -159,13 +159,13 @@ async def test_attitude_moves_a_bounded_step(world: VoyageWorld, delta: int, hin
 
 async def test_passage_is_sold_only_where_the_npc_sells_it(world: VoyageWorld) -> None:
     result = await _refused(
-        Bench(world, npc_id=DOCK_MASTER), "sell_passage", "no_passage", destination="mars"
+        Bench(world, npc_id=DOCK_MASTER), "book_passage", "no_passage", destination="mars"
     )
     assert "Ceres Deep [ceres-deep] for 1,800" in str(result["hint"])
     with world.transaction() as tx:
         tx.add_credits(PLAYER_ID, -11_000)
     result = await _refused(
-        Bench(world, npc_id=DOCK_MASTER), "sell_passage", "insufficient_funds", destination=KESSLER
+        Bench(world, npc_id=DOCK_MASTER), "book_passage", "insufficient_funds", destination=KESSLER
     )
     assert result["hint"] == "they have 1,000, the deal is 2,500"
 

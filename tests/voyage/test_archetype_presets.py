@@ -109,7 +109,7 @@ async def test_npcs_of_one_archetype_share_tool_schemas_and_the_static_prefix_by
         assert "sell_intel" in decisions[SMUGGLER] and "sell_intel" not in decisions[QUARTERMASTER]
         assert "offer_quest" not in decisions[DOCK_MASTER]
     else:
-        assert names[SMUGGLER] == names[BROKER] >= {"sell_intel", "offer_quest", "sell_passage"}
+        assert names[SMUGGLER] == names[BROKER] >= {"sell_intel", "offer_quest", "book_passage"}
         assert names[QUARTERMASTER] == names[SMUGGLER] - {"sell_intel"}
         assert names[DOCK_MASTER] == names[SMUGGLER] - {"offer_quest", "complete_quest"}
 

@@ -289,7 +289,7 @@ def test_the_dock_master_sells_passage() -> None:
     assert "Ceres Deep for 1,800 (1 day)" in speech(greeting)["line"]
     talk.follow(greeting)
     step = talk.player("I need passage to Kessler's Hollow").ask()
-    assert only_call(step) == ("sell_passage", {"destination": "kessler-hollow"})
+    assert only_call(step) == ("book_passage", {"destination": "kessler-hollow"})
 
 
 def test_goodbye_is_spoken_and_ends_the_turn() -> None:

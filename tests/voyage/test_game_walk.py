@@ -132,7 +132,7 @@ def _berths(frames: list[Frame]) -> list[dict[str, Any]]:
     return [
         item
         for item in _last_options(frames)
-        if item.get("offer", {}).get("action") == "sell_passage"
+        if item.get("offer", {}).get("action") == "book_passage"
     ]
 
 

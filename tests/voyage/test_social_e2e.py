@@ -98,7 +98,7 @@ async def test_vex_has_heard_of_it_when_the_player_arrives_at_kesslers_hollow(
         passage = [i["id"] for i in offers(asked) if i["label"].startswith("Passage to Kessler")]
         assert passage, offers(asked)
         left = await me.pick("ilse", passage[0])
-        assert ("sell_passage", True) in actions(left)
+        assert ("book_passage", True) in actions(left)
 
         # Two days on the route: word of the deal travelled with the crews.
         greeted = await me.open("vex", BROKER)

@@ -40,7 +40,7 @@ async def test_passage_ends_the_encounter_and_arrives_on_a_later_day(tmp_path: P
         cards = [(f["name"], f["ok"], f["summary"]) for f in left if f["t"] == "action"]
         assert cards == [
             (
-                "sell_passage",
+                "book_passage",
                 True,
                 "Bought passage to Ceres Deep for 1,800 credits: 1 day out, arrived on day 2.",
             )
@@ -94,6 +94,6 @@ async def test_a_player_short_of_the_fare_back_works_the_passage(tmp_path: Path)
         asked = await me.say("okoro", "I need passage back to Omega")
         assert "work your passage" in line(asked)
         home = await me.pick("okoro", _offer(asked, "Work your passage to Omega station"))
-        assert actions(home) == [("sell_passage", True)]
+        assert actions(home) == [("book_passage", True)]
         hud = _hud(home)
         assert hud["credits"] == 200 and hud["location"]["id"] == "omega-station"

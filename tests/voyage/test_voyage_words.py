@@ -32,8 +32,11 @@ def test_a_count_of_goods_reads_as_english(qty: int, name: str, said: str) -> No
 async def test_action_cards_read_from_the_players_side(world: VoyageWorld) -> None:
     bought = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=450)
     assert bought["summary"] == "Bought 1 fuel cell for 450 credits."
-    sold = await Bench(world).call("player_sells", good_id="fuel", qty=1, unit_price=380)
-    assert sold["ok"] is False  # Karsk does not buy fuel: Ilse does
+    # Karsk does not buy fuel (Ilse does): the rules offer his sale instead, nothing is sold.
+    sold = await Bench(world, accept=False).call(
+        "player_sells", good_id="fuel", qty=1, unit_price=380
+    )
+    assert (sold["action"], sold["offer"]) == ("player_buys", "Buy 1 fuel cell at 450 (450 cr)")
     sold = await Bench(world, npc_id=DOCK_MASTER).call(
         "player_sells", good_id="fuel", qty=1, unit_price=380
     )
@@ -84,7 +87,7 @@ def test_a_refused_berth_is_told_in_the_npcs_words_not_the_models_hint() -> None
     )
     talk.player("I'll work my passage to Ceres Deep")
     hint = "they can pay the 1,800 fare; sell them the berth with work=false"
-    call = talk.called("sell_passage", {"destination": "ceres-deep", "work": True})
+    call = talk.called("book_passage", {"destination": "ceres-deep", "work": True})
     talk.result(call, {"ok": False, "reason": "can_pay", "hint": hint, "facts": {}})
     said = speech(talk.ask())
     assert "work=" not in said["line"] and "sell I" not in said["line"]

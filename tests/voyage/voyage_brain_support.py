@@ -127,7 +127,7 @@ def only_call(step: Step) -> tuple[str, dict[str, Any]]:
 
 
 OFFER_ACTIONS = frozenset(
-    {"player_buys", "player_sells", "sell_intel", "sell_passage", "complete_quest"}
+    {"player_buys", "player_sells", "sell_intel", "book_passage", "complete_quest"}
 )
 """The sample game's actions that take from the player: called, they become offers."""
 
@@ -158,7 +158,7 @@ def _offer_id(name: str, arguments: dict[str, Any]) -> str:
     if name == "player_sells":
         return f"sell:{arguments['good_id']}:{arguments['qty']}:{arguments['unit_price']}"
     subject = next(iter(arguments.values()))
-    verb = {"sell_intel": "intel", "sell_passage": "travel", "complete_quest": "deliver"}[name]
+    verb = {"sell_intel": "intel", "book_passage": "travel", "complete_quest": "deliver"}[name]
     return f"{verb}:{subject}"
 
 

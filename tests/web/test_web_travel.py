@@ -158,7 +158,7 @@ async def test_a_passage_through_the_real_server(page: Page, tmp_path: Path) -> 
 def _passage_option(items: list[dict[str, Any]]) -> int:
     """The 1-based number of the passage offer to Ceres Deep, else of a reply asking for one."""
     for number, item in enumerate(items, 1):
-        if item.get("offer", {}).get("action") == "sell_passage" and "Ceres" in item["label"]:
+        if item.get("offer", {}).get("action") == "book_passage" and "Ceres" in item["label"]:
             return number
     for number, item in enumerate(items, 1):
         if "passage" in item["label"].casefold():

@@ -44,7 +44,7 @@ from .relations import (
 )
 from .speech import DEFAULT_MOOD, MAX_OPTIONS, MIN_OPTIONS, MOODS, SPEAK, SPEECH, Mood
 from .trade import BUY, BUY_GOODS, MAX_UNITS, SELL, SELL_GOODS, TradeArgs
-from .travel import PASSAGE, SELL_PASSAGE, PassageArgs
+from .travel import BOOK_PASSAGE, PASSAGE, PassageArgs
 
 ACTIONS: Final[tuple[Any, ...]] = (
     SPEAK,
@@ -61,6 +61,7 @@ ACTIONS: Final[tuple[Any, ...]] = (
 
 __all__ = [
     "ACTIONS",
+    "BOOK_PASSAGE",
     "BUY",
     "BUY_CEILING",
     "BUY_GOODS",
@@ -86,7 +87,6 @@ __all__ = [
     "SELL_FLOOR",
     "SELL_GOODS",
     "SELL_INTEL",
-    "SELL_PASSAGE",
     "SELL_RUMOUR",
     "SPEAK",
     "SPEECH",

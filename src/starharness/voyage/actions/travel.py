@@ -16,7 +16,7 @@ from ..store import Route, VoyageWorld, WorldTx
 from ._naming import listing, place_name
 from .guards import can_afford, same_location
 
-SELL_PASSAGE = "sell_passage"
+BOOK_PASSAGE = "book_passage"
 
 
 class PassageArgs(BaseModel):
@@ -131,8 +131,8 @@ def _narrate(args: PassageArgs, effect: Mapping[str, Any]) -> str:
 
 
 PASSAGE = define_game_action(
-    SELL_PASSAGE,
-    "Sell the player a berth on a passage you sell; they leave at once and the voyage's days "
+    BOOK_PASSAGE,
+    "Book the player a berth on a passage you run; they leave at once and the voyage's days "
     "pass. Fares are fixed. A player who cannot pay the fare may work the passage off "
     "(work=true); one who can pay is refused a working berth.",
     PassageArgs,

@@ -24,7 +24,7 @@ from .offers import buy_option, standard_options, with_bye
 from .plans import Plan, Say, Situation
 from .policy import decide, passage_offer
 from .scene import number
-from .tools import SELL_GOODS, SELL_PASSAGE
+from .tools import BOOK_PASSAGE, SELL_GOODS
 from .voice import money, mood_for, wares_line
 
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
@@ -168,7 +168,7 @@ def _spoken(s: Situation, plan: Plan) -> Say:
                 mood_for(scene.attitude),
                 with_bye(buy_option(ware, qty, price)),
             )
-    if name == SELL_PASSAGE:
+    if name == BOOK_PASSAGE:
         return passage_offer(s)
     return Say(
         wares_line(scene) or f"What'll it be, {s.addr}?",

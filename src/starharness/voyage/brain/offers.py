@@ -8,7 +8,7 @@ from ..content.words import units_of
 from .options import Option, decode, trade_id
 from .plans import buy_offer
 from .scene import Passage, SceneView, Ware
-from .tools import BUY_GOODS, COMPLETE_QUEST, SELL_GOODS, SELL_INTEL, SELL_PASSAGE
+from .tools import BOOK_PASSAGE, BUY_GOODS, COMPLETE_QUEST, SELL_GOODS, SELL_INTEL
 from .voice import money
 
 MAX_OPTIONS = 4
@@ -130,9 +130,9 @@ def _offer_call(option: Option, scene: SceneView) -> tuple[str, dict[str, Any]] 
     if choice.verb == "intel":
         return SELL_INTEL, {"intel_id": choice.subject}
     if choice.verb == "travel":
-        return SELL_PASSAGE, {"destination": choice.subject}
+        return BOOK_PASSAGE, {"destination": choice.subject}
     if choice.verb == "work":
-        return SELL_PASSAGE, {"destination": choice.subject, "work": True}
+        return BOOK_PASSAGE, {"destination": choice.subject, "work": True}
     if choice.verb == "deliver":
         return COMPLETE_QUEST, {"quest_id": choice.subject}
     return None

@@ -20,13 +20,13 @@ from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer, first_d
 from .scene import Ware
 from .tools import (
     ACCEPT_PREFIX,
+    BOOK_PASSAGE,
     BUY_GOODS,
     CHANGE_ATTITUDE,
     COMPLETE_QUEST,
     OFFER_QUEST,
     SELL_GOODS,
     SELL_INTEL,
-    SELL_PASSAGE,
 )
 from .voice import money, mood_for, passages_line, sentence, wares_line
 
@@ -371,7 +371,7 @@ def _travel(s: Situation) -> Plan:
     route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
     if route is None or route.fare > s.scene.player_credits:
         return passage_offer(s)
-    return act(SELL_PASSAGE, destination=wanted)
+    return act(BOOK_PASSAGE, destination=wanted)
 
 
 def _work(s: Situation) -> Plan:
@@ -379,7 +379,7 @@ def _work(s: Situation) -> Plan:
     route = next((p for p in s.scene.passages if p.destination_id == wanted), None)
     if route is None or route.fare <= s.scene.player_credits:
         return passage_offer(s)
-    return act(SELL_PASSAGE, destination=wanted, work=True)
+    return act(BOOK_PASSAGE, destination=wanted, work=True)
 
 
 def _bye(s: Situation) -> Plan:

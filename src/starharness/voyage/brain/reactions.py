@@ -20,6 +20,7 @@ from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer
 from .policy import passage_offer, which_ware
 from .scene import Ware
 from .tools import (
+    BOOK_PASSAGE,
     BUY_GOODS,
     CHANGE_ATTITUDE,
     COMPLETE_QUEST,
@@ -27,7 +28,6 @@ from .tools import (
     OFFER_QUEST,
     SELL_GOODS,
     SELL_INTEL,
-    SELL_PASSAGE,
 )
 from .transcript import Call
 from .voice import money, mood_for, to_player
@@ -126,9 +126,9 @@ def _offered(s: Situation, call: Call) -> Say:
         line = f"{units_of(qty, name)} at {money(unit)} a unit, {money(qty * unit)} all told."
     elif call.name == BUY_GOODS:
         line = f"I'll give you {money(qty * unit)} for {units_of(qty, name)}, {money(unit)} a unit."
-    elif call.name == SELL_PASSAGE and args.get("work") is True:
+    elif call.name == BOOK_PASSAGE and args.get("work") is True:
         line = "You'll work the voyage off: galley and cargo, no fare."
-    elif call.name == SELL_PASSAGE:
+    elif call.name == BOOK_PASSAGE:
         line = "A berth's yours at the posted fare."
     elif call.name == COMPLETE_QUEST:
         line = "Hand the goods over and the reward's yours."
@@ -197,7 +197,7 @@ def _done(s: Situation, call: Call, result: dict[str, Any]) -> Say:
             "pleased",
             standard_options(scene, credits=_int(result, "their_credits", scene.player_credits)),
         )
-    if call.name == SELL_PASSAGE:
+    if call.name == BOOK_PASSAGE:
         days = _int(result, "days", 1)
         return Say(
             f"Berth's yours: {_str(result, 'destination')}, {days} day{'s' if days != 1 else ''} "
@@ -241,7 +241,7 @@ def _refused(s: Situation, call: Call, result: dict[str, Any]) -> Say:
             "wary",
             standard_options(s.scene, skip=frozenset({"rumours"})),
         )
-    if call.name == SELL_PASSAGE and reason in ("insufficient_funds", "can_pay"):
+    if call.name == BOOK_PASSAGE and reason in ("insufficient_funds", "can_pay"):
         # The berths that fit the purse now, in the NPC's words (the hint is for the model).
         return passage_offer(s)
     if call.name == COMPLETE_QUEST and reason == "condition_unmet":

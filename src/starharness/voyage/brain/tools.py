@@ -19,7 +19,7 @@ SELL_INTEL: Final = "sell_intel"
 OFFER_QUEST: Final = "offer_quest"
 COMPLETE_QUEST: Final = "complete_quest"
 CHANGE_ATTITUDE: Final = "change_attitude"
-SELL_PASSAGE: Final = "sell_passage"
+BOOK_PASSAGE: Final = "book_passage"
 DECIDE: Final = "decide"
 """The framework's decision tool (decide-act-speak plan): one action with arguments, or none."""
 NO_ACTION: Final = "none"
@@ -41,7 +41,7 @@ KNOWN_TOOLS: Final = frozenset(
         OFFER_QUEST,
         COMPLETE_QUEST,
         CHANGE_ATTITUDE,
-        SELL_PASSAGE,
+        BOOK_PASSAGE,
     }
 )
 
