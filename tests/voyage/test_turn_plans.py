@@ -376,3 +376,32 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
     assert offer["offer"]["action"] == "player_buys"
     assert actions(took) == [("player_buys", True)]
     assert sorted(audit) == [("player_buys", True), ("player_sells", False)]
+
+
+def _speak_with(labels: list[str]) -> ToolCalls:
+    options = [{"id": f"o{n}", "label": label} for n, label in enumerate(labels)]
+    speech = {"line": "Hm.", "mood": "neutral", "options": options}
+    return ToolCalls(calls=[ScriptedCall(name="npc_speak", arguments=json.dumps(speech))])
+
+
+async def test_a_line_with_too_few_options_gets_the_games_fallback_replies(tmp_path: Path) -> None:
+    # SmolLM2 gave one option, or the same one twice; the player must still have a way on.
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        stack.mock.script_next([_speak_with(["Fuel?", "Fuel?"])])
+        greeted = await me.open("e1", SMUGGLER)
+        conversation = _conversation(stack)
+        # Picking one is saying its words.
+        stack.mock.script(conversation, [_speak_with(["What are you selling?"])])
+        before = len(_chat_bodies(stack))
+        picked = await me.pick("e1", "more-1")
+        heard = _chat_bodies(stack)[before]["messages"]
+    labels = [[(i["id"], i["label"]) for i in f["items"]] for f in greeted if f["t"] == "options"]
+    assert labels == [[("o0", "Fuel?"), ("more-1", "What are you selling?")]]
+    assert [m["content"] for m in heard if m["role"] == "user"][-1] == "What are you selling?"
+    # A fallback the model already gave is not added twice: the next one is.
+    labels = [[(i["id"], i["label"]) for i in f["items"]] for f in picked if f["t"] == "options"]
+    assert labels == [[("o0", "What are you selling?"), ("more-1", "I'll be going.")]]

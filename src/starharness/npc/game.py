@@ -106,6 +106,10 @@ class Game(Generic[Tx]):
     """Override the turn plan chosen from the provider's declared capabilities (None: choose)."""
     fallback_line: str = "Sorry, I lost my thread there. What were you saying?"
     """Said when the model's answer cannot be read even after one retry (never raw JSON)."""
+    fallback_options: tuple[str, ...] = ()
+    """Replies (labels, in the player's words) added in order to a line that comes with fewer
+    options than the speech contract's `min_options`, offers counted: a small model that gives
+    one option, or the same one twice, still leaves the player a way on. Empty: none added."""
     accepts: Callable[[str], bool] | None = None
     """Whether a typed line plainly accepts the one pending offer ("yes, deal"); None: the
     framework's English rule (only words of assent). Nothing else ever commits an offer."""

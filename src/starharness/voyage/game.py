@@ -51,6 +51,8 @@ GAME = Game(
     default_mood=DEFAULT_MOOD,
     attitude_range=ATTITUDE_RANGE,
     greets_first=True,
+    # A small model's line with one option (or one twice) still leaves the player a way on.
+    fallback_options=("What are you selling?", "I'll be going."),
     offline_responder=play_offline,
     on_encounter_end=record_visit,
     default_world_path=default_world_path,

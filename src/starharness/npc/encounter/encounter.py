@@ -144,6 +144,7 @@ class Encounter:
             self._remember_options,
             kit.game.fallback_line,
             self._offers,
+            kit.game.fallback_options,
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
         self._preset = host.preset(npc.archetype)

@@ -10,6 +10,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
@@ -32,6 +33,9 @@ from .offer_desk import OfferDesk
 from .speech_stream import LineStream
 
 _log = logging.getLogger("starharness.npc.encounter")
+
+FALLBACK_OPTION_PREFIX: Final = "more-"
+"""Ids of the game's fallback replies added to a line with too few options (`more-1`, ...)."""
 
 FrameSink = Callable[[Frame], None]
 """Sends one frame to the encounter's connection (dropped once the encounter is closed)."""
@@ -88,6 +92,7 @@ class FrameMapper:
     __slots__ = (
         "_calls",
         "_fallback_line",
+        "_fallback_options",
         "_finals",
         "_flush_handle",
         "_held",
@@ -117,9 +122,11 @@ class FrameMapper:
         on_options: Callable[[tuple[SpokenOption, ...]], None],
         fallback_line: str = "...",
         offers: OfferDesk | None = None,
+        fallback_options: tuple[str, ...] = (),
     ) -> None:
         self._id = encounter_id
         self._fallback_line = fallback_line
+        self._fallback_options = fallback_options
         self._protocol = protocol
         self._style = style
         self._speech_name = style.contract.tool_name
@@ -372,9 +379,34 @@ class FrameMapper:
                 for option in options
                 if option.label.casefold() not in taken and option.id not in taken
             )[: max(0, room)]
+        options = self._padded(options, items)
         items.extend(OptionItem(id=option.id, label=option.label) for option in options)
         self._emit(self._protocol.options(id=self._id, items=items))
         self._on_options(options)
+
+    def _padded(
+        self, options: tuple[SpokenOption, ...], offers: list[OptionItem]
+    ) -> tuple[SpokenOption, ...]:
+        """`options` with the game's fallback replies added up to the contract's minimum."""
+        missing = self._style.contract.min_options - len(offers) - len(options)
+        if missing <= 0 or not self._fallback_options:
+            return options
+        shown = [*offers, *options]
+        labels = {item.label.casefold() for item in shown}
+        ids = {item.id for item in shown}
+        added: list[SpokenOption] = []
+        for label in self._fallback_options:
+            if len(added) == missing:
+                break
+            if label.casefold() in labels:
+                continue
+            number = len(added) + 1
+            while f"{FALLBACK_OPTION_PREFIX}{number}" in ids:
+                number += 1
+            option_id = f"{FALLBACK_OPTION_PREFIX}{number}"
+            ids.add(option_id)
+            added.append(SpokenOption(option_id, label))
+        return (*options, *added)
 
     def reply(self, line: str) -> None:
         """A line the framework says for the NPC without a model call (which offer?), with
