@@ -71,6 +71,16 @@ def test_a_price_per_unit_is_a_price_not_a_quantity(text: str) -> None:
     assert (intent.kind, intent.good_id, intent.price, intent.qty) == ("haggle", "fuel", 300, None)
 
 
+@pytest.mark.parametrize(
+    "text", ["Sell me 3 medical gel", "Brandt, sell me three medical gel", "can you sell us 3 gel?"]
+)
+def test_sell_me_is_the_player_buying(text: str) -> None:
+    # Found playing a scene at the bar: "Brandt, sell me 3 medical gel" got "I'm not buying that".
+    scene = SceneView(sells=[Ware("medgel", "medical gel", 1_100, 12)])
+    intent = classify(text, scene, [])
+    assert (intent.kind, intent.good_id, intent.qty) == ("buy", "medgel", 3)
+
+
 def test_the_station_has_one_name() -> None:
     assert next(place.name for place in LOCATIONS if place.id == OMEGA) == "Omega station"
 

@@ -42,6 +42,8 @@ _TRAVEL = re.compile(
 )
 _SELL_QUESTION = re.compile(r"\bwhat (do|are|have) you (got )?(sell|selling|have|got)\b")
 _SELL = re.compile(r"\b(sell|selling|offload|unload|get rid of)\b")
+_SOLD_TO_PLAYER = re.compile(r"\b(sell (me|us)|you sell)\b")
+""""Sell me three gel", "can you sell us fuel": the player buys."""
 _HAGGLE = re.compile(
     r"\b(cheaper|discount|too (much|expensive|steep|high|pricey)|lower|haggle|knock|"
     r"come down|best price|better price|bargain|rip-?off|robbery)\b"
@@ -121,7 +123,7 @@ def _english(text: str, scene: SceneView) -> Intent:
         return Intent("jobs")
     qty = _quantity(text)
     unit, total = _prices(text)
-    if _SELL.search(text) and not _SELL_QUESTION.search(text):
+    if _SELL.search(text) and not _SELL_QUESTION.search(text) and not _SOLD_TO_PLAYER.search(text):
         good = named_good(text, {w.good_id: w.name for w in scene.buys} or scene.goods())
         return Intent("sell", good, qty, unit or total, price_is_total=unit is None and bool(total))
     sold = {w.good_id: w.name for w in scene.sells} or scene.goods()
