@@ -5,13 +5,12 @@ Unity package is compiled with mcs and run under mono on real frame text."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from mono_tools import mono_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "frames.schema.json").read_text(encoding="utf-8"))
@@ -83,16 +82,6 @@ def test_godot_names_the_speaker_and_opens_scenes() -> None:
     assert "StarHarness.speaker.connect(" in example and "StarHarness.say_to(" in example
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        reason = f"{name} is not installed (Debian: apt-get install -y mono-mcs)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must install it")
-        pytest.skip(reason)
-    return found
-
-
 def _run(*command: str, cwd: Path) -> str:
     done = subprocess.run(
         command, cwd=cwd, capture_output=True, text=True, check=False, timeout=120
@@ -102,7 +91,7 @@ def _run(*command: str, cwd: Path) -> str:
 
 
 def test_unity_reads_scene_frames_and_writes_scene_opens(tmp_path: Path) -> None:
-    mcs, mono = _tool("mcs"), _tool("mono")
+    mcs, mono = mono_tool("mcs"), mono_tool("mono")
     _run(mcs, "-target:library", "-out:UnityEngine.dll", str(UNITY_STUB), cwd=tmp_path)
     sources = sorted(str(path) for path in UNITY.glob("*.cs"))
     _run(mcs, "-target:library", "-r:UnityEngine.dll", "-out:Client.dll", *sources, cwd=tmp_path)

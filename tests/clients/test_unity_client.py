@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from frame_fakes import FakeHarness, running_fake, up_types
+from mono_tools import mono_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "clients" / "unity"
@@ -19,18 +18,8 @@ STUB = Path(__file__).resolve().parent / "unity_stub"
 _PROBE_SECONDS = 30
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        reason = f"{name} is not installed (Debian: apt-get install -y mono-mcs)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must install it")
-        pytest.skip(reason)
-    return found
-
-
 def _compile(*args: str) -> None:
-    run = subprocess.run([_tool("mcs"), *args], capture_output=True, text=True, check=False)
+    run = subprocess.run([mono_tool("mcs"), *args], capture_output=True, text=True, check=False)
     assert run.returncode == 0, f"mcs failed:\n{run.stdout}{run.stderr}"
 
 
@@ -84,7 +73,7 @@ def test_the_runtime_compiles_with_mcs_without_warnings(built: Path) -> None:
 
 
 async def test_every_frame_reaches_its_event_through_a_real_websocket(built: Path) -> None:
-    mono = _tool("mono")
+    mono = mono_tool("mono")
     _compile(
         "-target:exe",
         f"-r:{built / 'UnityEngine.dll'}",

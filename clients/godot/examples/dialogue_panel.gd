@@ -56,19 +56,17 @@ func _ready() -> void:
 
 ## The player walks up to an NPC: open an encounter and show the panel.
 func talk_to(npc_id: String) -> void:
-	_encounter_id = StarHarness.open_encounter(npc_id)
-	if _encounter_id == "":
-		return
-	_npc.text = ""
-	_line.clear()
-	_set_busy(true)
-	show()
+	_opened(StarHarness.open_encounter(npc_id))
 
 
 ## The player walks up to several NPCs at once (1 to 4 ids, all in one place).
 func talk_to_group(npc_ids: Array) -> void:
-	_encounter_id = StarHarness.open_scene(npc_ids)
 	_addressee = ""
+	_opened(StarHarness.open_scene(npc_ids))
+
+
+func _opened(encounter_id: String) -> void:
+	_encounter_id = encounter_id
 	if _encounter_id == "":
 		return
 	_npc.text = ""
