@@ -44,6 +44,13 @@ async def _serving(
             await ctx.dispose()
 
 
+async def _until_open(running: RunningServer) -> None:
+    """Until the server holds an encounter (its greeting may still be waiting)."""
+    async with asyncio.timeout(WAIT_S):
+        while not running.server.encounters:  # noqa: ASYNC110 (no event for it)
+            await asyncio.sleep(0.01)
+
+
 def _is_warming(body: Any) -> bool:
     return isinstance(body, dict) and len(body.get("messages", [])) == 1
 
@@ -90,9 +97,7 @@ async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) ->
         async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
             opening = asyncio.create_task(me.open("e1", "npc-karsk", timeout_s=WAIT_S))
             # The encounter is open (its greeting queued behind the warm request in flight).
-            async with asyncio.timeout(WAIT_S):
-                while not running.server.encounters:  # noqa: ASYNC110 (no event for it)
-                    await asyncio.sleep(0.01)
+            await _until_open(running)
             release.set()
             await opening
             async with asyncio.timeout(WAIT_S):
@@ -123,9 +128,7 @@ async def test_a_greetings_turn_limit_does_not_run_while_a_prefix_is_being_warme
             await warm_seen.wait()
         async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
             opening = asyncio.create_task(me.open("e1", "npc-karsk", timeout_s=WAIT_S))
-            async with asyncio.timeout(WAIT_S):
-                while not running.server.encounters:  # noqa: ASYNC110 (no event for it)
-                    await asyncio.sleep(0.01)
+            await _until_open(running)
             # Longer than the greeting's whole turn may take.
             await asyncio.sleep(TURN_LIMIT_S * 2)
             release.set()
