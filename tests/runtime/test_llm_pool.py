@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import httpx2
 import pytest
@@ -185,3 +186,83 @@ async def test_a_request_that_finds_every_connection_busy_gets_a_pool_timeout() 
         assert (await holding).status_code == 200
         assert (await client.post("/chat/completions", json=body)).status_code == 200
         assert mock.connections_accepted == 1
+
+
+class _ClosesOnTheSecondRequest:
+    """A raw HTTP/1.1 server whose connections answer one request with keep-alive, then hang up
+    when the next one arrives: a server whose idle timeout ran out as the request went out."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.answered = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> str:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def __aexit__(self, *_: object) -> None:
+        self._server.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._server.wait_closed()
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        task = asyncio.create_task(self._serve(reader, writer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            for served in range(2):
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                await reader.readexactly(length)
+                if served:
+                    break  # the second request: hang up without a word
+                self.answered += 1
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+async def test_a_request_on_an_idle_connection_the_server_closes_as_it_arrives_goes_again() -> None:
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    server = _ClosesOnTheSecondRequest()
+    async with server as url:
+        transport = ReusingTransport(ssl_context=None, limits=limits)
+        async with httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client:
+            for _ in range(3):
+                answer = await client.post("/chat/completions", json={"n": 1})
+                assert (answer.status_code, answer.text) == (200, "ok")
+    # Every request after the first went out on the idle connection, was hung up on, and went
+    # again on a new one.
+    assert (server.connections, server.answered) == (3, 3)
+
+
+async def test_a_request_whose_body_cannot_be_sent_again_is_not_resent() -> None:
+    limits = httpx2.Limits(max_connections=4, max_keepalive_connections=4)
+    server = _ClosesOnTheSecondRequest()
+    async with server as url:
+        transport = ReusingTransport(ssl_context=None, limits=limits)
+        async with httpx2.AsyncClient(base_url=url, transport=transport, timeout=5) as client:
+            assert (await client.post("/chat/completions", json={"n": 1})).text == "ok"
+
+            async def body() -> AsyncIterator[bytes]:
+                yield b'{"n": 2}'
+
+            with pytest.raises(httpx2.TransportError):
+                await client.post(
+                    "/chat/completions", content=body(), headers={"content-length": "8"}
+                )
+    assert (server.connections, server.answered) == (1, 1)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import ssl
 import time
 from collections import deque
@@ -68,6 +69,14 @@ _ERRORS: tuple[tuple[type[Exception], type[httpx2.TransportError]], ...] = (
 subclasses before their bases."""
 
 _CORE_ERRORS: tuple[type[Exception], ...] = tuple(theirs for theirs, _ in _ERRORS)
+_STALE: tuple[type[Exception], ...] = (
+    httpcore2.ReadError,
+    httpcore2.WriteError,
+    httpcore2.RemoteProtocolError,
+)
+"""How a request on an idle connection the server had just closed fails: reset by the peer, or
+the end of the stream where an answer's head should be."""
+_log = logging.getLogger(__name__)
 
 
 class ReusingTransport(httpx2.AsyncBaseTransport):
@@ -114,7 +123,9 @@ class ReusingTransport(httpx2.AsyncBaseTransport):
             extensions=request.extensions,
         )
         with _httpx_errors(request):
-            connection, answer = await self._send(core)
+            connection, answer = await self._send(
+                core, replayable=isinstance(stream, httpx2.ByteStream)
+            )
         # httpcore2 types extensions as "a mapping or an empty dict literal"; they hold str keys.
         extensions = cast(MutableMapping[str, Any], answer.extensions)  # pyright: ignore[reportUnknownMemberType]
         return httpx2.Response(
@@ -125,7 +136,7 @@ class ReusingTransport(httpx2.AsyncBaseTransport):
         )
 
     async def _send(
-        self, request: httpcore2.Request
+        self, request: httpcore2.Request, *, replayable: bool
     ) -> tuple[httpcore2.AsyncHTTPConnection, httpcore2.Response]:
         scheme = request.url.scheme
         if scheme not in (b"http", b"https"):
@@ -139,18 +150,28 @@ class ReusingTransport(httpx2.AsyncBaseTransport):
         timeouts = cast(Mapping[str, float | None], extensions.get("timeout", {}))
         origin = request.url.origin
         while True:
-            connection = await self._acquire(origin, timeouts.get("pool"))
+            connection, reused = await self._acquire(origin, timeouts.get("pool"))
             try:
                 return connection, await connection.handle_async_request(request)
             except httpcore2.ConnectionNotAvailable:
                 await self.release(connection)  # it went away between being taken and used
+            except _STALE as error:
+                await self.release(connection)
+                if not (reused and replayable):
+                    raise
+                # The server closed this idle connection as the request went out (its keep-alive
+                # ran out at that moment, too late for the check when it was taken): no answer
+                # began, so the request goes again, as browsers do. It cannot loop: each pass
+                # closes one idle connection, and a new connection's failure is raised.
+                _log.debug("a reused connection broke before an answer (%s); sending again", error)
             except BaseException:
                 await self.release(connection)
                 raise
 
     async def _acquire(
         self, origin: httpcore2.Origin, pool_s: float | None
-    ) -> httpcore2.AsyncHTTPConnection:
+    ) -> tuple[httpcore2.AsyncHTTPConnection, bool]:
+        """A connection for `origin`, and whether it served a request before."""
         if self._closed:
             raise RuntimeError("the transport is closed")
         deadline = None if pool_s is None else time.monotonic() + pool_s
@@ -161,7 +182,7 @@ class ReusingTransport(httpx2.AsyncBaseTransport):
                 await self._sweep()
             connection = await self._idle_for(origin)
             if connection is not None:
-                return connection
+                return connection, True
             if len(self._open) >= self._max_connections and self._idle:
                 # Idle ones for other origins make room for this one.
                 await self._close(self._idle.pop(0))
@@ -173,7 +194,7 @@ class ReusingTransport(httpx2.AsyncBaseTransport):
                     network_backend=self._backend,
                 )
                 self._open.add(connection)
-                return connection
+                return connection, False
             await self._wait(None if deadline is None else deadline - time.monotonic())
 
     async def _wait(self, within: float | None) -> None:

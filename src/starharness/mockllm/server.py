@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -251,6 +252,10 @@ class MockLlmServer:
             _log.exception("mock LLM failed while serving a connection")
         finally:
             writer.close()
+            # Counted open until the socket is shut: `close` only schedules it, and a test that
+            # waits for `connections_open` to reach 0 must find the client's end already told.
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
 
     async def _dispatch(
         self, request: HttpRequest, reader: asyncio.StreamReader, out: ResponseWriter
