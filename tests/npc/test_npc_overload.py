@@ -9,8 +9,7 @@ from tinygame import GAME
 from tinygame.brain import respond, talk
 
 from stack_support import start_runtime
-from starharness.mockllm import ChatRequest, MockLlmServer, Step
-from starharness.mockllm.steps import ServerFault, Stall, ToolCalls
+from starharness.mockllm import ChatRequest, MockLlmServer, ServerFault, Stall, Step, ToolCalls
 from starharness.npc import LimitsSettings, ServerSettings, start_server
 
 

@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from starharness.mockllm import ChatRequest, MockLlmServer, Step
-from starharness.mockllm.steps import Success
+from starharness.mockllm import ChatRequest, MockLlmServer, Step, Success
 from starharness.runtime.llm import (
     OPENAI_COMPATIBLE,
     AdmissionQueue,

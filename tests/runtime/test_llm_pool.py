@@ -9,8 +9,7 @@ import httpx2
 import pytest
 
 from starharness._fastio import ReusingTransport
-from starharness.mockllm import ChatRequest, MockLlmServer
-from starharness.mockllm.steps import Success
+from starharness.mockllm import ChatRequest, MockLlmServer, Success
 from starharness.runtime.llm import (
     OPENAI_COMPATIBLE,
     AdmissionQueue,

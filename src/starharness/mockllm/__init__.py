@@ -5,44 +5,37 @@ This module is the package's public face; its modules are insides that may move.
 - **The responder API** (the testing API a game's offline brain is written against):
   `Responder`, the `ChatRequest` it is given (`ChatMessage`, `MessageToolCall`, `FunctionCall`,
   `OfferedTool`, `FunctionDefinition`) and the `Step` it returns (`Success`, `ToolCalls` with
-  `ScriptedCall`, and the fault steps). Games import these names from here and nothing from the
-  modules (an import contract in pyproject.toml); docs/mock-llm.md, "Responders".
+  `ScriptedCall`, and the fault steps), re-exported from `starharness.responder`, where they
+  live so the framework can type `Game.offline_responder` without importing this server. Games
+  import these names from a face and nothing from the modules (an import contract in
+  pyproject.toml); docs/mock-llm.md, "Responders".
 - **The server** for tests and tools: `MockLlmServer`, scripts, capabilities, recording.
 
-It depends on nothing else of star-harness, so a game's brain costs no framework import and the
-request it reads is exactly the OpenAI request the server parsed off the wire.
+It depends on nothing else of star-harness but the responder API, so a game's brain costs no
+framework import and the request it reads is exactly the OpenAI request the server parsed off
+the wire.
 """
 
-from .capabilities import CAPABILITY_PROFILES, MockCapabilities
-from .conversations import (
-    SERVING_KEEP_CONVERSATIONS,
-)
-from .fragments import split_at, split_every
-from .requests import (
-    ChatMessage,
-    ChatRequest,
-    FunctionCall,
-    FunctionDefinition,
-    MessageToolCall,
-    OfferedTool,
-    RecordedRequest,
-)
-from .responder import Responder, ResponderError, load_responder
-from .scripts import ScriptFile, ScriptFileError, load_script_file, parse_script
-from .server import SESSION_HEADER, MockLlmServer, StepLike
-from .steps import (
+from ..responder import (
     BEHAVIOURS,
     BadApiKey,
+    ChatMessage,
+    ChatRequest,
     ConnectionReset,
     ContextOverflow,
     EmptyBody,
+    FunctionCall,
+    FunctionDefinition,
     InvalidRequest,
     MalformedEvent,
     MalformedJson,
     MaxTokens,
+    MessageToolCall,
+    OfferedTool,
     QuotaExceeded,
     RateLimit,
     ReasoningSuccess,
+    Responder,
     ScriptedCall,
     ServerFault,
     ServiceUnavailable,
@@ -58,6 +51,15 @@ from .steps import (
     parse_step,
     parse_steps,
 )
+from .capabilities import CAPABILITY_PROFILES, MockCapabilities
+from .conversations import (
+    SERVING_KEEP_CONVERSATIONS,
+)
+from .fragments import split_at, split_every
+from .requests import RecordedRequest
+from .responder import ResponderError, load_responder
+from .scripts import ScriptFile, ScriptFileError, load_script_file, parse_script
+from .server import SESSION_HEADER, MockLlmServer, StepLike
 
 __all__ = [
     "BEHAVIOURS",

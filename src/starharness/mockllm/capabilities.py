@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, cast
 
-from .requests import ChatMessage
+from ..responder import ChatMessage
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .steps import Step
+from ..responder.steps import Step
 
 DEFAULT_CONVERSATION = "default"
 """Where requests without an `X-Star-Harness-Session` header go."""

@@ -1,17 +1,13 @@
-"""Responders: callables that pick the step for a request instead of a script."""
+"""Calling responders (`starharness.responder`): how the mock asks one for a step, and loads one."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias, cast
+from typing import Any, cast
 
-from .requests import ChatRequest
-from .steps import STEP_TYPES, Step
-
-Responder: TypeAlias = Callable[[ChatRequest], "Step | Awaitable[Step]"]
-"""Given the parsed request, return (or await) the step to play."""
+from ..responder import ChatRequest, Responder, Step
+from ..responder.steps import STEP_TYPES
 
 
 class ResponderError(Exception):

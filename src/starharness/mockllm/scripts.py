@@ -9,7 +9,7 @@ from typing import Any, cast
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .steps import StepInput
+from ..responder.steps import StepInput
 
 
 class ScriptFile(BaseModel):

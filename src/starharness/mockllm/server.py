@@ -12,6 +12,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
+from ..responder.steps import Step, parse_steps
 from .capabilities import FULL, MockCapabilities
 from .conversations import DEFAULT_CONVERSATION, ConversationBook, Exhausted
 from .play import Exchange, play
@@ -25,7 +26,6 @@ from .requests import (
 from .responder import Responder, ResponderError, ask_responder
 from .scripts import ScriptFile
 from .shapes import error_body, models_body
-from .steps import Step, parse_steps
 from .usage import CHARS_PER_TOKEN, canonical_prompt, prompt_usage
 from .wire import HttpRequest, MalformedHttpError, ResponseWriter, read_request
 

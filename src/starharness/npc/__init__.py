@@ -37,7 +37,14 @@ from .encounter import (
     GameKit,
     define_speech_tool,
 )
-from .game import CommittedAction, EncounterEnd, Game, OpenServerWorld, SpeechContract
+from .game import (
+    CommittedAction,
+    EncounterEnd,
+    Game,
+    OfflineResponder,
+    OpenServerWorld,
+    SpeechContract,
+)
 from .game_loading import GameLoadError, load_game
 from .inspect import TranscriptInfo, find_transcript, list_transcripts, render_transcript
 from .lore import Lore, LoreEntry, LoreError, SearchesLore
@@ -139,6 +146,7 @@ __all__ = [
     "NpcServerConfig",
     "NpcServerPlugin",
     "OfferTerms",
+    "OfflineResponder",
     "OpenServerWorld",
     "ReadsMeetings",
     "ReadsTogether",

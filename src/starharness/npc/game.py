@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 from ..runtime.tools import ToolDefinition
 from .actions import GameAction, Tx
@@ -15,8 +15,11 @@ from .residents import Resident
 from .world import NpcCard, World
 
 if TYPE_CHECKING:
-    # A type only: importing it loads psycopg, which a game that keeps its world in a file
-    # (and `import starharness.npc`) should not pay for.
+    # Types only: the responder API builds its pydantic step models on import, which a game's
+    # definition pays only when it plays offline (the mock LLM loads them), and the PostgreSQL
+    # target loads psycopg, which a game that keeps its world in a file (and
+    # `import starharness.npc`) should not pay for.
+    from ..responder import ChatRequest, Step
     from ..runtime.session.postgres import PostgresTarget
 
 
@@ -24,6 +27,12 @@ class OpenServerWorld(Protocol):
     """`Game.open_server_world`: the world in `target`, using at most `connections` at once."""
 
     def __call__(self, target: PostgresTarget, /, *, connections: int) -> World: ...
+
+
+OfflineResponder: TypeAlias = "Callable[[ChatRequest], Step]"
+"""`Game.offline_responder`: the step the mock LLM plays for each chat request, picked from the
+request alone and at once (it runs on the mock's event loop). A `starharness.responder`
+responder that is synchronous; the mock LLM (`starharness.mockllm`) calls it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +96,9 @@ class Game(Generic[Tx]):
     greets_first: bool = False
     greeting_prompt: str = "(The player walks up to you.)"
     """What the NPC's first turn is prompted with when it greets first."""
-    offline_responder: Any | None = None
-    """A mock-LLM responder that plays the NPCs without a model (see starharness.mockllm)."""
+    offline_responder: OfflineResponder | None = None
+    """Plays the NPCs without a model, on the mock LLM (`starharness.offline`); None: the game
+    needs a model."""
     on_encounter_end: EncounterEnd | None = None
     default_world_path: Callable[[], Path] | None = None
     open_server_world: OpenServerWorld | None = None

@@ -1,6 +1,6 @@
 """Playing one step onto a connection."""
 
-from ..steps import (
+from ...responder.steps import (
     ConnectionReset,
     EmptyBody,
     MalformedEvent,

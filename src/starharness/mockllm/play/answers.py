@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...responder.steps import MaxTokens, ReasoningSuccess, SlowSuccess, Success, ToolCalls
 from ..fragments import split_at, split_every
 from ..shapes import DONE_EVENT, ChunkEncoder, completion_body
-from ..steps import MaxTokens, ReasoningSuccess, SlowSuccess, Success, ToolCalls
 from ..usage import estimate_tokens, usage_body
 from .exchange import Exchange, write_streamed
 

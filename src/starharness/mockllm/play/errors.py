@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..shapes import error_body
-from ..steps import (
+from ...responder.steps import (
     BadApiKey,
     ContextOverflow,
     InvalidRequest,
@@ -14,6 +13,7 @@ from ..steps import (
     ServerFault,
     ServiceUnavailable,
 )
+from ..shapes import error_body
 from .exchange import Exchange
 
 ErrorStep = (

@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...responder.steps import StreamShape
 from ..shapes import ChunkEncoder, to_wire_bytes
-from ..steps import StreamShape
 from ..wire import ResponseWriter
 
 _CHUNK_LIMIT = 64 * 1024

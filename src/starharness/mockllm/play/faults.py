@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..shapes import DONE_EVENT, completion_body
-from ..steps import (
+from ...responder.steps import (
     ConnectionReset,
     EmptyBody,
     MalformedEvent,
@@ -13,6 +12,7 @@ from ..steps import (
     Success,
     WrongContentType,
 )
+from ..shapes import DONE_EVENT, completion_body
 from .answers import Answer, answer_usage, content_events
 from .exchange import Exchange, write_events, write_streamed
 
