@@ -443,9 +443,10 @@ class FrameMapper:
 
 
 class SceneFrames:
-    """The frames a scene of several NPCs sends as itself, beside its NPCs' own (each from
-    its encounter's FrameMapper): one `encounter.opened` naming them all, one
-    `encounter.idle` per round, and each NPC's speaking frames marked with `speakerId`."""
+    """The frames a scene of several NPCs sends as itself to one player, beside its NPCs' own
+    (each from its encounter's FrameMapper): one `encounter.opened` naming them all, one
+    `encounter.idle` per round, each NPC's speaking frames marked with `speakerId`, and in a
+    shared scene the other players' lines, under this player's own encounter id."""
 
     __slots__ = ("_id", "_protocol", "_send")
 
@@ -476,3 +477,15 @@ class SceneFrames:
         if isinstance(frame, SayDelta | SayEnd | Options | ActionFrame):
             return frame.model_copy(update={"speaker_id": speaker_id})
         return frame
+
+    def show(self, frame: SayDelta | SayEnd, speaker_id: str) -> None:
+        """An NPC's line spoken in another player's round, shown to this player too."""
+        self._send(frame.model_copy(update={"id": self._id, "speaker_id": speaker_id}))
+
+    def player_line(self, player_id: str, name: str, text: str, mood: str) -> None:
+        """Another player's line, as one `say.delta` naming them and its `say.end`."""
+        protocol = self._protocol
+        self._send(
+            protocol.say_delta(id=self._id, text=text, speaker_id=player_id, speaker_name=name)
+        )
+        self._send(protocol.say_end(id=self._id, mood=mood, speaker_id=player_id))

@@ -9,9 +9,9 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
 PROTOCOL_VERSION = 1
-PROTOCOL_REVISION = 2
+PROTOCOL_REVISION = 3
 """Additions within version 1 that old clients may ignore: 2 added scenes of several NPCs
-(`npcIds`, `to`, `speakerId`)."""
+(`npcIds`, `to`, `speakerId`); 3 added scenes several players join (`join`, `speakerName`)."""
 MAX_SCENE_NPCS = 4
 """The most NPCs one encounter (a scene) may hold."""
 

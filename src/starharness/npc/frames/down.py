@@ -29,7 +29,8 @@ def _speaker() -> Any:
         default=None,
         exclude_if=omit_none,
         json_schema_extra=optional_string_schema,
-        description="In a scene: the id of the NPC this is from. Left out of a plain encounter.",
+        description="In a scene: the id of the NPC this is from (in a shared scene, of the "
+        "player, for another player's line). Left out of a plain encounter.",
     )
 
 
@@ -83,8 +84,8 @@ class Welcome(Frame):
     protocol: Literal[1] = PROTOCOL_VERSION
     revision: int = Field(
         default=PROTOCOL_REVISION,
-        description="Additions within this version the server speaks (2: scenes). Absent "
-        "from servers of revision 1.",
+        description="Additions within this version the server speaks (2: scenes, 3: scenes "
+        "several players join). Absent from servers of revision 1.",
     )
     hud: HudData
     npcs: list[NpcEntry]
@@ -114,6 +115,13 @@ class SayDelta(Frame):
     id: NonEmpty
     text: NonEmpty
     speaker_id: NonEmpty | None = _speaker()
+    speaker_name: NonEmpty | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="In a shared scene (revision 3): the name of the player whose line this "
+        "is, when `speakerId` is another player's id (an NPC's name is in `npcs`).",
+    )
 
 
 class SayEnd(Frame):

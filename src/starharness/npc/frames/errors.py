@@ -36,7 +36,8 @@ _MEANINGS: dict[ErrorCode, str] = {
     ),
     ErrorCode.BAD_OPTION: "The `optionId` does not match an item of the last `options` frame.",
     ErrorCode.UNKNOWN_ENCOUNTER: "No open encounter has this id on this connection.",
-    ErrorCode.ENCOUNTER_EXISTS: "An encounter with this id is already open on this connection.",
+    ErrorCode.ENCOUNTER_EXISTS: "An encounter with this id is already open on this connection, "
+    "or the player is already in the shared scene the open joins.",
     ErrorCode.BUSY: "The encounter is still running a turn (the say was dropped), or the server "
     "is at capacity (the open was refused), or the world is out of reach for a moment (its "
     "database is down; nothing was done).",

@@ -45,11 +45,21 @@ class EncounterOpen(Frame):
             "Left out: a plain encounter with `npcId` alone, exactly as in revision 1.",
         )
     )
+    join: bool | None = Field(
+        default=None,
+        exclude_if=omit_none,
+        json_schema_extra=optional_string_schema,
+        description="With `npcIds` (revision 3): join the open shared scene of exactly these "
+        "NPCs at the player's place, or open one that other players may join. Left out (or "
+        "false): a scene of this player alone, as in revision 2.",
+    )
 
     @model_validator(mode="after")
     def _a_scene_names_each_npc_once(self) -> Self:
         ids = self.npc_ids
         if ids is None:
+            if self.join:
+                raise ValueError("'join' needs 'npcIds': the NPCs of the scene to join")
             return self
         repeated = sorted({npc for npc in ids if ids.count(npc) > 1})
         if repeated:

@@ -8,7 +8,7 @@ from .fanout import Fanout, LocalFanout, PostgresFanout
 from .gc_tuning import tune_gc_for_serving
 from .npc_server import NpcServer
 from .run import RunningServer, serve_game, start_server
-from .scene import Scene
+from .scene import Scene, SceneSeat
 from .security import ExposureError
 from .settings import (
     DEFAULT_PORT,
@@ -31,6 +31,7 @@ __all__ = [
     "PostgresFanout",
     "RunningServer",
     "Scene",
+    "SceneSeat",
     "SceneSettings",
     "ServerSettings",
     "TranscriptSettings",

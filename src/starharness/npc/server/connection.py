@@ -33,7 +33,7 @@ from .metrics import ServerMetrics
 from .outage import WorldWatch, is_outage, outage_error
 from .outbox import Outbox, Pending
 from .rate import TokenBucket
-from .scene import Scene
+from .scene import SceneSeat
 from .settings import ServerSettings
 
 _log = logging.getLogger("starharness.npc.server")
@@ -111,9 +111,9 @@ class ConnectionHost(Protocol):
 
     async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter: ...
 
-    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene: ...
+    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> SceneSeat: ...
 
-    def end_scene(self, scene: Scene) -> None: ...
+    def end_scene(self, seat: SceneSeat) -> None: ...
 
     async def tick(self, days: int) -> None: ...
 
@@ -146,7 +146,7 @@ class Connection:
         self.access = access
         # Counted among its player's connections (for HUD frames) since `hello`.
         self.attached = False
-        self.encounters: dict[str, Encounter | Scene] = {}
+        self.encounters: dict[str, Encounter | SceneSeat] = {}
         self._left: dict[str, None] = {}
         """Ids of encounters the harness ended (in order, the latest few): the client's own
         `encounter.close` of one is then quiet, though it holds no slot any more."""
@@ -448,18 +448,18 @@ class Connection:
     def forget(self, encounter: Encounter) -> None:
         """`encounter` ended without this connection closing it (the harness ended it after a
         deal took the player away): it no longer holds one of the connection's slots. In a
-        scene, its other NPCs' encounters are closed too."""
+        scene, the player's other encounters there are closed too (they leave it)."""
         held = self.encounters.get(encounter.id)
-        in_scene = isinstance(held, Scene) and held.holds(encounter)
+        in_scene = isinstance(held, SceneSeat) and held.holds(encounter)
         if held is encounter or in_scene:
-            if isinstance(held, Scene):
+            if isinstance(held, SceneSeat):
                 self.server.end_scene(held)
             del self.encounters[encounter.id]
             self._left[encounter.id] = None
             if len(self._left) > self._limits.max_encounters:
                 del self._left[next(iter(self._left))]
 
-    def _encounter(self, encounter_id: str) -> Encounter | Scene:
+    def _encounter(self, encounter_id: str) -> Encounter | SceneSeat:
         encounter = self.encounters.get(encounter_id)
         if encounter is None:
             raise FrameError(

@@ -32,7 +32,7 @@ from .metrics import ServerMetrics
 from .open_encounters import OpenEncounters
 from .outage import OutageRecords, WorldWatch, is_outage
 from .player_connections import PlayerConnections
-from .scene import Scene
+from .scene import SceneSeat
 from .security import Credentials, allowed_hosts
 from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
@@ -187,13 +187,14 @@ class NpcServer:
         """Count `connection` among the player's (for HUD frames) until released."""
         self.players.attach(connection, player_id)
 
-    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene:
-        """Open a scene for `connection` (`OpenEncounters.open_scene`)."""
+    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> SceneSeat:
+        """Seat `connection`'s player in a scene (`OpenEncounters.open_scene`)."""
         return await self.open_encounters.open_scene(connection, frame)
 
-    def end_scene(self, scene: Scene) -> None:
-        """One NPC of `scene` left it: close the others (`OpenEncounters.end_scene`)."""
-        self.open_encounters.end_scene(scene)
+    def end_scene(self, seat: SceneSeat) -> None:
+        """One of `seat`'s encounters ended on its own: its player leaves the scene
+        (`OpenEncounters.end_scene`)."""
+        self.open_encounters.end_scene(seat)
 
     async def open_encounter(self, connection: Connection, frame: EncounterOpen) -> Encounter:
         """Open an encounter for `connection` (`OpenEncounters.open_encounter`)."""

@@ -25,7 +25,7 @@ from .fanout import Fanout
 from .metrics import ServerMetrics
 from .player_connections import PlayerConnections
 from .rate import TokenBucket
-from .scene import Scene
+from .scene import Scene, SceneSeat
 from .settings import ServerSettings
 from .transcripts import TranscriptKeeper
 
@@ -65,7 +65,9 @@ class OpenEncounters:
         )
         """Evaluates every NPC's static prompt on a local model server before anyone talks."""
         self._scene_ends: set[asyncio.Task[None]] = set()
-        """Scenes closing because one of their NPCs' encounters ended on its own."""
+        """Players leaving scenes because one of their encounters there ended on its own."""
+        self._shared: dict[tuple[str, frozenset[str]], Scene] = {}
+        """Shared scenes open on this worker, by place and NPC set: what a `join` names."""
         self.transcripts = TranscriptKeeper(ctx.get(SESSIONS), settings.transcripts.keep)
         self._opens = TokenBucket(
             settings.limits.server_opens_per_second, settings.limits.server_open_burst
@@ -122,24 +124,51 @@ class OpenEncounters:
 
     # -- what connections ask ----------------------------------------------------------------
 
-    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> Scene:
-        """Open a scene of the NPCs `frame.npc_ids` names; raises FrameError saying why not."""
+    async def open_scene(self, connection: Connection, frame: EncounterOpen) -> SceneSeat:
+        """Seat the player in a scene of the NPCs `frame.npc_ids` names (with `join`, the
+        shared one of them at the player's place, opened if there is none); raises
+        FrameError saying why not."""
         npc_ids = frame.npc_ids
         assert npc_ids is not None
         self._admit_open(frame, len(npc_ids))
+        # The player's meeting with each NPC is checked for a join too: a scene at another
+        # place, or of NPCs this player cannot meet, is never joined.
         cards = await self._calls.run(
             meet_together, self._world, frame.id, npc_ids, frame.player_id
         )
-        scene = Scene(
-            frame.id,
-            frame.player_id,
+        if not frame.join:
+            scene = self._new_scene(cards)
+            return await scene.seat(
+                self, frame, cards, frame.player_id, connection.send, connection
+            )
+        name = await self._calls.run(_player_name, self._world, frame.player_id)
+        key = (cards[0].location_id, frozenset(npc_ids))
+        scene = self._shared.get(key)
+        if scene is None or scene.closed:
+            scene = self._new_scene(cards, shared=key)
+            self._shared[key] = scene
+        return await scene.seat(self, frame, cards, name, connection.send, connection)
+
+    def _new_scene(
+        self, cards: list[NpcCard], shared: tuple[str, frozenset[str]] | None = None
+    ) -> Scene:
+        def forget(scene: Scene) -> None:
+            if shared is not None and self._shared.get(shared) is scene:
+                del self._shared[shared]
+
+        return Scene(
             cards,
             self._kit.protocol,
-            connection.send,
             self.settings.scene.max_npc_lines,
+            mood=self._kit.style.default_mood,
+            shared=shared is not None,
+            on_empty=forget,
         )
-        await scene.open(self, frame.npc_id, connection)
-        return scene
+
+    @property
+    def shared_scenes(self) -> list[Scene]:
+        """The shared scenes open on this worker."""
+        return list(self._shared.values())
 
     def scene_member(self, encounter: Encounter, owner: object) -> None:
         """A scene's NPC's encounter opened: counted as any encounter of `owner`'s."""
@@ -148,9 +177,10 @@ class OpenEncounters:
         self._metrics.open_encounters.inc()
         self._players.attach(owner, encounter.player_id)
 
-    def end_scene(self, scene: Scene) -> None:
-        """One NPC of `scene` left it (a deal took the player away): close the others."""
-        task = asyncio.get_running_loop().create_task(scene.close(), name=f"end scene {scene.id}")
+    def end_scene(self, seat: SceneSeat) -> None:
+        """One of `seat`'s encounters ended on its own (a deal took the player away): the
+        player leaves the scene."""
+        task = asyncio.get_running_loop().create_task(seat.close(), name=f"leave scene {seat.id}")
         self._scene_ends.add(task)
         task.add_done_callback(self._scene_ends.discard)
 
@@ -194,3 +224,10 @@ class OpenEncounters:
 
 def _npcs_of(world: World) -> list[NpcCard]:
     return list(world.npcs())
+
+
+def _player_name(world: World, player_id: str) -> str:
+    """What the others in a shared scene call the player: the HUD's `name` when the game's
+    HUD has one, else the player's id."""
+    name = world.player_view(player_id).get("name")
+    return name if isinstance(name, str) and name.strip() else player_id
