@@ -170,3 +170,35 @@ async def test_a_counter_to_an_action_that_takes_nothing_is_a_definition_error(
     # The refusal is audited; nothing was offered.
     assert bench.offers == {}
     assert _audit(world, 1)[0][:3] == ("take_fuel", False, "no")
+
+
+async def test_a_hand_in_short_of_goods_shows_why_and_offers_the_missing_ones(
+    world: VoyageWorld,
+) -> None:
+    bench = Bench(world, accept=False)
+    taken = await bench.call("offer_quest", quest_id="quest-medgel")
+    assert taken["ok"], taken
+    _give_player(world, "medgel", 6)
+    before = ledger(world)
+    value = await bench.call("complete_quest", quest_id="quest-medgel")
+    # The player asked for the hand-in: the model reads why it failed beside the way to it.
+    assert (value["ok"], value["reason"]) == (False, "condition_unmet")
+    assert value["offer"] == "Buy 4 medical gel at 1,100 (4,400 cr)"
+    assert [(r.name, r.ok, r.summary) for r in bench.reports][-1] == (
+        "complete_quest",
+        False,
+        "The job needs 10 medical gel; you hold 6.",
+    )
+    assert ledger(world) == before
+    [offer] = bench.offers.values()
+    assert (await bench.settle(offer.id)).ok
+    done = await bench.call("complete_quest", quest_id="quest-medgel")
+    # The hand-in takes from the player too: it is offered, and commits on their pick.
+    [hand_in] = [o for o in bench.offers.values() if o.draft.action == "complete_quest"]
+    assert done["ok"], done
+    assert (await bench.settle(hand_in.id)).ok
+    assert [(a, ok, why) for a, ok, why, _ in _audit(world, 3)] == [
+        ("complete_quest", False, "condition_unmet"),
+        ("player_buys", True, None),
+        ("complete_quest", True, None),
+    ]

@@ -276,8 +276,9 @@ async def _offer(
         if counter_draft is not None:
             offer = propose(counter_draft)
             made = {OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
-            if counter.action is action:
-                # Fewer units, another price: the refusal's card and hint say why it changed.
+            if counter.action is action or counter.explained:
+                # Fewer units, another price, or the way to what was refused: the refusal's
+                # card and hint say why.
                 binding.report(refused)
                 return {**refused.result, **made}
             # Another action: the model misread the player (their buy for their sell). The
@@ -295,6 +296,7 @@ class _Counter:
 
     action: GameAction[Any]
     public: BaseModel
+    explained: bool
 
 
 async def _drafted(
@@ -349,7 +351,7 @@ def _counter(refused: GameAction[Any], counter: CounterOffer | None) -> _Counter
             f"a guard of {refused.name!r} counter-offered {counter.action.name!r} with "
             f"arguments it does not take: {exc}"
         ) from None
-    return _Counter(counter.action, public)
+    return _Counter(counter.action, public, counter.explained)
 
 
 def _settle(

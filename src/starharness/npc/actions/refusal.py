@@ -24,6 +24,12 @@ class CounterOffer:
 
     action: GameAction[Any, Any]
     arguments: Mapping[str, Any]
+    explained: bool = False
+    """Show the refusal beside a counter of another action: the player asked for the refused
+    call, and the counter is the way to it (a hand-in short of goods, and the missing goods
+    offered). Left False, a counter of another action stands alone, since it corrects the
+    model's misreading of the player (their buy read as their sell), which no one should see.
+    A counter of the same action always shows its refusal."""
 
 
 @dataclass(frozen=True, slots=True)

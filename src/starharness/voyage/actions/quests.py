@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from ..content.seed import QUESTS
 from ..store import Quest, WorldTx
 from ._naming import good_name, listing
 from .guards import attitude_at_least, can_afford, same_location
+from .trade import sold_instead
 
 OFFER_QUEST = "offer_quest"
 COMPLETE_QUEST = "complete_quest"
@@ -84,13 +86,19 @@ def _delivered(tx: WorldTx, args: QuestArgs) -> Refusal | None:
     if have >= quest.qty:
         return None
     name = good_name(tx, quest.good_id)
-    return Refusal(
+    refusal = Refusal(
         "condition_unmet",
         f"the job needs {quest.qty} {name} and they hold {have}; it completes when they bring "
         f"{quest.qty - have} more",
         {"good_id": quest.good_id, "have": have, "need": quest.qty},
         f"The job needs {quest.qty} {name}; you hold {have}.",
     )
+    # A giver who sells the goods offers the missing ones: the way to the hand-in the player
+    # asked for, so the refusal is shown beside it.
+    missing = sold_instead(tx, args.npc_id, args.player_id, quest.good_id, quest.qty - have)
+    if missing is None:
+        return refusal
+    return replace(refusal, instead=replace(missing, explained=True))
 
 
 def _offer(tx: WorldTx, args: QuestArgs) -> Mapping[str, Any]:

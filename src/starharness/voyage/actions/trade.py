@@ -234,14 +234,22 @@ def _most_bought(tx: WorldTx, args: TradeArgs, qty: int, price: int) -> int:
 def _npc_sells_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
     """A sale by the player of what they do not hold or the NPC does not buy, read as their
     buying it from the NPC."""
+    instead = sold_instead(tx, args.npc_id, args.player_id, args.good_id, args.qty)
+    return None if instead is None else replace(refusal, instead=instead)
+
+
+def sold_instead(
+    tx: WorldTx, npc_id: str, player_id: str, good_id: str, qty: int
+) -> CounterOffer | None:
+    """The NPC's sale to the player of up to `qty` units of a good it sells here, at the going
+    price, as many as its stock and their credits allow; None when it sells none."""
+    args = TradeArgs(npc_id=npc_id, player_id=player_id, good_id=good_id, qty=max(qty, 1))
     going = going_price_here(tx, args)
-    line = tx.trade_line(args.npc_id, args.good_id)
+    line = tx.trade_line(npc_id, good_id)
     if going is None or line is None or not line.sells:
         return None
-    qty = _most_sold(tx, args, args.qty, going)
-    if qty < 1:
-        return None
-    return replace(refusal, instead=_deal(SELL, args.good_id, qty, GOING_PRICE))
+    most = _most_sold(tx, args, args.qty, going)
+    return None if most < 1 else _deal(SELL, good_id, most, GOING_PRICE)
 
 
 def _npc_buys_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
