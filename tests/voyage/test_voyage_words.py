@@ -9,7 +9,8 @@ from voyage_brain_support import ARRIVAL, Conversation, option_ids, speech
 
 from starharness.voyage import VoyageWorld
 from starharness.voyage.brain.intents import classify
-from starharness.voyage.brain.scene import SceneView, Ware
+from starharness.voyage.brain.options import Option
+from starharness.voyage.brain.scene import Job, SceneView, Ware
 from starharness.voyage.content import DOCK_MASTER, DOCK_MASTER_PERSONA, OMEGA
 from starharness.voyage.content.seed import LOCATIONS
 from starharness.voyage.content.words import units_of
@@ -102,3 +103,25 @@ def test_a_refused_berth_is_told_in_the_npcs_words_not_the_models_hint() -> None
     said = speech(talk.ask())
     assert "work=" not in said["line"] and "sell I" not in said["line"]
     assert "Ceres Deep" in said["line"]
+
+
+@pytest.mark.parametrize(
+    "text", ["I'll take the job.", "i'll take the job!", "  I'll take the job  "]
+)
+def test_an_options_words_typed_with_punctuation_pick_it(text: str) -> None:
+    # Found playing as a newcomer: typing the option's own words with a full stop listed the
+    # jobs again instead of taking the one offered.
+    options = [Option("job:quest-medgel", "I'll take the job"), Option("bye", "Leave")]
+    intent = classify(text, SceneView(), options)
+    assert (intent.kind, intent.subject, intent.picked) == ("job", "quest-medgel", True)
+
+
+@pytest.mark.parametrize(
+    "text", ["Fine, I'll take that job", "I accept the job.", "I want the work"]
+)
+def test_taking_a_job_in_words_takes_the_open_one(text: str) -> None:
+    scene = SceneView(open_jobs=[Job("quest-medgel", "bring 10 medical gel", 14_000, None)])
+    intent = classify(text, scene, [])
+    assert (intent.kind, intent.subject) == ("job", "quest-medgel")
+    # With no open job it is still a question about work.
+    assert classify(text, SceneView(), []).kind == "jobs"

@@ -37,6 +37,11 @@ _RUMOURS = re.compile(
     r"\b(rumou?rs?|intel|gossip|tips?|secrets?|information|info|news|what'?s new|heard)\b"
 )
 _JOBS = re.compile(r"\b(jobs?|work|quests?|missions?|errands?|hiring|contracts?)\b")
+_TAKE_JOB = re.compile(
+    r"\b(take|accept|do|want|sign me up for)\s+(the|that|this|your)\s+"
+    r"(job|work|quest|mission|errand|contract)\b"
+)
+""""I'll take the job": the one just offered, not a question about jobs."""
 _TRAVEL = re.compile(
     r"\b(passage|travel|berth|ticket|fly|flight|go to|ship to|take me|leave for)\b"
 )
@@ -99,14 +104,19 @@ def _picked(text: str, options: list[Option]) -> Intent | None:
     # An option reaches the model as its label (what the framework sends for an `optionId`),
     # so only a label of the options just offered is a pick. Text that merely looks like an
     # option id ("buy:medgel:2:1") is English, never a deal at a price the NPC did not offer.
-    wanted = text.strip().casefold()
-    ids = [o.id for o in options if o.label.strip().casefold() == wanted]
+    wanted = _plain(text)
+    ids = [o.id for o in options if _plain(o.label) == wanted]
     choice = decode(ids[0]) if ids else None
     if choice is None:
         return None
     if choice.verb in ("buy", "sell"):
         return Intent(choice.verb, choice.subject, choice.qty, choice.price, picked=True)
     return Intent(choice.verb, subject=choice.subject or None, picked=True)
+
+
+def _plain(text: str) -> str:
+    """A label as typed: "I'll take the job." is the option "I'll take the job"."""
+    return text.strip().rstrip(".!?… ").casefold()
 
 
 def _english(text: str, scene: SceneView) -> Intent:
@@ -119,6 +129,8 @@ def _english(text: str, scene: SceneView) -> Intent:
         return Intent("travel", subject=place) if place else Intent("passage")
     if _RUMOURS.search(text):
         return Intent("rumours")
+    if _TAKE_JOB.search(text) and scene.open_jobs:
+        return Intent("job", subject=scene.open_jobs[0].id)
     if _JOBS.search(text):
         return Intent("jobs")
     qty = _quantity(text)
