@@ -302,6 +302,41 @@ async def test_a_player_leaving_closes_only_their_encounters(tmp_path: Path, sec
             assert [s for s, _ in _lines(fresh)] == [SMUGGLER]
 
 
+async def test_a_deal_that_takes_one_player_away_leaves_the_other_in_the_scene(
+    tmp_path: Path, secret: None
+) -> None:
+    async with (
+        _bar(tmp_path) as stack,
+        _player(stack, ASH) as ash,
+        _player(stack, BIRCH) as birch,
+    ):
+        server = stack.running.server
+        await ash.send(_join("s1", ASH))
+        await ash.until_idle("s1")
+        await birch.send(_join("b1", BIRCH))
+        await birch.until_idle("b1")
+        asked = await _say(birch, "b1", text="Brandt, I need passage to Ceres Deep")
+        await ash.until_idle("s1")
+        passage = next(
+            item
+            for item in [f for f in asked if f["t"] == "options"][-1]["items"]
+            if item.get("offer", {}).get("action") == "book_passage"
+        )
+        booked = await _say(birch, "b1", optionId=passage["id"])
+        ash_saw = await ash.until_idle("s1")
+        assert [(f["ok"], f["speakerId"]) for f in booked if f["t"] == "action"] == [
+            (True, DOCK_MASTER)
+        ]
+        assert not [f for f in ash_saw if f["t"] == "action"]
+        # Birch is gone to Ceres Deep, and out of the scene; Ash is still in it.
+        await eventually(lambda: {e.player_id for e in server.encounters} == {ASH})
+        await birch.send({"t": "encounter.say", "id": "b1", "text": "Karsk?"})
+        assert (await _error(birch))["code"] == "unknown_encounter"
+        frames = await _say(ash, "s1", text="Karsk, what do you sell?")
+        assert [s for s, _ in _lines(frames)] == [SMUGGLER]
+        assert len(server.encounters) == 2 and len(server.open_encounters.shared_scenes) == 1
+
+
 async def test_a_scene_opened_without_join_stays_private(tmp_path: Path, secret: None) -> None:
     async with (
         _bar(tmp_path) as stack,
