@@ -195,10 +195,6 @@ class Scene:
         return self._closed
 
     @property
-    def npc_ids(self) -> frozenset[str]:
-        return frozenset(self._cards)
-
-    @property
     def seats(self) -> tuple[SceneSeat, ...]:
         """The players in the scene, in the order they came."""
         return tuple(self._seats.values())
