@@ -283,10 +283,11 @@ async def _main(args: argparse.Namespace) -> None:
                     f" p99 {_pct(result['first'], 0.99) * 1000:.0f} ms"
                     f"  idle p50 {_pct(result['idle'], 0.5) * 1000:.0f} ms"
                     f" p99 {p99 * 1000:.0f} ms"
-                    f"  peak RSS {_peak_rss_mb():.0f} MB  harness CPU {cpu_ms:.1f} ms/greeting"
+                    f"  peak RSS {_peak_rss_mb():.0f} MB  harness CPU {cpu_ms:.2f} ms/greeting"
                     f"  new TCP connections {connections} ({connections / n:.2f}/greeting)"
                     f"  p99/FIFO-ideal {p99 / ideal:.2f} (ideal {ideal * 1000:.0f} ms,"
                     f" goal <= {GOAL_P99_RATIO})"
+                    + f"  load {os.getloadavg()[0]:.1f}"
                     + (f"  errors {result['errors']}" if result["errors"] else "")
                 )
                 await asyncio.sleep(1.0)  # closed encounters write their memories

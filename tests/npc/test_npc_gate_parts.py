@@ -184,3 +184,44 @@ def test_addresses_are_counted_per_host_and_ipv6_per_64() -> None:
         GateState(GateSettings(connections_per_address=None)).address_key(("192.0.2.7", 1)) is None
     )
     assert networks(["*", "/run/sock", "192.0.2.0/24"]) == networks(["192.0.2.0/24"])
+
+
+# -- a WebSocket's writes ---------------------------------------------------------------------
+
+_UPGRADE = b"GET /gh HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+
+
+class _CountingSocket(_Socket):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sends: list[bytes] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        assert not self.closed, "written after close"
+        self.sends.append(bytes(data))
+        self.written += data
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+async def test_a_websockets_writes_of_one_pass_leave_in_one_send_before_its_close() -> None:
+    gate = GateState(GateSettings(header_timeout_s=600))
+    connection = gated_http(_Inner, gate.settings, gate)()
+    socket = _CountingSocket()
+    connection.connection_made(socket)
+    connection.write(b"HTTP/1.1 200 OK\r\n\r\n")  # before the upgrade: written at once
+    assert socket.sends == [b"HTTP/1.1 200 OK\r\n\r\n"]
+    connection.data_received(_UPGRADE)
+    socket.sends.clear()
+    connection.write(b"one")
+    connection.writelines([b"two", bytearray(b"three")])
+    assert socket.sends == [] and connection.get_write_buffer_size() == 11
+    await asyncio.sleep(0)
+    assert socket.sends == [b"onetwothree"] and connection.get_write_buffer_size() == 0
+    connection.write(b"close frame")
+    connection.close()
+    assert socket.sends == [b"onetwothree", b"close frame"] and socket.closed
+    await asyncio.sleep(0)  # the pass's flush finds nothing left and writes nothing
+    assert len(socket.sends) == 2
+    connection.connection_lost(None)
