@@ -6,6 +6,7 @@ turns, and the NPC server serves web/ and `/gh` on an ephemeral port.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -17,8 +18,14 @@ from fake_harness import WEB_ROOT
 from stack_support import start_runtime
 from starharness.mockllm import MockLlmServer
 from starharness.npc import Game, RunningServer, ServerSettings, load_game, start_server
+from starharness.npc.server.settings import IdentitySettings
 from starharness.scaffold import new_game
+from starharness.voyage import open_world
+from starharness.voyage.content import OMEGA, OMEGA_STATION, ActorSeed
 from starharness.voyage.game import GAME
+
+SECOND_CAPTAIN = "player-birch"
+"""Omega station's second player in `omega_station_for_two`: Captain Birch, at the station."""
 
 
 @dataclass
@@ -42,6 +49,18 @@ async def omega_station(tmp_path: Path) -> AsyncIterator[RealStack]:
 
 
 @asynccontextmanager
+async def omega_station_for_two(tmp_path: Path, secret_env: str) -> AsyncIterator[RealStack]:
+    """Omega station with a second captain at the station, served with player tokens signed
+    with the secret in the variable `secret_env` (each page carries its own in `?token=`)."""
+    world = tmp_path / "world.db"
+    birch = ActorSeed(SECOND_CAPTAIN, "Captain Birch", "player", "captain", OMEGA, 50_000)
+    seed = dataclasses.replace(OMEGA_STATION, actors=(*OMEGA_STATION.actors, birch))
+    open_world(world, seed=seed).close()
+    async with _serving(GAME, world, IdentitySettings(secret_env=secret_env)) as stack:
+        yield stack
+
+
+@asynccontextmanager
 async def scaffolded_game(folder: Path, name: str = "tea_stall") -> AsyncIterator[RealStack]:
     """Make a game with `new-game` under `folder` and serve it as `play --game` would.
 
@@ -54,9 +73,13 @@ async def scaffolded_game(folder: Path, name: str = "tea_stall") -> AsyncIterato
 
 
 @asynccontextmanager
-async def _serving(game: Game[Any], world: Path) -> AsyncIterator[RealStack]:
+async def _serving(
+    game: Game[Any], world: Path, identity: IdentitySettings | None = None
+) -> AsyncIterator[RealStack]:
     """`game` served with the browser client, its offline brain as the model."""
     settings = ServerSettings(port=0, world=world, web_root=WEB_ROOT)
+    if identity is not None:
+        settings = settings.model_copy(update={"identity": identity})
     async with MockLlmServer(responder=game.offline_responder) as mock:
         ctx = await start_runtime(mock.base_url)
         try:

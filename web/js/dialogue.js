@@ -1,7 +1,8 @@
 // The dialogue panel: who you talk to, their line typing out, your replies, action cards.
 // The current turn (your words, their line, its action cards) always shows in full; earlier
 // turns fold into a collapsed, scrollable history above it. In a scene of several NPCs each
-// line shows its speaker's name, and the player picks whom to talk to (or everyone).
+// line shows its speaker's name, and the player picks whom to talk to (or everyone). In a scene
+// shared with other players, another player's line opens a turn of its own, under their name.
 
 import { moodCss, moodLook } from "./moods.js";
 import { Typewriter } from "./typewriter.js";
@@ -23,6 +24,8 @@ export class DialoguePanel {
       if (this._lineEnded) el.npcLine.setAttribute("aria-busy", "false");
     });
     this._lineEnded = false;
+    // The other player whose line opens this turn, while it may still grow (null otherwise).
+    this._other = null;
     this._busy = true;
     this._open = false;
     this._options = [];
@@ -55,6 +58,7 @@ export class DialoguePanel {
     this._el.cards.replaceChildren();
     this._clearHistory();
     this._showPlayerLine("");
+    this._showOtherLine(null);
     this.setScene(null);
     this.startTurn();
     this.setOptions([]);
@@ -120,6 +124,7 @@ export class DialoguePanel {
     this._el.cards.replaceChildren();
     this._clearHistory();
     this._showPlayerLine("");
+    this._showOtherLine(null);
     this.setScene(null);
     this.setOptions([]);
     this._el.walkAway.disabled = true;
@@ -143,6 +148,7 @@ export class DialoguePanel {
     this._line.clear();
     this._el.sceneLines?.replaceChildren();
     this._speaker = null;
+    this._other = null;
     this._showSpeaker(null);
     this._lineEnded = false;
     this._el.npcLine.setAttribute("aria-busy", "true");
@@ -154,7 +160,26 @@ export class DialoguePanel {
     this._archiveTurn();
     const to = this._memberName(toId);
     this._showPlayerLine(text, this._members ? to || "everyone" : "");
+    this._showOtherLine(null);
     this.startTurn();
+  }
+
+  /**
+   * Another player of a shared scene said `text` (`speakerId`, shown as `name`): their words
+   * open a turn of their own, and input waits until the floor returns (`encounter.idle`).
+   */
+  otherSaid(speakerId, name, text) {
+    if (this._other === speakerId && this._speaker === null) {
+      // More of the same line (the harness sends it whole, but a split line stays one).
+      this._el.otherLine.lastChild.textContent += text;
+      return;
+    }
+    this._archiveTurn();
+    this._showPlayerLine("");
+    this._showOtherLine(speakerId, name, text);
+    this.startTurn();
+    this._other = speakerId;
+    this._el.otherLine?.scrollIntoView({ block: "nearest" });
   }
 
   /** What the NPC said last (typed out or not). */
@@ -173,9 +198,11 @@ export class DialoguePanel {
     this._el.form.scrollIntoView({ block: "nearest" });
     this._el.npcLine.scrollIntoView({ block: "nearest" });
     // In a scene, whose line it is shows with it (a line too long for both keeps its start),
-    // and so does this round's first line by another NPC when the two fit together.
+    // and so does this round's first line (another player's, or another NPC's) when the two
+    // fit together.
     if (this._el.speaker && !this._el.speaker.hidden) this._el.speaker.scrollIntoView({ block: "nearest" });
-    const first = this._el.sceneLines?.firstElementChild;
+    const other = this._el.otherLine && !this._el.otherLine.hidden ? this._el.otherLine : null;
+    const first = other ?? this._el.sceneLines?.firstElementChild;
     const scroller = this._el.npcLine.closest(".dialogue-body");
     if (first && scroller) {
       const span = this._el.npcLine.getBoundingClientRect().bottom - first.getBoundingClientRect().top;
@@ -185,6 +212,7 @@ export class DialoguePanel {
 
   /** More of a line; in a scene `speakerId` says whose (another's starts a line of its own). */
   appendLine(text, speakerId = null) {
+    this._other = null;
     if (this._members && speakerId && speakerId !== this._speaker) {
       this._settleSceneLine();
       this._speaker = speakerId;
@@ -290,15 +318,17 @@ export class DialoguePanel {
   /** Move the finished turn (your words, their line, its cards) into the history. */
   _archiveTurn() {
     const said = this._el.playerLine.hidden ? "" : this._el.playerLine.textContent;
+    const other = !this._el.otherLine || this._el.otherLine.hidden ? "" : this._el.otherLine.textContent;
     this._line.flush();
     const line = this._line.text;
     const cards = [...this._el.cards.children];
     const earlier = [...(this._el.sceneLines?.children ?? [])].map((p) => p.textContent);
-    if (!said && !line && cards.length === 0 && earlier.length === 0) return;
+    if (!said && !other && !line && cards.length === 0 && earlier.length === 0) return;
     const entry = document.createElement("li");
     entry.className = "history-turn";
     entry.dataset.testid = "history-turn";
     if (said) entry.append(paragraph("history-player", said));
+    if (other) entry.append(paragraph("history-other", other));
     for (const text of earlier) entry.append(paragraph("history-npc", text));
     const who = this._members ? this._memberName(this._speaker) : this._el.npcName.textContent;
     if (line) entry.append(paragraph("history-npc", `${who}: ${line}`));
@@ -328,6 +358,22 @@ export class DialoguePanel {
   _showPlayerLine(text, to = "") {
     this._el.playerLine.hidden = !text;
     this._el.playerLine.textContent = text ? `You${to ? `, to ${to}` : ""}: ${text}` : "";
+  }
+
+  /** Another player's line atop the turn: a "Player" mark, their name in the players' colour
+   * (never an NPC's), their words; `speakerId` null hides it. */
+  _showOtherLine(speakerId, name = "", text = "") {
+    const line = this._el.otherLine;
+    if (!line) return;
+    line.hidden = !speakerId;
+    line.replaceChildren();
+    delete line.dataset.speakerId;
+    if (!speakerId) return;
+    line.dataset.speakerId = speakerId;
+    const tag = speakerTag(name, "player");
+    tag.dataset.testid = "other-name";
+    line.append(span("speaker-kind", "Player"), document.createTextNode(" "), tag, document.createTextNode(" "));
+    line.append(document.createTextNode(text));
   }
 
   /** A scene's line whose speaker is done: it stays above the next speaker's, with its name. */

@@ -1,6 +1,8 @@
 // One conversation at a time: opens, says and closes encounters, and routes their frames to the
 // dialogue panel, the scene, the people list and the HUD. A conversation is with one NPC, or a
-// scene with several (`npcIds`), whose frames name their speaker (`speakerId`).
+// scene with several (`npcIds`), whose frames name their speaker (`speakerId`). On a harness of
+// revision 3 a scene is shared: other players at the place who talk to the same people are in
+// it too, and their lines arrive with their `speakerId` and `speakerName`.
 
 import { friendlyError } from "./errors.js";
 
@@ -8,6 +10,8 @@ import { friendlyError } from "./errors.js";
 export const LEAVE_OPTION_IDS = Object.freeze(["bye", "leave"]);
 /** How many ended encounters the page remembers, to recognise their late frames. */
 const ENDED_KEPT = 8;
+/** The protocol revision whose scenes several players share (`encounter.open` with `join`). */
+export const SHARED_SCENES_REVISION = 3;
 
 export class EncounterController {
   constructor({ send, playerId, dialogue, scene, people, hud }) {
@@ -20,6 +24,12 @@ export class EncounterController {
     this._counter = 0;
     this.current = null;
     this._ended = [];
+    this._revision = 1;
+  }
+
+  /** The harness's protocol revision (`welcome.revision`; absent: 1). */
+  setRevision(revision) {
+    this._revision = Number.isInteger(revision) && revision > 0 ? revision : 1;
   }
 
   /** Walk up to `npc` (`{id, name}`); walking up to someone else first walks away. In a
@@ -45,7 +55,9 @@ export class EncounterController {
     this._hud.showAttitude(null);
   }
 
-  /** Walk up to several NPCs at once (`[{id, name}]`, 2 to 4): one scene, the first greets. */
+  /** Walk up to several NPCs at once (`[{id, name}]`, 2 to 4): one scene, the first greets.
+   * On a harness of revision 3 the scene is shared: the player joins the one other players
+   * here already have with these NPCs (no greeting then), or opens it for them to join. */
   openScene(npcs) {
     const members = npcs.map((npc) => ({ id: npc.id, name: npc.name, attitude: null }));
     if (this.current?.members && sameIds(this.current.members, members)) {
@@ -57,6 +69,7 @@ export class EncounterController {
     const id = `enc-${this._counter}`;
     const first = members[0];
     const frame = { t: "encounter.open", id, npcId: first.id, npcIds: members.map((m) => m.id), playerId: this._playerId };
+    if (this._revision >= SHARED_SCENES_REVISION) frame.join = true;
     if (!this._send(frame)) return;
     const npcName = members.map((m) => m.name).join(" & ");
     this.current = { id, npcId: first.id, npcName, members, to: null, speaker: first.id, opened: false };
@@ -159,11 +172,19 @@ export class EncounterController {
         });
       case "say.delta":
         return this._ifCurrent(frame, (current) => {
+          if (this._isOtherPlayer(current, frame.speakerId)) {
+            // Another player of a shared scene: their round begins, and it is not ours to speak.
+            this._scene.setSpeaking(null);
+            this._dialogue.otherSaid(frame.speakerId, otherName(frame), frame.text);
+            return;
+          }
           const speaker = this._showSpeaker(current, frame.speakerId);
           this._dialogue.appendLine(frame.text, current.members ? speaker : null);
         });
       case "say.end":
         return this._ifCurrent(frame, (current) => {
+          // Another player's line has no mood for any NPC here.
+          if (this._isOtherPlayer(current, frame.speakerId)) return;
           const speaker = this._speakerOf(current, frame.speakerId);
           this._dialogue.endLine(frame.mood);
           this._scene.setMood(speaker, frame.mood);
@@ -224,6 +245,12 @@ export class EncounterController {
     return true;
   }
 
+  /** Whether `speakerId` is someone in a scene who is not one of its NPCs: another player. */
+  _isOtherPlayer(current, speakerId) {
+    if (!current.members || typeof speakerId !== "string" || !speakerId) return false;
+    return !current.members.some((member) => member.id === speakerId);
+  }
+
   /** The NPC a frame is from: its `speakerId` in a scene (if one of its NPCs), else the one. */
   _speakerOf(current, speakerId) {
     if (current.members?.some((member) => member.id === speakerId)) return speakerId;
@@ -267,6 +294,12 @@ export class EncounterController {
     this._people.setActive(null);
     this._hud.showAttitude(null);
   }
+}
+
+/** Another player's name as their line carries it (`speakerName`), else their id. */
+function otherName(frame) {
+  const name = typeof frame.speakerName === "string" ? frame.speakerName.trim() : "";
+  return name || frame.speakerId;
 }
 
 function sameIds(a, b) {

@@ -76,6 +76,7 @@ async function start() {
       hint: byId("dialogue-hint"),
       place: byId("place-description"),
       playerLine: byId("player-line"),
+      otherLine: byId("other-line"),
       npcLine: byId("npc-line"),
       cards: byId("action-cards"),
       history: byId("history"),
@@ -163,6 +164,7 @@ async function start() {
     switch (frame.t) {
       case "welcome":
         npcs = Array.isArray(frame.npcs) ? frame.npcs : [];
+        encounters.setRevision(frame.revision);
         showHud(frame.hud);
         // The news so far, for a page opened (or reloaded) after it was made.
         ticker.restore(frame.hud?.news);
