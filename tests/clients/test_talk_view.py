@@ -12,10 +12,15 @@ from starharness.npc.client.terminal.state import TalkState
 from starharness.npc.client.terminal.view import TalkView
 from starharness.npc.frames import (
     GENERIC_PROTOCOL,
+    EncounterIdle,
+    EncounterOpened,
     NpcEntry,
     OfferTerms,
     OptionItem,
     Options,
+    SayDelta,
+    SayEnd,
+    SceneNpc,
     Welcome,
 )
 
@@ -89,3 +94,50 @@ def test_an_offer_in_json_reaches_the_view_through_the_frame_protocol() -> None:
     first, second = frame.items
     assert first.offer == OfferTerms(action="player_buys", cost="3,300 cr")
     assert second.offer is None
+
+
+def test_a_welcome_without_revision_is_a_revision_1_harness_that_shares_no_scenes() -> None:
+    for raw, shares in (
+        ('{"t":"welcome","protocol":1,"hud":{},"npcs":[]}', False),
+        ('{"t":"welcome","protocol":1,"revision":2,"hud":{},"npcs":[]}', False),
+        ('{"t":"welcome","protocol":1,"revision":3,"hud":{},"npcs":[]}', True),
+    ):
+        state = TalkState(player_id="p1")
+        view = TalkView(state, Printer(Console(file=io.StringIO(), color_system=None)))
+        frame = GENERIC_PROTOCOL.parse_down_frame(raw)
+        assert isinstance(frame, Welcome)
+        view.on_welcome(frame)
+        assert state.shares_scenes is shares, raw
+
+
+def test_another_players_line_shows_under_their_name_and_the_prompt_comes_back() -> None:
+    buffer = io.StringIO()
+    state = TalkState(player_id="p1")
+    printer = Printer(Console(file=buffer, width=200, color_system=None, highlight=False))
+    view = TalkView(state, printer)
+    state.begin_encounter("Ada and Bo")
+    view.on_encounter_opened(
+        EncounterOpened(
+            id=state.encounter_id or "",
+            npc_name="Ada",
+            attitude=0,
+            speaker_id="n1",
+            npcs=[
+                SceneNpc(id="n1", name="Ada", attitude=0),
+                SceneNpc(id="n2", name="Bo", attitude=1),
+            ],
+        )
+    )
+    view.on_encounter_idle(EncounterIdle(id="talk-1"))
+    printer.prompt("> ")
+    # Another player speaks while this one's prompt waits: their line, then the NPC's answer.
+    view.on_say_delta(
+        SayDelta(id="talk-1", text="Bo, any news?", speaker_id="p2", speaker_name="Cy")
+    )
+    view.on_say_end(SayEnd(id="talk-1", mood="neutral", speaker_id="p2"))
+    view.on_say_delta(SayDelta(id="talk-1", text="Quiet week.", speaker_id="n2"))
+    view.on_say_end(SayEnd(id="talk-1", mood="sad", speaker_id="n2"))
+    view.on_encounter_idle(EncounterIdle(id="talk-1"))
+    out = buffer.getvalue()
+    assert "\nCy (player): Bo, any news?\nBo: Quiet week.  (sad)\n> " in out
+    assert out.endswith("> ")

@@ -89,12 +89,21 @@ class FrameConnection:
         npc_id: str,
         player_id: str,
         npc_ids: Sequence[str] | None = None,
+        *,
+        join: bool = False,
     ) -> None:
-        """Walk up to an NPC (with `npc_ids`, to a scene of these NPCs, `npc_id` first);
+        """Walk up to an NPC (with `npc_ids`, to a scene of these NPCs, `npc_id` first; with
+        `join` too, revision 3, the scene other players at the place share with them);
         `encounter_id` is ours to choose, unique on this connection."""
         scene = None if npc_ids is None else list(npc_ids)
         await self.send(
-            EncounterOpen(id=encounter_id, npc_id=npc_id, player_id=player_id, npc_ids=scene)
+            EncounterOpen(
+                id=encounter_id,
+                npc_id=npc_id,
+                player_id=player_id,
+                npc_ids=scene,
+                join=True if join else None,
+            )
         )
 
     async def say(self, encounter_id: str, text: str, to: str | None = None) -> None:

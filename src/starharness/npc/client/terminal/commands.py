@@ -7,7 +7,8 @@ from dataclasses import dataclass
 HELP_TEXT = (
     "type what you say, or the number of an option (an [offer]'s number accepts it); "
     "/npcs lists who is here, /all talks to everyone here at once (then @name words speaks to "
-    "one of them), /close walks away, /tick N advances N days, /quit leaves"
+    "one of them; other players here who do the same share the conversation), /close walks "
+    "away, /tick N advances N days, /quit leaves"
 )
 
 

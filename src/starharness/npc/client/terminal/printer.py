@@ -15,6 +15,8 @@ class Printer:
         self._console = console
         self._line_open = False
         self._waiting_prompt: str | None = None
+        # A prompt that lines arriving unasked (another player's, in a shared scene) pushed up.
+        self._interrupted: str | None = None
 
     def line(self, text: str, style: str = "") -> None:
         """Print one whole line; a prompt waiting for input is shown again below it."""
@@ -27,6 +29,7 @@ class Printer:
     def stream(self, text: str, style: str = "") -> None:
         """Append to the current line without ending it."""
         if self._waiting_prompt is not None:
+            self._interrupted = self._waiting_prompt
             self.end_stream()
         self._console.print(Text(text, style=style), end="", soft_wrap=True)
         self._line_open = True
@@ -48,7 +51,15 @@ class Printer:
         self._waiting_prompt = text
         self._console.file.flush()
 
+    def restore_prompt(self) -> None:
+        """Show the prompt again if lines arriving while input was awaited pushed it up."""
+        prompt = self._interrupted
+        self._interrupted = None
+        if prompt is not None and not self._line_open:
+            self.prompt(prompt)
+
     def input_taken(self) -> None:
         """The terminal echoed a typed line and its newline: the prompt's line is closed."""
         self._line_open = False
         self._waiting_prompt = None
+        self._interrupted = None

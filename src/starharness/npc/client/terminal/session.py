@@ -178,7 +178,10 @@ class _Talk:
         first = present[0]
         encounter_id = state.begin_encounter(" and ".join(npc.name for npc in present))
         ids = [npc.id for npc in present]
-        await self._connection.open_encounter(encounter_id, first.id, state.player_id, ids)
+        # On a harness that shares scenes, other players here talking to them are in it too.
+        await self._connection.open_encounter(
+            encounter_id, first.id, state.player_id, ids, join=state.shares_scenes
+        )
 
     async def _say(self, text: str, to: str | None = None) -> None:
         state = self._state

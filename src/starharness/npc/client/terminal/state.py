@@ -24,6 +24,9 @@ class Phase(Enum):
     before it (a refused say, a tick and its refusal) has then been sent."""
 
 
+SHARED_SCENES_REVISION = 3
+"""The protocol revision whose scenes several players share (`encounter.open` with `join`)."""
+
 FENCE_PREFIX = "talk-fence-"
 """Fences are `encounter.close` frames for ids no encounter has; the harness answers each with
 `unknown_encounter` after it has handled every frame sent before (it handles a connection's
@@ -38,6 +41,8 @@ class TalkState:
     """The connection's player, the NPCs there are, and the open encounter if any."""
 
     player_id: str
+    revision: int = 1
+    """The harness's protocol revision (`welcome.revision`; absent: 1)."""
     npcs: list[NpcEntry] = field(default_factory=list[NpcEntry])
     hud: dict[str, JsonValue] | None = None
     encounter_id: str | None = None
@@ -48,6 +53,8 @@ class TalkState:
     """In a scene: its NPCs, as `encounter.opened` named them (empty otherwise)."""
     speaker_id: str | None = None
     """In a scene: whose line is streaming (or was last)."""
+    others: dict[str, str] = field(default_factory=dict[str, str])
+    """In a shared scene: the other players heard in it, id -> name (`speakerName`)."""
     phase: Phase = Phase.HANDSHAKE
     fatal: str | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -96,6 +103,7 @@ class TalkState:
         self.options = []
         self.members = []
         self.speaker_id = None
+        self.others = {}
         self.enter(Phase.OPENING)
         return self.encounter_id
 
@@ -107,6 +115,7 @@ class TalkState:
         self.options = []
         self.members = []
         self.speaker_id = None
+        self.others = {}
         self.enter(Phase.LOBBY)
 
     def fail(self, reason: str) -> None:
@@ -130,14 +139,29 @@ class TalkState:
         """NPC id -> name, for words instead of ids."""
         return {npc.id: npc.name for npc in self.npcs}
 
+    @property
+    def shares_scenes(self) -> bool:
+        """Whether the harness seats players who talk to the same NPCs in one scene."""
+        return self.revision >= SHARED_SCENES_REVISION
+
     def speaker_name(self, speaker_id: str | None) -> str:
-        """Who speaks: a scene's NPC by `speaker_id`, else the one NPC talked to."""
+        """Who speaks: a scene's NPC (or another player in it) by `speaker_id`, else the one
+        NPC talked to."""
         if speaker_id is None:
             return self.npc_name
         for member in self.members:
             if member.id == speaker_id:
                 return member.name
+        if speaker_id in self.others:
+            return self.others[speaker_id]
         return self.npc_named(speaker_id)
+
+    def is_other_player(self, speaker_id: str | None) -> bool:
+        """Whether `speaker_id` speaks in this scene without being one of its NPCs: another
+        player of a shared scene."""
+        if not self.members or speaker_id is None:
+            return False
+        return all(member.id != speaker_id for member in self.members)
 
     def member_called(self, who: str) -> SceneNpc | None:
         """The scene's NPC `who` names (its id, its name or a word of it), if exactly one."""

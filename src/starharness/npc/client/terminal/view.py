@@ -60,6 +60,8 @@ class TalkView(DownFrameHandler):
                 self._out.line(f"  {number}) {offer}", "bold yellow")
 
     def on_welcome(self, frame: Welcome) -> None:
+        # A harness of revision 1 sends no revision (the model's default is the newest).
+        self._state.revision = frame.revision if "revision" in frame.model_fields_set else 1
         self._state.npcs = list(frame.npcs)
         self._state.hud = dict(frame.hud)
         self._out.line(f"Connected as {self._state.player_id}.", "green")
@@ -83,7 +85,11 @@ class TalkView(DownFrameHandler):
             state.npc_name = " and ".join(npc.name for npc in frame.npcs)
             who = ", ".join(f"{npc.name} (attitude {npc.attitude})" for npc in frame.npcs)
             self._out.line(f"— {who} notice you —", "bold")
-            self._out.line("Everyone hears you; @name words speaks to one of them.", "dim")
+            if state.shares_scenes:
+                heard = "Everyone here hears you, other players who talk to them too"
+            else:
+                heard = "Everyone hears you"
+            self._out.line(f"{heard}; @name words speaks to one of them.", "dim")
             return
         self._state.npc_name = frame.npc_name
         self._out.line(f"— {frame.npc_name} notices you (attitude {frame.attitude}) —", "bold")
@@ -98,14 +104,22 @@ class TalkView(DownFrameHandler):
             self._streaming = False
         state.speaker_id = frame.speaker_id
         if not self._streaming:
-            self._out.stream(f"{state.speaker_name(frame.speaker_id)}: ", "bold yellow")
+            if state.is_other_player(frame.speaker_id) and frame.speaker_id is not None:
+                # Another player of a shared scene: their name, marked as a player's.
+                name = frame.speaker_name or state.speaker_name(frame.speaker_id)
+                state.others[frame.speaker_id] = name
+                self._out.stream(f"{name} (player): ", "bold magenta")
+            else:
+                self._out.stream(f"{state.speaker_name(frame.speaker_id)}: ", "bold yellow")
             self._streaming = True
         self._out.stream(frame.text)
 
     def on_say_end(self, frame: SayEnd) -> None:
         if frame.id != self._state.encounter_id:
             return
-        if self._streaming:
+        if self._streaming and self._state.is_other_player(frame.speaker_id):
+            self._out.end_stream()  # a player's line has no NPC's mood
+        elif self._streaming:
             self._out.end_stream(f"  ({frame.mood})", "dim")
         else:
             name = self._state.speaker_name(frame.speaker_id)
@@ -135,6 +149,7 @@ class TalkView(DownFrameHandler):
             return
         self._streaming = False
         self._out.end_stream()
+        self._out.restore_prompt()  # after another player's round, input is still awaited
         if state.phase is Phase.SETTLING and not state.fence_ends_on_idle:
             return  # a tick's fence: only its answer ends the wait
         state.fence_id = None
