@@ -65,13 +65,22 @@ def test_unreal_opens_scenes_and_speaks_to_one_npc() -> None:
     assert "TArray<FStarHarnessSceneNpc> Npcs;" in _block(
         frames, "struct FStarHarnessEncounterOpened"
     )
+    # A shared scene (revision 3): the welcome's revision (1 when absent) decides the join;
+    # another player's line carries their name.
+    assert "int32 Revision = 1;" in _block(frames, "struct FStarHarnessWelcome")
+    assert "FString SpeakerName;" in _block(frames, "struct FStarHarnessSayDelta")
+    assert "if (Revision >= SharedScenesRevision)" in open_scene
+    assert 'SetBoolField(TEXT("join"), true)' in open_scene
+    assert "Revision = Frame.Revision;" in source
 
 
 def test_godot_names_the_speaker_and_opens_scenes() -> None:
     client = (GODOT / "addons" / "star_harness_client" / "star_harness.gd").read_text("utf-8")
     assert "signal speaker(id: String, speaker_id: String, speaker_name: String)" in client
     assert "signal scene_opened(id: String, npcs: Array)" in client
-    assert "func open_scene(npc_ids: Array) -> String:" in client
+    assert "func open_scene(npc_ids: Array, join := false) -> String:" in client
+    assert 'frame["join"] = true' in client
+    assert 'revision = int(frame.get("revision", 1))' in client
     assert '"to": npc_id' in client
     # Every frame passes the speaker check before its own signal, so the name comes first.
     dispatch = client[client.index("func _dispatch(") :]
@@ -80,6 +89,15 @@ def test_godot_names_the_speaker_and_opens_scenes() -> None:
     assert "signal say_delta(id: String, text: String)" in client
     example = (GODOT / "examples" / "dialogue_panel.gd").read_text("utf-8")
     assert "StarHarness.speaker.connect(" in example and "StarHarness.say_to(" in example
+    # A shared scene (revision 3): the example joins, and another player's line (its
+    # `speakerName`) is named as theirs and drawn apart from the NPCs'.
+    note = client[client.index("func _note_speaker(") :]
+    assert 'frame.get("speakerName", "")' in note and "_players[speaker_id]" in note
+    assert "func is_other_player(speaker_id: String) -> bool:" in client
+    assert "StarHarness.revision >= StarHarness.SHARED_SCENES_REVISION" in example
+    assert "StarHarness.open_scene(npc_ids, join)" in example
+    on_speaker = example[example.index("func _on_speaker(") : example.index("func _on_say_delta(")]
+    assert "StarHarness.is_other_player(speaker_id)" in on_speaker and "(player)" in on_speaker
 
 
 def _run(*command: str, cwd: Path) -> str:
@@ -106,5 +124,17 @@ def test_unity_reads_scene_frames_and_writes_scene_opens(tmp_path: Path) -> None
         "playerId": "p1",
     }
     assert json.loads(lines[1]) == {"t": "encounter.say", "id": "s1", "text": "hi", "to": "b"}
-    assert lines[2:] == ["a 2 Bo -2", "bbab", "True True"]
+    assert lines[2:5] == ["a 2 Bo -2", "bbab", "True True"]
+    assert json.loads(lines[5]) == {
+        "t": "encounter.open",
+        "id": "s2",
+        "npcId": "a",
+        "npcIds": ["a", "b"],
+        "playerId": "p1",
+        "join": True,
+    }
+    # A welcome without revision is revision 1; another player's line carries their name.
+    assert lines[6:] == ["1 3 p2 Captain Ash True"]
+    client = (UNITY / "StarHarnessClient.cs").read_text(encoding="utf-8")
+    assert "Revision >= SharedScenesRevision" in client
     assert re.search(r"public string OpenScene\(", (UNITY / "StarHarnessClient.cs").read_text())

@@ -5,7 +5,9 @@ extends Control
 ## Say (LineEdit), Log (RichTextLabel), Hud (Label), News (Label).
 ## Call talk_to("smuggler") from your game when the player walks up to an NPC, or
 ## talk_to_group(["smuggler", "dock_master"]) for several at once (a scene: each line is
-## shown under its speaker's name, and say_to picks whom the player's words are for).
+## shown under its speaker's name, and say_to picks whom the player's words are for). On a
+## harness of revision 3 the scene is shared with other players there who talk to the same
+## NPCs; their lines show under their name, marked as a player's.
 
 const MOOD_COLOURS := {
 	"friendly": Color.PALE_GREEN,
@@ -18,6 +20,8 @@ const MOOD_COLOURS := {
 }
 ## Offers (options that commit a trade when picked) stand out from ordinary replies.
 const OFFER_COLOUR := Color.GOLD
+## Another player's name in a shared scene: never an NPC's look.
+const PLAYER_COLOUR := Color.HOT_PINK
 ## Option ids that mean the player leaves: hear the farewell, then walk away.
 const LEAVE_OPTION_IDS := ["bye", "leave"]
 
@@ -62,7 +66,8 @@ func talk_to(npc_id: String) -> void:
 ## The player walks up to several NPCs at once (1 to 4 ids, all in one place).
 func talk_to_group(npc_ids: Array) -> void:
 	_addressee = ""
-	_opened(StarHarness.open_scene(npc_ids))
+	var join := StarHarness.revision >= StarHarness.SHARED_SCENES_REVISION
+	_opened(StarHarness.open_scene(npc_ids, join))
 
 
 func _opened(encounter_id: String) -> void:
@@ -108,13 +113,24 @@ func _on_scene_opened(id: String, npcs: Array) -> void:
 	_npc.text = " & ".join(names)
 
 
-func _on_speaker(id: String, _speaker_id: String, speaker_name: String) -> void:
-	# Another NPC of the scene speaks: their line starts on its own line, under their name.
-	if id == _encounter_id:
-		if not _line.get_parsed_text().is_empty():
-			_line.newline()
-		_line.push_bold()
-		_line.add_text("%s: " % speaker_name)
+func _on_speaker(id: String, speaker_id: String, speaker_name: String) -> void:
+	# Another NPC of the scene (or another player) speaks: their line starts on its own line,
+	# under their name; a player's name is marked and coloured apart from the NPCs'.
+	if id != _encounter_id:
+		return
+	var player := StarHarness.is_other_player(speaker_id)
+	if player:
+		# Their line opens a round of theirs: a fresh line, and input waits for the floor.
+		_line.clear()
+		_set_busy(true)
+	if not _line.get_parsed_text().is_empty():
+		_line.newline()
+	if player:
+		_line.push_color(PLAYER_COLOUR)
+	_line.push_bold()
+	_line.add_text("%s%s: " % [speaker_name, " (player)" if player else ""])
+	_line.pop()
+	if player:
 		_line.pop()
 
 
@@ -124,7 +140,8 @@ func _on_say_delta(id: String, text: String) -> void:
 
 
 func _on_say_end(id: String, mood: String) -> void:
-	if id == _encounter_id:
+	# Another player's line has no NPC's mood.
+	if id == _encounter_id and not StarHarness.is_other_player(StarHarness.last_speaker(id)):
 		_npc.modulate = MOOD_COLOURS.get(mood, Color.WHITE)
 
 

@@ -7,7 +7,9 @@ namespace StarHarness.Client
     // Fields mirror the wire names in PascalCase. HUD payloads are game-defined, so they stay
     // generic dictionaries (values: string, double, bool, null, Dictionary, List).
     // In a scene (several NPCs in one encounter, OpenScene) every frame that speaks names its
-    // NPC in SpeakerId; outside a scene SpeakerId is null.
+    // NPC in SpeakerId; outside a scene SpeakerId is null. In a shared scene (revision 3,
+    // OpenScene with join) another player's line has their id in SpeakerId and their name in
+    // SayDeltaFrame.SpeakerName.
 
     /// <summary>One NPC the player can walk up to.</summary>
     public sealed class NpcEntry
@@ -56,6 +58,9 @@ namespace StarHarness.Client
     public sealed class WelcomeFrame
     {
         public int Protocol;
+        /// <summary>The additions of the protocol the server speaks (2: scenes, 3: scenes
+        /// several players share); 1 when the server names none.</summary>
+        public int Revision;
         public Dictionary<string, object> Hud;
         public List<NpcEntry> Npcs;
     }
@@ -78,6 +83,9 @@ namespace StarHarness.Client
         public string Id;
         public string Text;
         public string SpeakerId;
+        /// <summary>In a shared scene: the name of the other player whose line this is (show it
+        /// apart from the NPCs'); null for an NPC's line.</summary>
+        public string SpeakerName;
     }
 
     /// <summary>`say.end`: the line is complete; Mood is one of the game's moods.</summary>
@@ -159,7 +167,11 @@ namespace StarHarness.Client
                     Id = Str(npc, "id"), Name = Str(npc, "name"), LocationId = Str(npc, "locationId")
                 });
             }
-            return new WelcomeFrame { Protocol = Int(f, "protocol"), Hud = Obj(f, "hud"), Npcs = npcs };
+            int revision = f.ContainsKey("revision") ? Int(f, "revision") : 1;
+            return new WelcomeFrame
+            {
+                Protocol = Int(f, "protocol"), Revision = revision, Hud = Obj(f, "hud"), Npcs = npcs
+            };
         }
 
         public static EncounterOpenedFrame EncounterOpened(Dictionary<string, object> f)
@@ -188,7 +200,12 @@ namespace StarHarness.Client
 
         public static SayDeltaFrame SayDelta(Dictionary<string, object> f)
         {
-            return new SayDeltaFrame { Id = Str(f, "id"), Text = Str(f, "text"), SpeakerId = Speaker(f) };
+            object name;
+            return new SayDeltaFrame
+            {
+                Id = Str(f, "id"), Text = Str(f, "text"), SpeakerId = Speaker(f),
+                SpeakerName = f.TryGetValue("speakerName", out name) ? name as string : null
+            };
         }
 
         public static SayEndFrame SayEnd(Dictionary<string, object> f)
@@ -307,8 +324,11 @@ namespace StarHarness.Client
             return Build("encounter.open", "id", encounterId, "npcId", npcId, "playerId", playerId);
         }
 
-        /// <summary>A scene of the NPCs npcIds (1 to 4, in one place); npcIds[0] speaks first.</summary>
-        public static string OpenScene(string encounterId, IList<string> npcIds, string playerId)
+        /// <summary>A scene of the NPCs npcIds (1 to 4, in one place); npcIds[0] speaks first.
+        /// With join (revision 3) the player joins the scene other players at the place have
+        /// with exactly these NPCs, or opens one they can join.</summary>
+        public static string OpenScene(string encounterId, IList<string> npcIds, string playerId,
+                                       bool join = false)
         {
             var ids = new List<object>();
             foreach (var npcId in npcIds) ids.Add(npcId);
@@ -317,6 +337,7 @@ namespace StarHarness.Client
                 { "t", "encounter.open" }, { "id", encounterId }, { "npcId", npcIds[0] },
                 { "npcIds", ids }, { "playerId", playerId }
             };
+            if (join) frame["join"] = true;
             return Json.Write(frame);
         }
 

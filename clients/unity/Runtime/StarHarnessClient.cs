@@ -39,7 +39,12 @@ namespace StarHarness.Client
         FrameSocket _socket;
         int _encountersOpened;
 
+        /// <summary>The protocol revision whose scenes several players share (OpenScene join).</summary>
+        public const int SharedScenesRevision = 3;
+
         public string PlayerId { get { return playerId; } }
+        /// <summary>The server's protocol revision, from its welcome (1 until then).</summary>
+        public int Revision { get; private set; } = 1;
         public bool IsConnected { get { return _socket != null && _socket.IsOpen; } }
 
         void Start()
@@ -96,14 +101,16 @@ namespace StarHarness.Client
         }
 
         /// <summary>Walk up to several NPCs at once (1 to 4 ids, in one place): one scene whose
-        /// frames name their speaker in SpeakerId; npcIds[0] holds the floor first. Returns the
+        /// frames name their speaker in SpeakerId; npcIds[0] holds the floor first. On a server
+        /// of Revision 3 or more the scene is shared: other players at the place who open one with
+        /// the same NPCs are in it, and their lines carry SayDeltaFrame.SpeakerName. Returns the
         /// new encounter id.</summary>
         public string OpenScene(System.Collections.Generic.IList<string> npcIds)
         {
             if (npcIds == null || npcIds.Count == 0) throw new ArgumentException("name at least one NPC");
             _encountersOpened++;
             string encounterId = "enc-" + _encountersOpened;
-            Send(UpFrames.OpenScene(encounterId, npcIds, playerId));
+            Send(UpFrames.OpenScene(encounterId, npcIds, playerId, Revision >= SharedScenesRevision));
             return encounterId;
         }
 
@@ -187,7 +194,11 @@ namespace StarHarness.Client
             }
             switch (type)
             {
-                case "welcome": Raise(OnWelcome, FrameReader.Welcome(f)); break;
+                case "welcome":
+                    var welcome = FrameReader.Welcome(f);
+                    Revision = welcome.Revision;
+                    Raise(OnWelcome, welcome);
+                    break;
                 case "encounter.opened": Raise(OnEncounterOpened, FrameReader.EncounterOpened(f)); break;
                 case "say.delta": Raise(OnSayDelta, FrameReader.SayDelta(f)); break;
                 case "say.end": Raise(OnSayEnd, FrameReader.SayEnd(f)); break;

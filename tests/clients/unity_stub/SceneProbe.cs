@@ -18,5 +18,12 @@ class Probe {
     var plain = FrameReader.SayDelta(Read("{\"t\":\"say.delta\",\"id\":\"e1\",\"text\":\"x\"}"));
     var single = FrameReader.EncounterOpened(Read("{\"t\":\"encounter.opened\",\"id\":\"e1\",\"npcName\":\"Ada\",\"attitude\":3}"));
     Console.WriteLine((plain.SpeakerId == null) + " " + (single.Npcs == null));
+    // Shared scenes (revision 3): the join, the revision, another player's name.
+    Console.WriteLine(UpFrames.OpenScene("s2", new List<string> { "a", "b" }, "p1", true));
+    var old = FrameReader.Welcome(Read("{\"t\":\"welcome\",\"protocol\":1,\"hud\":{},\"npcs\":[]}"));
+    var shared = FrameReader.Welcome(Read("{\"t\":\"welcome\",\"protocol\":1,\"revision\":3,\"hud\":{},\"npcs\":[]}"));
+    var other = FrameReader.SayDelta(Read(
+      "{\"t\":\"say.delta\",\"id\":\"s1\",\"text\":\"hi\",\"speakerId\":\"p2\",\"speakerName\":\"Captain Ash\"}"));
+    Console.WriteLine(old.Revision + " " + shared.Revision + " " + other.SpeakerId + " " + other.SpeakerName + " " + (delta.SpeakerName == null));
   }
 }

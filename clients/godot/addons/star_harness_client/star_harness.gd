@@ -33,7 +33,9 @@ signal hud(player_id: String, data: Dictionary)
 ## `{id, name, attitude}`; `encounter_opened` follows with the first speaker's name.
 signal scene_opened(id: String, npcs: Array)
 ## In a scene, the NPC the next frames come from changed (emitted before that frame's own
-## signal): show `speaker_name` over the line that `say_delta` then types out.
+## signal): show `speaker_name` over the line that `say_delta` then types out. In a shared
+## scene (revision 3) it may be another player (`is_other_player`): their name, from the
+## frame's `speakerName`; show it apart from the NPCs'.
 signal speaker(id: String, speaker_id: String, speaker_name: String)
 ## Every parsed frame, also of types this client does not know (a newer harness).
 signal frame_received(frame: Dictionary)
@@ -56,6 +58,8 @@ const CONNECT_TIMEOUT_MS := 5000
 ## A welcome with many NPCs or a long line can exceed WebSocketPeer's 64 KiB default.
 const INBOUND_BUFFER_BYTES := 4 * 1024 * 1024
 const CLOSE_NORMAL := 1000
+## The protocol revision whose scenes several players share (`open_scene` with `join`).
+const SHARED_SCENES_REVISION := 3
 
 ## The harness's frame WebSocket; set before connect_to_harness() or pass it there.
 var url := DEFAULT_URL
@@ -63,6 +67,9 @@ var url := DEFAULT_URL
 var player_id := DEFAULT_PLAYER_ID
 ## Sent as `Authorization: Bearer ...` when the harness requires a token.
 var token := ""
+## The harness's protocol revision, from `welcome` (absent: 1). At 3 or more scenes can be
+## shared by several players (`open_scene(ids, true)`).
+var revision := 1
 
 var _socket: WebSocketPeer = null
 var _link := Link.IDLE
@@ -74,6 +81,8 @@ var _encounters_opened := 0
 var _npc_names := {}
 ## Encounter id -> the id of the NPC who spoke last in it (scenes only).
 var _speakers := {}
+## Other players heard in shared scenes: player id -> name (`speakerName`).
+var _players := {}
 
 
 func _ready() -> void:
@@ -131,9 +140,11 @@ func open_encounter(npc_id: String) -> String:
 
 
 ## Walk up to several NPCs at once (1 to 4 ids, all in one place): one scene, whose frames
-## name their speaker (`speaker` signal). The first NPC holds the floor first. Returns the
-## encounter id ("" when not connected).
-func open_scene(npc_ids: Array) -> String:
+## name their speaker (`speaker` signal). The first NPC holds the floor first. With `join`
+## (a harness of `revision` 3 or more) the player joins the scene other players at the place
+## have with exactly these NPCs, or opens one they can join. Returns the encounter id ("" when
+## not connected).
+func open_scene(npc_ids: Array, join := false) -> String:
 	if npc_ids.is_empty():
 		return ""
 	_encounters_opened += 1
@@ -145,6 +156,8 @@ func open_scene(npc_ids: Array) -> String:
 		"npcIds": npc_ids,
 		"playerId": player_id,
 	}
+	if join:
+		frame["join"] = true
 	return encounter_id if send_frame(frame) == OK else ""
 
 
@@ -161,6 +174,12 @@ func say_to(encounter_id: String, npc_id: String, text: String) -> Error:
 ## The display name of an NPC (from `welcome` or a scene's `encounter.opened`), else its id.
 func npc_name(npc_id: String) -> String:
 	return str(_npc_names.get(npc_id, npc_id))
+
+
+## In a shared scene: true when `speaker_id` is another player (their lines carry
+## `speakerName`), not one of the NPCs.
+func is_other_player(speaker_id: String) -> bool:
+	return _players.has(speaker_id)
 
 
 ## In a scene: the id of the NPC who spoke last ("" before anyone did, or outside a scene).
@@ -278,6 +297,7 @@ func _dispatch(frame: Dictionary) -> void:
 	_note_speaker(id, frame)
 	match str(frame.get("t", "")):
 		"welcome":
+			revision = int(frame.get("revision", 1))
 			_remember_names(_array(frame, "npcs"))
 			welcome.emit(int(frame.get("protocol", 0)), _dict(frame, "hud"), _array(frame, "npcs"))
 		"encounter.opened":
@@ -307,13 +327,17 @@ func _dispatch(frame: Dictionary) -> void:
 			push_warning("star-harness: no handler for frame type %s" % unknown)
 
 
-## A scene's frame from another NPC than the last one: say who speaks before it is rendered.
+## A scene's frame from another speaker than the last one: say who speaks before it is
+## rendered. Another player's line names them (`speakerName`).
 func _note_speaker(id: String, frame: Dictionary) -> void:
 	var speaker_id := str(frame.get("speakerId", ""))
+	var speaker_name := str(frame.get("speakerName", ""))
+	if speaker_id != "" and speaker_name != "":
+		_players[speaker_id] = speaker_name
 	if speaker_id == "" or _speakers.get(id, "") == speaker_id:
 		return
 	_speakers[id] = speaker_id
-	speaker.emit(id, speaker_id, npc_name(speaker_id))
+	speaker.emit(id, speaker_id, str(_players.get(speaker_id, npc_name(speaker_id))))
 
 
 func _remember_names(npcs: Array) -> void:

@@ -136,6 +136,10 @@ FString UStarHarnessClientComponent::OpenScene(const TArray<FString>& NpcIds)
 	Frame->SetStringField(TEXT("npcId"), NpcIds[0]);
 	Frame->SetArrayField(TEXT("npcIds"), Ids);
 	Frame->SetStringField(TEXT("playerId"), PlayerId);
+	if (Revision >= SharedScenesRevision)
+	{
+		Frame->SetBoolField(TEXT("join"), true);
+	}
 	SendObject(Frame);
 	return EncounterId;
 }
@@ -249,6 +253,7 @@ void UStarHarnessClientComponent::HandleMessage(const FString& Message)
 		FStarHarnessWelcome Frame;
 		ToStruct(Object, Frame);
 		Frame.HudJson = FieldAsJson(Object, TEXT("hud"));
+		Revision = Frame.Revision;  // 1 when the server names none
 		OnWelcome.Broadcast(Frame);
 	}
 	else if (Type == TEXT("encounter.opened"))

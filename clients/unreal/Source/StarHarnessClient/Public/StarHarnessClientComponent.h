@@ -63,12 +63,19 @@ public:
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void Say(const FString& EncounterId, const FString& Text);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void SayOption(const FString& EncounterId, const FString& OptionId);
 	/** Walk up to several NPCs at once (1 to 4 ids, in one place): a scene whose frames name
-	 *  their speaker in SpeakerId; NpcIds[0] holds the floor first. Returns the encounter id. */
+	 *  their speaker in SpeakerId; NpcIds[0] holds the floor first. On a server of Revision 3 or
+	 *  more the scene is shared ("join"): other players at the place who open one with the same
+	 *  NPCs are in it, and their lines carry SpeakerName. Returns the encounter id. */
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") FString OpenScene(const TArray<FString>& NpcIds);
 	/** In a scene: free text to one of its NPCs (the others hear it too). */
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void SayTo(const FString& EncounterId, const FString& NpcId, const FString& Text);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void CloseEncounter(const FString& EncounterId);
 	UFUNCTION(BlueprintCallable, Category = "StarHarness") void AdvanceWorld(int32 Days);
+
+	/** The protocol revision whose scenes several players share. */
+	static constexpr int32 SharedScenesRevision = 3;
+	/** The server's protocol revision, from its welcome (1 until then). */
+	UPROPERTY(BlueprintReadOnly, Category = "StarHarness") int32 Revision = 1;
 
 protected:
 	virtual void BeginPlay() override;

@@ -3,7 +3,8 @@
 // The HUD is game-defined, so it is kept as JSON text here; a game can declare its own
 // USTRUCT for it and convert DataJson with FJsonObjectConverter::JsonObjectStringToUStruct.
 // In a scene (several NPCs in one encounter, OpenScene) every frame that speaks names its NPC
-// in SpeakerId ("speakerId"); outside a scene SpeakerId is empty.
+// in SpeakerId ("speakerId"); outside a scene SpeakerId is empty. In a shared scene (revision 3)
+// another player's line has their id in SpeakerId and their name in SpeakerName.
 #pragma once
 
 #include "CoreMinimal.h"
@@ -59,6 +60,9 @@ struct FStarHarnessWelcome
 {
 	GENERATED_BODY()
 	UPROPERTY(BlueprintReadOnly) int32 Protocol = 0;
+	/** The additions the server speaks (2: scenes, 3: scenes several players share); a server
+	 *  that names none is revision 1. */
+	UPROPERTY(BlueprintReadOnly) int32 Revision = 1;
 	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessNpc> Npcs;
 	/** The player's HUD as JSON text (game-defined shape). */
 	UPROPERTY(BlueprintReadOnly) FString HudJson;
@@ -86,6 +90,9 @@ struct FStarHarnessSayDelta
 	UPROPERTY(BlueprintReadOnly) FString Id;
 	UPROPERTY(BlueprintReadOnly) FString Text;
 	UPROPERTY(BlueprintReadOnly) FString SpeakerId;
+	/** In a shared scene: the name of the other player whose line this is (show it apart from
+	 *  the NPCs'); empty for an NPC's line. */
+	UPROPERTY(BlueprintReadOnly) FString SpeakerName;
 };
 
 /** say.end: the line is complete; Mood is one of the game's moods. */
