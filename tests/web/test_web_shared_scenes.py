@@ -2,7 +2,8 @@
 everyone at Omega station's bar against the real server (revision 3) and the offline brain. The
 second page joins the first's scene; each player's line shows on the other's page under their
 name, apart from NPC lines and from the page's own; NPC lines show on both; an offer shows
-only to the player it was made to; and at 800x600 nothing overlaps."""
+only to the player it was made to; and at 1280x800 and 800x600 nothing overlaps and every text
+is readable."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fake_harness import FakeHarness
 from playwright.async_api import Browser, Page, expect
 from real_stack import SECOND_CAPTAIN, RealStack, omega_station_for_two
 from test_web_e2e import FrameLog
+from web_contrast import CONTRAST_JS, failures
 from web_support import (
     COVERED_BY,
     assert_png,
@@ -37,6 +39,7 @@ SECRET_ENV = "STAR_HARNESS_TEST_WEB_SCENE_SECRET"
 SECRET = "a-player-token-secret-of-forty-characters"
 SMUGGLER = "npc-karsk"
 DOCK_MASTER = "npc-brandt"
+SIZES = [(1280, 800), (800, 600)]
 
 _BOXES = """() => {
   const box = (id) => {
@@ -72,12 +75,13 @@ async def two_player_stack(
 
 @asynccontextmanager
 async def _player_page(
-    browser: Browser, stack: RealStack, player_id: str
+    browser: Browser, stack: RealStack, player_id: str, size: tuple[int, int]
 ) -> AsyncIterator[tuple[Page, FrameLog]]:
-    """An 800x600 page of its own (its own browser context) acting as `player_id`, online, and
-    the log of every frame it got."""
+    """A page of `size` of its own (its own browser context) acting as `player_id`, online,
+    and the log of every frame it got."""
+    width, height = size
     context = await browser.new_context(
-        viewport={"width": 800, "height": 600}, reduced_motion="reduce"
+        viewport={"width": width, "height": height}, reduced_motion="reduce"
     )
     page = await context.new_page()
     errors = watch_page_errors(page)
@@ -126,13 +130,14 @@ async def _no_overlaps(page: Page) -> None:
         assert upper["bottom"] <= lower["top"] + 1, (upper, lower)
 
 
+@pytest.mark.parametrize("size", SIZES, ids=["1280x800", "800x600"])
 async def test_two_players_share_a_scene_each_sees_the_others_words_under_their_name(
-    browser: Browser, two_player_stack: RealStack, tmp_path: Path
+    browser: Browser, two_player_stack: RealStack, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     stack = two_player_stack
     async with (
-        _player_page(browser, stack, PLAYER_ID) as (ash, ash_log),
-        _player_page(browser, stack, SECOND_CAPTAIN) as (birch, birch_log),
+        _player_page(browser, stack, PLAYER_ID, size) as (ash, ash_log),
+        _player_page(browser, stack, SECOND_CAPTAIN, size) as (birch, birch_log),
     ):
         await ash_log.until("welcome")
         assert ash_log.of("welcome")[0]["revision"] >= 3
@@ -187,7 +192,11 @@ async def test_two_players_share_a_scene_each_sees_the_others_words_under_their_
         assert colours["other"] != colours["npc"], colours
         assert colours["otherStyle"] != colours["lineStyle"], colours
         await _no_overlaps(birch)
-        shot = screenshot_path("shared-scene-800.png", tmp_path)
+        # Readable: every text on Birch's page, the other player's mark and name among them.
+        samples: list[dict[str, Any]] = await birch.evaluate(CONTRAST_JS)
+        assert "Captain Ash:" in " ".join(sample["text"] for sample in samples)
+        assert failures(samples) == []
+        shot = screenshot_path(f"shared-scene-{size[0]}.png", tmp_path)
         await birch.screenshot(path=str(shot))
         assert_png(shot)
         for test_id in ("other-name", "npc-speaker", "say-send"):
