@@ -179,6 +179,14 @@ namespace StarHarness.Client
             }
         }
 
+        /// <summary>The welcome, after noting the server's revision (it decides OpenScene's join).</summary>
+        WelcomeFrame Welcomed(System.Collections.Generic.Dictionary<string, object> f)
+        {
+            var welcome = FrameReader.Welcome(f);
+            Revision = welcome.Revision;
+            return welcome;
+        }
+
         void Dispatch(string text)
         {
             System.Collections.Generic.Dictionary<string, object> f;
@@ -194,11 +202,7 @@ namespace StarHarness.Client
             }
             switch (type)
             {
-                case "welcome":
-                    var welcome = FrameReader.Welcome(f);
-                    Revision = welcome.Revision;
-                    Raise(OnWelcome, welcome);
-                    break;
+                case "welcome": Raise(OnWelcome, Welcomed(f)); break;
                 case "encounter.opened": Raise(OnEncounterOpened, FrameReader.EncounterOpened(f)); break;
                 case "say.delta": Raise(OnSayDelta, FrameReader.SayDelta(f)); break;
                 case "say.end": Raise(OnSayEnd, FrameReader.SayEnd(f)); break;
