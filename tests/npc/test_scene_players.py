@@ -165,7 +165,7 @@ async def test_two_players_in_one_scene_each_deal_only_as_themselves(
         # Birch joins the open scene under an id of his own: no greeting, the floor is free.
         await birch.send(_join("b1", BIRCH))
         joined = await birch.until_idle("b1")
-        assert [f["t"] for f in joined] == ["encounter.opened", "encounter.idle"]
+        assert [f["t"] for f in joined] == ["encounter.opened", "scene.players", "encounter.idle"]
         assert [n["id"] for n in joined[0]["npcs"]] == BAR
         assert len(stack.running.server.open_encounters.shared_scenes) == 1
 
@@ -287,7 +287,11 @@ async def test_a_player_leaving_closes_only_their_encounters(tmp_path: Path, sec
                 # Birch's connection serves on: he joins again, Ash's scene still.
                 await birch.send(_join("b2", BIRCH))
                 again = await birch.until_idle("b2")
-                assert [f["t"] for f in again] == ["encounter.opened", "encounter.idle"]
+                assert [f["t"] for f in again] == [
+                    "encounter.opened",
+                    "scene.players",
+                    "encounter.idle",
+                ]
             # Birch's disconnect is his leaving too.
             await eventually(lambda: {e.player_id for e in server.encounters} == {ASH})
             assert len(server.open_encounters.shared_scenes) == 1
@@ -300,6 +304,70 @@ async def test_a_player_leaving_closes_only_their_encounters(tmp_path: Path, sec
             fresh = await birch.until_idle("b3")
             # A new scene: its first player is greeted.
             assert [s for s, _ in _lines(fresh)] == [SMUGGLER]
+
+
+def _present(frame: Frame) -> list[tuple[str, str]]:
+    assert frame["t"] == "scene.players", frame
+    return [(p["id"], p["name"]) for p in frame["players"]]
+
+
+async def _notice(client: Client) -> Frame:
+    return (await client.until(lambda f: f["t"] == "scene.players"))[-1]
+
+
+ASH_HERE = (ASH, "Captain Ash")
+BIRCH_HERE = (BIRCH, "Captain Birch")
+
+
+async def test_every_player_is_told_who_joins_and_who_leaves(tmp_path: Path, secret: None) -> None:
+    async with _bar(tmp_path) as stack, _player(stack, ASH) as ash:
+        await ash.send(_join("s1", ASH))
+        opening = await ash.until_idle("s1")
+        # The scene's first player is told it is theirs alone, right after it opened.
+        assert [f["t"] for f in opening[:2]] == ["encounter.opened", "scene.players"]
+        assert opening[1]["id"] == "s1" and _present(opening[1]) == [ASH_HERE]
+        async with _player(stack, BIRCH) as birch:
+            await birch.send(_join("b1", BIRCH))
+            joined = await birch.until_idle("b1")
+            # The one joining learns who is there; Ash, under his own id, that Birch came.
+            assert (joined[1]["id"], _present(joined[1])) == ("b1", [ASH_HERE, BIRCH_HERE])
+            came = await _notice(ash)
+            assert (came["id"], _present(came)) == ("s1", [ASH_HERE, BIRCH_HERE])
+            await birch.send({"t": "encounter.close", "id": "b1"})
+            left = await _notice(ash)
+            assert (left["id"], _present(left)) == ("s1", [ASH_HERE])
+            await birch.send(_join("b2", BIRCH))
+            await birch.until_idle("b2")
+            assert _present(await _notice(ash)) == [ASH_HERE, BIRCH_HERE]
+        # Birch's connection is gone: a disconnect is a leaving too.
+        gone = await _notice(ash)
+        assert (gone["id"], _present(gone)) == ("s1", [ASH_HERE])
+        # Nothing else came: the next frames are the round's.
+        frames = await _say(ash, "s1", text="Karsk, what do you sell?")
+        assert not [f for f in frames if f["t"] == "scene.players"]
+
+
+async def test_a_player_taken_away_by_a_deal_is_seen_to_leave(tmp_path: Path, secret: None) -> None:
+    async with (
+        _bar(tmp_path) as stack,
+        _player(stack, ASH) as ash,
+        _player(stack, BIRCH) as birch,
+    ):
+        await ash.send(_join("s1", ASH))
+        await ash.until_idle("s1")
+        await birch.send(_join("b1", BIRCH))
+        await birch.until_idle("b1")
+        assert _present(await _notice(ash)) == [ASH_HERE, BIRCH_HERE]
+        asked = await _say(birch, "b1", text="Brandt, I need passage to Ceres Deep")
+        await ash.until_idle("s1")
+        passage = next(
+            item
+            for item in [f for f in asked if f["t"] == "options"][-1]["items"]
+            if item.get("offer", {}).get("action") == "book_passage"
+        )
+        await _say(birch, "b1", optionId=passage["id"])
+        left = await _notice(ash)
+        assert (left["id"], _present(left)) == ("s1", [ASH_HERE])
 
 
 async def test_a_deal_that_takes_one_player_away_leaves_the_other_in_the_scene(
@@ -355,6 +423,26 @@ async def test_a_scene_opened_without_join_stays_private(tmp_path: Path, secret:
         # Ash's private scene heard nothing of Birch, and its frames are revision 2's.
         assert [s for s, _ in _lines(mine)] == [DOCK_MASTER]
         assert not [f for f in mine if "speakerName" in f or f.get("speakerId") == BIRCH]
+
+
+async def test_a_private_scene_is_never_told_who_is_there(tmp_path: Path, secret: None) -> None:
+    async with (
+        _bar(tmp_path) as stack,
+        _player(stack, ASH) as ash,
+        _player(stack, BIRCH) as birch,
+    ):
+        private = {k: v for k, v in _join("s1", ASH).items() if k != "join"}
+        await ash.send(private)
+        seen = await ash.until_idle("s1")
+        # Birch at the same bar, in a shared scene of the same NPCs, comes and goes.
+        await birch.send(_join("b1", BIRCH))
+        await birch.until_idle("b1")
+        await birch.send({"t": "encounter.close", "id": "b1"})
+        await birch.send(_join("b2", BIRCH))
+        await birch.until_idle("b2")
+        # Frames to Ash for any of that would be queued before his round's.
+        seen += await _say(ash, "s1", text="Brandt, any news?")
+        assert not [f for f in seen if f["t"] == "scene.players"], seen
 
 
 @pytest.mark.parametrize(

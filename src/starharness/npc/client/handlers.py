@@ -17,6 +17,7 @@ from ..frames import (
     Options,
     SayDelta,
     SayEnd,
+    ScenePlayers,
     Welcome,
     WorldEvent,
 )
@@ -61,6 +62,9 @@ class DownFrameHandler:
     def on_encounter_idle(self, frame: EncounterIdle) -> None:
         """The turn is over; accept input again."""
 
+    def on_scene_players(self, frame: ScenePlayers) -> None:
+        """Who is in a shared scene now: a player joined or left."""
+
     def on_error(self, frame: ErrorFrame) -> None:
         """A request was refused or a turn failed."""
 
@@ -88,6 +92,8 @@ def dispatch(handler: DownFrameHandler, frame: Frame) -> None:
             handler.on_action(frame)
         case EncounterIdle():
             handler.on_encounter_idle(frame)
+        case ScenePlayers():
+            handler.on_scene_players(frame)
         case ErrorFrame():
             handler.on_error(frame)
         case WorldEvent():

@@ -25,6 +25,7 @@ from ..frames import (
     SayDelta,
     SayEnd,
     SceneNpc,
+    ScenePlayer,
 )
 from ..game import SpeechContract
 from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
@@ -470,6 +471,10 @@ class SceneFrames:
     def idle(self) -> None:
         """The round is over: the floor is the player's again."""
         self._send(self._protocol.encounter_idle(id=self._id))
+
+    def players(self, players: list[ScenePlayer]) -> None:
+        """Who is in the shared scene now (a player joined or left)."""
+        self._send(self._protocol.scene_players(id=self._id, players=players))
 
     @staticmethod
     def spoken_by(frame: Frame, speaker_id: str) -> Frame:

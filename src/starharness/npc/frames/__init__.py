@@ -16,6 +16,8 @@ from .down import (
     SayDelta,
     SayEnd,
     SceneNpc,
+    ScenePlayer,
+    ScenePlayers,
     Welcome,
     WorldEvent,
 )
@@ -62,6 +64,8 @@ __all__ = [
     "SayDelta",
     "SayEnd",
     "SceneNpc",
+    "ScenePlayer",
+    "ScenePlayers",
     "UpFrame",
     "Welcome",
     "WireModel",

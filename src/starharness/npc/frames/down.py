@@ -77,6 +77,13 @@ class SceneNpc(WireModel):
     attitude: int = Field(description="The NPC's attitude towards the player, in the game's range.")
 
 
+class ScenePlayer(WireModel):
+    """One player in a shared scene, as `scene.players` lists them."""
+
+    id: NonEmpty
+    name: NonEmpty = Field(description="What the others call the player (the HUD's `name`).")
+
+
 class Welcome(Frame):
     """Answers `hello`: the protocol version, the player's HUD and the NPCs there are."""
 
@@ -161,6 +168,18 @@ class EncounterIdle(Frame):
     id: NonEmpty
 
 
+class ScenePlayers(Frame):
+    """Who is in a shared scene now (revision 3): sent to every player of a scene opened with
+    `join` whenever a player joins or leaves it. Private scenes and encounters never get it."""
+
+    t: Literal["scene.players"] = "scene.players"
+    id: NonEmpty = Field(description="The receiving player's own encounter id for the scene.")
+    players: list[ScenePlayer] = Field(
+        description="Every player in the scene now, the receiver among them, in the order "
+        "they came."
+    )
+
+
 class ErrorFrame(Frame):
     """A frame or turn failed; `id` names the encounter when there is one."""
 
@@ -201,6 +220,7 @@ DOWN_FRAME_TYPES: tuple[type[Frame], ...] = (
     Options,
     ActionFrame,
     EncounterIdle,
+    ScenePlayers,
     ErrorFrame,
     WorldEvent,
     Hud,

@@ -19,6 +19,7 @@ from .down import (
     Options,
     SayDelta,
     SayEnd,
+    ScenePlayers,
     Welcome,
     WorldEvent,
 )
@@ -44,6 +45,7 @@ class FrameProtocol:
     options: type[Options]
     action: type[ActionFrame]
     encounter_idle: type[EncounterIdle]
+    scene_players: type[ScenePlayers]
     error: type[ErrorFrame]
     world_event: type[WorldEvent]
     hud: type[Hud]
@@ -66,6 +68,7 @@ class FrameProtocol:
             self.options,
             self.action,
             self.encounter_idle,
+            self.scene_players,
             self.error,
             self.world_event,
             self.hud,
@@ -153,6 +156,7 @@ def build_protocol(
         options=_narrow(Options, items=items_type) if max_options is not None else Options,
         action=ActionFrame,
         encounter_idle=EncounterIdle,
+        scene_players=ScenePlayers,
         error=ErrorFrame,
         world_event=WorldEvent,
         hud=_narrow(Hud, data=hud_type),
@@ -198,6 +202,7 @@ GENERIC_PROTOCOL: Final = FrameProtocol(
     options=Options,
     action=ActionFrame,
     encounter_idle=EncounterIdle,
+    scene_players=ScenePlayers,
     error=ErrorFrame,
     world_event=WorldEvent,
     hud=Hud,

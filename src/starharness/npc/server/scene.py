@@ -21,7 +21,8 @@ The floor is one per scene, across players. Turn-taking, per player line:
 
 A say while any player's round runs gets `busy`. The NPCs' lines go to every player; `options`,
 `action` and errors only to the player whose round it is; a player's own line reaches the
-others as a `say.delta` whose `speakerId` is that player.
+others as a `say.delta` whose `speakerId` is that player. In a shared scene every player is
+told who is there (`scene.players`) whenever a player joins or leaves.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from ..frames import (
     SayDelta,
     SayEnd,
     SceneNpc,
+    ScenePlayer,
 )
 from ..world import NpcCard
 from .floor import Named, addressed
@@ -246,9 +248,21 @@ class Scene:
         if not seat.greets:
             # A player joining an open scene is not greeted: the floor may be another's now.
             seat.opened()
+            self._players_changed()
             if not self._busy:
                 seat.frames.idle()
         return seat
+
+    def _players_changed(self) -> None:
+        """A player came in (sent their `encounter.opened`) or left: in a shared scene, every
+        player gets who is there now. A seat still opening is neither told nor listed, so a
+        join that fails was never seen."""
+        if not self.shared:
+            return
+        present = [seat for seat in self.seats if seat.ready]
+        players = [ScenePlayer(id=seat.player_id, name=seat.name) for seat in present]
+        for seat in present:
+            seat.frames.players(players)
 
     # -- frames from the NPCs' encounters ----------------------------------------------------
 
@@ -262,6 +276,7 @@ class Scene:
             member.attitude = frame.attitude
             if seat.greets and npc_id == seat.first:
                 seat.opened()
+                self._players_changed()
             return
         if isinstance(frame, EncounterIdle):
             if ours and npc_id == self._speaking:
@@ -507,6 +522,8 @@ class Scene:
         if ended_round and not last and self._round is seat:
             self._echo = None
             self._round_over()
+        if seat.ready and not last:
+            self._players_changed()
         if last and self._on_empty is not None:
             self._on_empty(self)
 

@@ -55,6 +55,9 @@ class TalkState:
     """In a scene: whose line is streaming (or was last)."""
     others: dict[str, str] = field(default_factory=dict[str, str])
     """In a shared scene: the other players heard in it, id -> name (`speakerName`)."""
+    in_scene: dict[str, str] | None = None
+    """In a shared scene: the other players in it, id -> name, as the latest `scene.players`
+    said (None before the first)."""
     phase: Phase = Phase.HANDSHAKE
     fatal: str | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -104,6 +107,7 @@ class TalkState:
         self.members = []
         self.speaker_id = None
         self.others = {}
+        self.in_scene = None
         self.enter(Phase.OPENING)
         return self.encounter_id
 
@@ -116,6 +120,7 @@ class TalkState:
         self.members = []
         self.speaker_id = None
         self.others = {}
+        self.in_scene = None
         self.enter(Phase.LOBBY)
 
     def fail(self, reason: str) -> None:

@@ -13,6 +13,7 @@ from ...frames import (
     Options,
     SayDelta,
     SayEnd,
+    ScenePlayers,
     Welcome,
     WorldEvent,
 )
@@ -175,6 +176,25 @@ class TalkView(DownFrameHandler):
             # and reading on at once would send the next line while the NPC may still answer.
             # A fence tells: its answer comes after everything the harness did for the say.
             state.fence_wanted = True
+
+    def on_scene_players(self, frame: ScenePlayers) -> None:
+        state = self._state
+        if frame.id != state.encounter_id:
+            return
+        now = {p.id: p.name for p in frame.players if p.id != state.player_id}
+        state.others.update(now)
+        before, state.in_scene = state.in_scene, now
+        if before is None:
+            notices = [f"{name} is here." for name in now.values()]
+        else:
+            notices = [f"{name} left." for pid, name in before.items() if pid not in now]
+            notices += [f"{name} joined." for pid, name in now.items() if pid not in before]
+        if notices and self._streaming:
+            # A notice in the middle of a line: the rest of it starts again under its name.
+            self._out.end_stream()
+            self._streaming = False
+        for notice in notices:
+            self._out.line(notice, "dim magenta")
 
     def on_world_event(self, frame: WorldEvent) -> None:
         self._out.line(f"news [{frame.location_id}] {frame.headline}", "italic blue")
