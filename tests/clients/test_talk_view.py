@@ -21,6 +21,8 @@ from starharness.npc.frames import (
     SayDelta,
     SayEnd,
     SceneNpc,
+    ScenePlayer,
+    ScenePlayers,
     Welcome,
 )
 
@@ -141,3 +143,21 @@ def test_another_players_line_shows_under_their_name_and_the_prompt_comes_back()
     out = buffer.getvalue()
     assert "\nCy (player): Bo, any news?\nBo: Quiet week.  (sad)\n> " in out
     assert out.endswith("> ")
+
+
+def test_who_joins_and_leaves_a_shared_scene_is_one_line_each() -> None:
+    view, buffer = _view()
+    state = view._state  # pyright: ignore[reportPrivateUsage]
+    scene = state.begin_encounter("Ada and Bo")
+    me, cy, di = (
+        ScenePlayer(id=f"p{n}", name=name) for n, name in ((1, "Ash"), (2, "Cy"), (3, "Di"))
+    )
+    view.on_scene_players(ScenePlayers(id=scene, players=[me, cy]))
+    view.on_scene_players(ScenePlayers(id=scene, players=[me, cy, di]))
+    # Mid-line, a notice ends the line and the rest comes again under its speaker's name.
+    view.on_say_delta(SayDelta(id=scene, text="Quiet ", speaker_id="n2"))
+    view.on_scene_players(ScenePlayers(id=scene, players=[me, di]))
+    view.on_scene_players(ScenePlayers(id="another", players=[me]))
+    out = buffer.getvalue()
+    assert out == "Cy is here.\nDi joined.\nn2: Quiet \nCy left.\n", out
+    assert state.speaker_name("p3") == "Di"

@@ -155,3 +155,6 @@ async def test_two_players_talking_to_everyone_at_the_bar_share_one_scene(
     # Ash hears Birch the same way, and Brandt's answer to him.
     assert heard(ash_out, birch_line, "Ilse Brandt")
     assert "Captain Ash (player)" not in ash_text and "Captain Birch (player)" not in birch_text
+    # Each is told who is in the scene: Birch, on joining, that Ash is; Ash, that Birch came.
+    assert "\nCaptain Ash is here.\n" in joined
+    assert "\nCaptain Birch joined.\n" in ash_text
