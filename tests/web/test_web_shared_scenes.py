@@ -130,6 +130,30 @@ async def _no_overlaps(page: Page) -> None:
         assert upper["bottom"] <= lower["top"] + 1, (upper, lower)
 
 
+async def _note_is_quiet(page: Page, text: str) -> None:
+    """The note `text` shows within the dialogue, below the turn's lines and over none of
+    them, apart from any NPC's line and name, and readable."""
+    note: dict[str, Any] = await page.get_by_test_id("presence-note").last.evaluate(
+        """(el) => ({
+          box: el.getBoundingClientRect().toJSON(),
+          inLine: Boolean(el.closest('#npc-line, #scene-lines, #npc-speaker, .speaker-name')),
+        })"""
+    )
+    assert not note["inLine"], note
+    await page.get_by_test_id("presence-note").last.scroll_into_view_if_needed()
+    boxes: dict[str, Any] = await page.evaluate(_BOXES)
+    box = await page.get_by_test_id("presence-note").last.evaluate(
+        "(el) => el.getBoundingClientRect().toJSON()"
+    )
+    assert inside(box, boxes["body"]), (box, boxes["body"])
+    for name in ("other", "mine", "speaker", "line"):
+        if boxes[name]:
+            assert boxes[name]["bottom"] <= box["top"] + 1, (name, boxes[name], box)
+    samples: list[dict[str, Any]] = await page.evaluate(CONTRAST_JS)
+    assert text in " ".join(sample["text"] for sample in samples)
+    assert failures(samples) == []
+
+
 @pytest.mark.parametrize("size", SIZES, ids=["1280x800", "800x600"])
 async def test_two_players_share_a_scene_each_sees_the_others_words_under_their_name(
     browser: Browser, two_player_stack: RealStack, tmp_path: Path, size: tuple[int, int]
@@ -147,8 +171,16 @@ async def test_two_players_share_a_scene_each_sees_the_others_words_under_their_
         mark = birch_log.mark()
         opened = await _talk_to_everyone(birch, birch_log)
         assert opened["t"] == "encounter.opened"
-        assert [f["t"] for f in birch_log.frames[mark:]] == ["encounter.opened", "encounter.idle"]
+        assert [f["t"] for f in birch_log.frames[mark:]] == [
+            "encounter.opened",
+            "scene.players",
+            "encounter.idle",
+        ]
         assert len(stack.running.server.open_encounters.shared_scenes) == 1
+        # Who is there: a quiet note on each page, never an NPC's line nor under a name.
+        await expect(ash.get_by_test_id("presence-note")).to_have_text(["Captain Birch joined"])
+        await expect(birch.get_by_test_id("presence-note")).to_have_text(["Captain Ash is here"])
+        await _note_is_quiet(ash, "Captain Birch joined")
 
         # Ash asks Karsk to sell: Birch's page shows Ash's words under Ash's name.
         birch_mark = birch_log.mark()
@@ -223,6 +255,8 @@ async def test_two_players_share_a_scene_each_sees_the_others_words_under_their_
         # Ash walks away; Birch stays, and still talks to them.
         await ash.get_by_test_id("walk-away").click()
         await expect(ash.get_by_test_id("dialogue")).to_have_attribute("data-state", "closed")
+        await expect(birch.get_by_test_id("presence-note")).to_have_text(["Captain Ash left"])
+        await _note_is_quiet(birch, "Captain Ash left")
         mark = birch_log.mark()
         await _say(birch, "Karsk, anything else?")
         await birch_log.until("encounter.idle", mark)

@@ -2,12 +2,14 @@
 // The current turn (your words, their line, its action cards) always shows in full; earlier
 // turns fold into a collapsed, scrollable history above it. In a scene of several NPCs each
 // line shows its speaker's name, and the player picks whom to talk to (or everyone). In a scene
-// shared with other players, another player's line opens a turn of its own, under their name.
+// shared with other players, another player's line opens a turn of its own, under their name, and
+// who joins or leaves shows as a quiet note.
 
 import { moodCss, moodLook } from "./moods.js";
 import { Typewriter } from "./typewriter.js";
 
 const MAX_CARDS = 6;
+const MAX_NOTES = 4;
 const MAX_HISTORY = 50;
 const IDLE_HINT = "Click someone here, or press their number, to walk up and talk.";
 
@@ -147,6 +149,7 @@ export class DialoguePanel {
     this._line.flush();
     this._line.clear();
     this._el.sceneLines?.replaceChildren();
+    this._el.presence?.replaceChildren();
     this._speaker = null;
     this._other = null;
     this._showSpeaker(null);
@@ -291,6 +294,20 @@ export class DialoguePanel {
     while (this._el.cards.children.length > MAX_CARDS) this._el.cards.firstElementChild.remove();
   }
 
+  /** A quiet line about who is in a shared scene ("Captain Birch joined"): no one's words, so
+   * it is kept apart from the lines and never under a speaker's name. */
+  addNote(text) {
+    const notes = this._el.presence;
+    if (!notes || !this._open) return;
+    const note = document.createElement("li");
+    note.className = "presence-note";
+    note.dataset.testid = "presence-note";
+    note.textContent = text;
+    notes.append(note);
+    while (notes.children.length > MAX_NOTES) notes.firstElementChild.remove();
+    note.scrollIntoView({ block: "nearest" });
+  }
+
   setBusy(busy) {
     this._busy = busy;
     this._applyBusy();
@@ -323,7 +340,8 @@ export class DialoguePanel {
     const line = this._line.text;
     const cards = [...this._el.cards.children];
     const earlier = [...(this._el.sceneLines?.children ?? [])].map((p) => p.textContent);
-    if (!said && !other && !line && cards.length === 0 && earlier.length === 0) return;
+    const notes = [...(this._el.presence?.children ?? [])].map((li) => li.textContent);
+    if (!said && !other && !line && cards.length === 0 && earlier.length === 0 && notes.length === 0) return;
     const entry = document.createElement("li");
     entry.className = "history-turn";
     entry.dataset.testid = "history-turn";
@@ -341,6 +359,7 @@ export class DialoguePanel {
       }
       entry.append(list);
     }
+    for (const text of notes) entry.append(paragraph("history-presence", text));
     const history = this._el.historyList;
     history.append(entry);
     while (history.children.length > MAX_HISTORY) history.firstElementChild.remove();

@@ -2,7 +2,8 @@
 // dialogue panel, the scene, the people list and the HUD. A conversation is with one NPC, or a
 // scene with several (`npcIds`), whose frames name their speaker (`speakerId`). On a harness of
 // revision 3 a scene is shared: other players at the place who talk to the same people are in
-// it too, and their lines arrive with their `speakerId` and `speakerName`.
+// it too, and their lines arrive with their `speakerId` and `speakerName`; `scene.players`
+// says who comes and goes.
 
 import { friendlyError } from "./errors.js";
 
@@ -204,6 +205,22 @@ export class EncounterController {
         return this._ifCurrent(frame, (current) => {
           current.gone = true;
           this._forget(this._farewell(current));
+        });
+      case "scene.players":
+        // Who is in a shared scene now: on joining, who was here first; then who comes and goes.
+        return this._ifCurrent(frame, (current) => {
+          const players = Array.isArray(frame.players) ? frame.players : [];
+          const now = new Map(
+            players.filter((p) => p?.id && p.id !== this._playerId).map((p) => [p.id, p.name || p.id]),
+          );
+          const before = current.players;
+          current.players = now;
+          if (!before) {
+            for (const name of now.values()) this._dialogue.addNote(`${name} is here`);
+            return;
+          }
+          for (const [id, name] of before) if (!now.has(id)) this._dialogue.addNote(`${name} left`);
+          for (const [id, name] of now) if (!before.has(id)) this._dialogue.addNote(`${name} joined`);
         });
       case "encounter.idle":
         return this._ifCurrent(frame, (current) => {

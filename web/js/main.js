@@ -90,6 +90,7 @@ async function start() {
       addressee: byId("addressee"),
       speaker: byId("npc-speaker"),
       sceneLines: byId("scene-lines"),
+      presence: byId("presence-notes"),
     },
     {
       onOption: (optionId, label) => encounters.sayOption(optionId, label),
