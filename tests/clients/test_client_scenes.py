@@ -134,7 +134,9 @@ def test_unity_reads_scene_frames_and_writes_scene_opens(tmp_path: Path) -> None
         "join": True,
     }
     # A welcome without revision is revision 1; another player's line carries their name.
-    assert lines[6:] == ["1 3 p2 Captain Ash True"]
+    assert lines[6] == "1 3 p2 Captain Ash True"
+    # Who is in a shared scene: each player's id and name.
+    assert lines[7:] == ["s2 2 p2 Captain Birch"]
     client = (UNITY / "StarHarnessClient.cs").read_text(encoding="utf-8")
     assert "Revision >= SharedScenesRevision" in client
     assert re.search(r"public string OpenScene\(", (UNITY / "StarHarnessClient.cs").read_text())

@@ -47,10 +47,11 @@ def _pascal(tag: str) -> str:
     return "".join(part.capitalize() for part in re.split(r"[._]", tag))
 
 
-def test_the_schema_lists_the_ten_down_frames() -> None:
+def test_the_schema_lists_the_eleven_down_frames() -> None:
     # Guards the helper above: a schema reshuffle must not make every other test vacuous.
-    assert len(DOWN_TYPES) == 10
-    assert {"welcome", "say.delta", "hud", "error"} <= set(DOWN_TYPES)
+    # 11: the protocol grew deliberately (revision 3's `scene.players`).
+    assert len(DOWN_TYPES) == 11
+    assert {"welcome", "say.delta", "hud", "error", "scene.players"} <= set(DOWN_TYPES)
 
 
 # --- Python (the library and the terminal client) ---------------------------------------

@@ -30,6 +30,9 @@ var _busy := false
 var _leaving := false
 ## In a scene: the NPC the player's typed words go to ("" = everyone: the harness picks).
 var _addressee := ""
+## In a shared scene: the other players in it (id -> name), as `scene_players` last said.
+var _players := {}
+var _players_known := false
 
 @onready var _npc: Label = $Npc
 @onready var _line: RichTextLabel = $Line
@@ -50,6 +53,7 @@ func _ready() -> void:
 	StarHarness.options.connect(_on_options)
 	StarHarness.action.connect(_on_action)
 	StarHarness.encounter_idle.connect(_on_encounter_idle)
+	StarHarness.scene_players.connect(_on_scene_players)
 	StarHarness.error.connect(_on_error)
 	StarHarness.world_event.connect(_on_world_event)
 	StarHarness.hud.connect(_on_hud)
@@ -72,6 +76,8 @@ func talk_to_group(npc_ids: Array) -> void:
 
 func _opened(encounter_id: String) -> void:
 	_encounter_id = encounter_id
+	_players = {}
+	_players_known = false
 	if _encounter_id == "":
 		return
 	_npc.text = ""
@@ -179,6 +185,27 @@ func _on_encounter_idle(id: String) -> void:
 		walk_away()
 		return
 	_set_busy(false)
+
+
+## Who joined or left a shared scene: a quiet line in the log, not anyone's words.
+func _on_scene_players(id: String, players: Array) -> void:
+	if id != _encounter_id:
+		return
+	var now := {}
+	for player: Dictionary in players:
+		var player_id := str(player.get("id", ""))
+		if player_id != "" and player_id != StarHarness.player_id:
+			now[player_id] = str(player.get("name", player_id))
+	for player_id: String in now:
+		if not _players_known:
+			_log.append_text("(%s is here)\n" % now[player_id])
+		elif not _players.has(player_id):
+			_log.append_text("(%s joined)\n" % now[player_id])
+	for player_id: String in _players:
+		if not now.has(player_id):
+			_log.append_text("(%s left)\n" % _players[player_id])
+	_players = now
+	_players_known = true
 
 
 func _on_error(id: String, code: String, message: String) -> void:

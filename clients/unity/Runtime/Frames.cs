@@ -121,6 +121,21 @@ namespace StarHarness.Client
         public string Id;
     }
 
+    /// <summary>One player of a shared scene, as `scene.players` lists them.</summary>
+    public sealed class ScenePlayer
+    {
+        public string Id;
+        public string Name;
+    }
+
+    /// <summary>`scene.players` (revision 3): who is in a shared scene now, the player among
+    /// them; sent when a player joins or leaves. Compare with the last to say who came or went.</summary>
+    public sealed class ScenePlayersFrame
+    {
+        public string Id;
+        public List<ScenePlayer> Players;
+    }
+
     /// <summary>`error`: Id is null when no encounter is concerned; Code is a closed set.</summary>
     public sealed class ErrorFrame
     {
@@ -240,6 +255,18 @@ namespace StarHarness.Client
         public static EncounterIdleFrame EncounterIdle(Dictionary<string, object> f)
         {
             return new EncounterIdleFrame { Id = Str(f, "id") };
+        }
+
+        public static ScenePlayersFrame ScenePlayers(Dictionary<string, object> f)
+        {
+            var players = new List<ScenePlayer>();
+            foreach (var item in List(f, "players"))
+            {
+                var player = item as Dictionary<string, object>;
+                if (player == null) continue;
+                players.Add(new ScenePlayer { Id = Str(player, "id"), Name = Str(player, "name") });
+            }
+            return new ScenePlayersFrame { Id = Str(f, "id"), Players = players };
         }
 
         public static ErrorFrame Error(Dictionary<string, object> f)

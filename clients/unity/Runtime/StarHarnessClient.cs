@@ -26,6 +26,8 @@ namespace StarHarness.Client
         public event Action<OptionsFrame> OnOptions;
         public event Action<ActionFrame> OnAction;
         public event Action<EncounterIdleFrame> OnEncounterIdle;
+        /// <summary>Who is in a shared scene now (a player joined or left).</summary>
+        public event Action<ScenePlayersFrame> OnScenePlayers;
         public event Action<ErrorFrame> OnError;
         public event Action<WorldEventFrame> OnWorldEvent;
         public event Action<HudFrame> OnHud;
@@ -209,6 +211,7 @@ namespace StarHarness.Client
                 case "options": Raise(OnOptions, FrameReader.Options(f)); break;
                 case "action": Raise(OnAction, FrameReader.Action(f)); break;
                 case "encounter.idle": Raise(OnEncounterIdle, FrameReader.EncounterIdle(f)); break;
+                case "scene.players": Raise(OnScenePlayers, FrameReader.ScenePlayers(f)); break;
                 case "error": Raise(OnError, FrameReader.Error(f)); break;
                 case "world.event": Raise(OnWorldEvent, FrameReader.WorldEvent(f)); break;
                 case "hud": Raise(OnHud, FrameReader.Hud(f)); break;

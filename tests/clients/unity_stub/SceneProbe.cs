@@ -25,5 +25,9 @@ class Probe {
     var other = FrameReader.SayDelta(Read(
       "{\"t\":\"say.delta\",\"id\":\"s1\",\"text\":\"hi\",\"speakerId\":\"p2\",\"speakerName\":\"Captain Ash\"}"));
     Console.WriteLine(old.Revision + " " + shared.Revision + " " + other.SpeakerId + " " + other.SpeakerName + " " + (delta.SpeakerName == null));
+    // Who is in a shared scene (revision 3's scene.players).
+    var players = FrameReader.ScenePlayers(Read(
+      "{\"t\":\"scene.players\",\"id\":\"s2\",\"players\":[{\"id\":\"p1\",\"name\":\"Captain Ash\"},{\"id\":\"p2\",\"name\":\"Captain Birch\"}]}"));
+    Console.WriteLine(players.Id + " " + players.Players.Count + " " + players.Players[1].Id + " " + players.Players[1].Name);
   }
 }

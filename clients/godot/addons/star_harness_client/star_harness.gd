@@ -23,6 +23,9 @@ signal options(id: String, items: Array)
 signal action(id: String, action_name: String, ok: bool, summary: String)
 ## `encounter.idle`: the turn is over; re-enable the player's input.
 signal encounter_idle(id: String)
+## `scene.players`: who is in a shared scene now (revision 3), each `{id, name}`, the
+## player among them; sent when a player joins or leaves. Diff it to say who came or went.
+signal scene_players(id: String, players: Array)
 ## `error`: `id` is "" when no encounter is concerned; `code` is from a closed set.
 signal error(id: String, code: String, message: String)
 ## `world.event`: news for a ticker.
@@ -317,6 +320,8 @@ func _dispatch(frame: Dictionary) -> void:
 		"encounter.idle":
 			encounter_idle.emit(id)
 			_speakers.erase(id)
+		"scene.players":
+			scene_players.emit(id, _array(frame, "players"))
 		"error":
 			error.emit(id, str(frame.get("code", "")), str(frame.get("message", "")))
 		"world.event":

@@ -294,6 +294,12 @@ void UStarHarnessClientComponent::HandleMessage(const FString& Message)
 		ToStruct(Object, Frame);
 		OnEncounterIdle.Broadcast(Frame);
 	}
+	else if (Type == TEXT("scene.players"))
+	{
+		FStarHarnessScenePlayers Frame;
+		ToStruct(Object, Frame);
+		OnScenePlayers.Broadcast(Frame);
+	}
 	else if (Type == TEXT("error"))
 	{
 		FStarHarnessError Frame;

@@ -18,6 +18,7 @@ DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessSayEnd, const FStarHar
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessOptions, const FStarHarnessOptions&, Frame);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessAction, const FStarHarnessAction&, Frame);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessEncounterIdle, const FStarHarnessEncounterIdle&, Frame);
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessScenePlayers, const FStarHarnessScenePlayers&, Frame);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessError, const FStarHarnessError&, Frame);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessWorldEvent, const FStarHarnessWorldEvent&, Frame);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FOnStarHarnessHud, const FStarHarnessHud&, Frame);
@@ -49,6 +50,8 @@ public:
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessOptions OnOptions;
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessAction OnAction;
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessEncounterIdle OnEncounterIdle;
+	/** Who is in a shared scene now (a player joined or left). */
+	UPROPERTY(BlueprintAssignable) FOnStarHarnessScenePlayers OnScenePlayers;
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessError OnError;
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessWorldEvent OnWorldEvent;
 	UPROPERTY(BlueprintAssignable) FOnStarHarnessHud OnHud;

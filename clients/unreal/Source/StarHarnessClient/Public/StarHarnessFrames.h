@@ -137,6 +137,25 @@ struct FStarHarnessEncounterIdle
 	UPROPERTY(BlueprintReadOnly) FString Id;
 };
 
+/** One player of a shared scene, as scene.players lists them. */
+USTRUCT(BlueprintType)
+struct FStarHarnessScenePlayer
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) FString Name;
+};
+
+/** scene.players (revision 3): who is in a shared scene now, the player among them; sent when
+ * a player joins or leaves. Compare with the last to say who came or went. */
+USTRUCT(BlueprintType)
+struct FStarHarnessScenePlayers
+{
+	GENERATED_BODY()
+	UPROPERTY(BlueprintReadOnly) FString Id;
+	UPROPERTY(BlueprintReadOnly) TArray<FStarHarnessScenePlayer> Players;
+};
+
 /** error: Id is empty when no encounter is concerned; Code is from a closed set. */
 USTRUCT(BlueprintType)
 struct FStarHarnessError
