@@ -100,7 +100,7 @@ def test_the_schema_covers_both_directions_with_wire_names_and_required_tags() -
     assert up_tags == {"hello", "encounter.open", "encounter.say", "encounter.close", "world.tick"}
     assert down_tags == {
         "welcome", "encounter.opened", "say.delta", "say.end", "options", "action",
-        "encounter.idle", "error", "world.event", "hud",
+        "encounter.idle", "scene.players", "error", "world.event", "hud",
     }  # fmt: skip
     assert schema["anyOf"] == [{"$ref": "#/$defs/UpFrame"}, {"$ref": "#/$defs/DownFrame"}]
     assert {"id", "npcId", "playerId"} <= set(definitions["EncounterOpen"]["properties"])

@@ -23,6 +23,7 @@ from starharness.npc.frames import (
     Hello,
     NpcEntry,
     OptionItem,
+    ScenePlayer,
     WorldTick,
     build_protocol,
     encode,
@@ -103,6 +104,11 @@ def _down_strategies(protocol: FrameProtocol) -> dict[type[Frame], st.SearchStra
             protocol.action, id=_ids, name=_ids, ok=st.booleans(), summary=_text
         ),
         protocol.encounter_idle: st.builds(protocol.encounter_idle, id=_ids),
+        protocol.scene_players: st.builds(
+            protocol.scene_players,
+            id=_ids,
+            players=st.lists(st.builds(ScenePlayer, id=_ids, name=_ids)),
+        ),
         protocol.error: st.builds(
             protocol.error, id=st.none() | _ids, code=st.sampled_from(ErrorCode), message=_text
         ),
