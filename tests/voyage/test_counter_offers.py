@@ -202,3 +202,17 @@ async def test_a_hand_in_short_of_goods_shows_why_and_offers_the_missing_ones(
         ("player_buys", True, None),
         ("complete_quest", True, None),
     ]
+
+
+async def test_a_job_offered_again_says_it_is_taken_and_what_completes_it(
+    world: VoyageWorld,
+) -> None:
+    bench = Bench(world, accept=False)
+    assert (await bench.call("offer_quest", quest_id="quest-medgel"))["ok"]
+    _give_player(world, "medgel", 2)
+    before = ledger(world)
+    again = await bench.call("offer_quest", quest_id="quest-medgel")
+    assert (again["ok"], again["reason"]) == (False, "job_already_taken")
+    assert again["facts"] == {"quest_id": "quest-medgel", "have": 2, "need": 10}
+    assert bench.reports[-1].summary == 'You took "bring 10 medical gel for a clinic" already.'
+    assert ledger(world) == before

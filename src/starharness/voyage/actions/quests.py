@@ -46,6 +46,23 @@ def _on_the_board(tx: WorldTx, args: QuestArgs) -> Refusal | None:
     found = tx.quest(args.quest_id)
     if found is not None and found.giver_id == args.npc_id and found.status == "open":
         return None
+    if (
+        found is not None
+        and found.giver_id == args.npc_id
+        and found.player_id == args.player_id
+        and found.status == "accepted"
+    ):
+        # A small model offered the job the player took a turn ago once more: what it needs to
+        # hear is where the job stands, not that it has no such job.
+        have = tx.cargo_qty(args.player_id, found.good_id)
+        name = good_name(tx, found.good_id)
+        return Refusal(
+            "job_already_taken",
+            f"they took {args.quest_id!r} already: it completes when they hand over "
+            f"{found.qty} {name} (they hold {have})",
+            {"quest_id": args.quest_id, "have": have, "need": found.qty},
+            f'You took "{found.title}" already.',
+        )
     open_jobs = [
         f"{q.id} ({q.title})" for q in tx.quests_given_by(args.npc_id) if q.status == "open"
     ]
