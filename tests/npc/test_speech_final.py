@@ -110,3 +110,18 @@ def test_read_speech_applies_the_whole_contract() -> None:
 def test_read_speech_refuses_a_default_that_is_not_a_mood() -> None:
     with pytest.raises(ValueError, match="'calm' is not one of the moods"):
         read_speech({}, moods=MOODS, default_mood="calm", max_options=2)
+
+
+@pytest.mark.parametrize(
+    ("label", "kept"),
+    [
+        ("You see her and smile at her", False),  # a stretch of the line: dropped
+        ("SMILE at her, as if", False),  # case and punctuation aside
+        ("as if", True),  # too short to be a copy
+        ("Smile at me properly", True),  # words of the line, not a stretch of it
+    ],
+)
+def test_an_option_that_only_copies_the_line_is_dropped(label: str, kept: bool) -> None:
+    arguments = {"line": "You see her and smile at her as if she knew.", "options": [label, "Bye"]}
+    speech = read_speech(arguments, moods=MOODS, default_mood="neutral", max_options=4)
+    assert [o.label for o in speech.options] == ([label, "Bye"] if kept else ["Bye"])

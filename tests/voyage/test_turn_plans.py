@@ -378,9 +378,9 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
     assert sorted(audit) == [("player_buys", True), ("player_sells", False)]
 
 
-def _speak_with(labels: list[str]) -> ToolCalls:
+def _speak_with(labels: list[str], line: str = "Hm.") -> ToolCalls:
     options = [{"id": f"o{n}", "label": label} for n, label in enumerate(labels)]
-    speech = {"line": "Hm.", "mood": "neutral", "options": options}
+    speech = {"line": line, "mood": "neutral", "options": options}
     return ToolCalls(calls=[ScriptedCall(name="npc_speak", arguments=json.dumps(speech))])
 
 
@@ -405,3 +405,22 @@ async def test_a_line_with_too_few_options_gets_the_games_fallback_replies(tmp_p
     # A fallback the model already gave is not added twice: the next one is.
     labels = [[(i["id"], i["label"]) for i in f["items"]] for f in picked if f["t"] == "options"]
     assert labels == [[("o0", "What are you selling?"), ("more-1", "I'll be going.")]]
+
+
+async def test_options_that_only_copy_the_npcs_line_are_replaced_by_the_games_replies(
+    tmp_path: Path,
+) -> None:
+    # SmolLM2 filled options with stretches of its own line; they are never the player's words.
+    line = "You see her and smile at her as if she has just walked in."
+    copied = ["You see her and smile at her as if she has just", "as if she has just"]
+    async with (
+        serving_voyage(tmp_path, plays=FULL) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        stack.mock.script_next([_speak_with([*copied, "Fuel?"], line)])
+        greeted = await me.open("e1", SMUGGLER)
+    said = "".join(f["text"] for f in greeted if f["t"] == "say.delta")
+    assert said == line
+    labels = [[(i["id"], i["label"]) for i in f["items"]] for f in greeted if f["t"] == "options"]
+    assert labels == [[("o2", "Fuel?"), ("more-1", "What are you selling?")]]

@@ -11,15 +11,14 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from ..npc.speech import longest_run, plain_words
 from .deal_rules import no_false_claims, only_accepted_commits, reflected_refusal
 from .evidence import Frame, TurnEvidence
 from .speech_rules import (
     MIN_ECHO_WORDS,
-    longest_run,
     no_echo,
     no_narration,
     no_stage_directions,
-    plain_words,
     stayed_in_persona,
 )
 from .verdict import NOT_APPLICABLE, Rule, Verdict, clip

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Final
 
+from ..npc.speech import longest_run, plain_words
 from .evidence import TurnEvidence
 from .verdict import NOT_APPLICABLE, Verdict, clip
 
@@ -199,24 +199,3 @@ def _player_words(turn: TurnEvidence) -> str:
 
 def _sentences(text: str) -> list[list[str]]:
     return [plain_words(part) for part in re.split(r"[.!?;]+", text)] + [plain_words(text)]
-
-
-def plain_words(text: str) -> list[str]:
-    """Lower-case words with thousands separators and punctuation gone ("1,000" is "1000")."""
-    flat = text.casefold().replace("\u2019", "'")
-    flat = re.sub(r"(?<=\d),(?=\d{3})", "", flat)
-    return re.findall(r"[a-z0-9']+", flat)
-
-
-def longest_run(wanted: Sequence[str], heard: Sequence[str]) -> int:
-    """The longest run of consecutive words of `wanted` that `heard` holds in the same order."""
-    best = 0
-    previous = [0] * (len(heard) + 1)
-    for word in wanted:
-        current = [0] * (len(heard) + 1)
-        for j, other in enumerate(heard, start=1):
-            if word == other:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best

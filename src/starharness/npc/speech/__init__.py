@@ -12,6 +12,7 @@ from .final import (
     read_options,
     read_speech,
 )
+from .words import copies, longest_run, plain_words
 
 __all__ = [
     "REPLACEMENT",
@@ -19,7 +20,10 @@ __all__ = [
     "LineExtractor",
     "SpeechFields",
     "SpokenOption",
+    "copies",
+    "longest_run",
     "parse_arguments",
+    "plain_words",
     "read_line",
     "read_mood",
     "read_options",

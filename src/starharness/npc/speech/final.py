@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .words import copies
+
 
 @dataclass(frozen=True, slots=True)
 class SpeechFields:
@@ -115,12 +117,17 @@ def read_speech(
     """Line, mood and options of a completed speaking call, per the game's speech contract."""
     if default_mood not in moods:
         raise ValueError(f"default mood {default_mood!r} is not one of the moods {list(moods)}")
+    line = read_line(arguments, fields.line)
+    options = read_options(
+        arguments, fields.options, max_options, fields.option_id, fields.option_label
+    )
+    # A small model fills options with stretches of its own line ("You see her and smile at
+    # her as if she has just"): never the player's words, so they are dropped (the game's
+    # fallback replies make up the number).
     return FinalSpeech(
-        line=read_line(arguments, fields.line),
+        line=line,
         mood=read_mood(arguments, fields.mood, moods, default_mood),
-        options=read_options(
-            arguments, fields.options, max_options, fields.option_id, fields.option_label
-        ),
+        options=tuple(option for option in options if not copies(option.label, line)),
     )
 
 
