@@ -245,7 +245,7 @@ def test_taking_from_the_player_needs_terms() -> None:
     ["yes", "Yes, deal!", "deal", "ok", "Okay, I'll take it.", "sure thing".replace(" thing", ""),
      "Agreed.", "you have a deal", "it's a deal", "yep, sounds good", "I accept",
      "yeah alright, I'll take them", "ok, I'll take those", "Sure, that works for me.",
-     "Fine by me, deal."],
+     "Fine by me, deal.", "That works for me.", "works for me"],
 )  # fmt: skip
 def test_plain_acceptance_says_yes(line: str) -> None:
     assert plain_acceptance(line)

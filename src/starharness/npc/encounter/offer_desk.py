@@ -118,7 +118,7 @@ def acceptance_note(offer: Offer, attempt: ActionAttempt) -> str:
 _YES: Final = frozenset(
     (
         "yes", "yeah", "yea", "yep", "yup", "aye", "sure", "ok", "okay", "deal", "agreed",
-        "agree", "accept", "accepted", "done", "take", "alright",
+        "agree", "accept", "accepted", "done", "take", "alright", "works",
     )
 )  # fmt: skip
 _FILLER: Final = frozenset(
@@ -126,7 +126,7 @@ _FILLER: Final = frozenset(
         "i", "ill", "it", "its", "that", "thats", "you", "have", "a", "we", "got", "is",
         "sounds", "good", "great", "fine", "perfect", "please", "then", "right", "all", "let",
         "lets", "do", "well", "very", "much", "thanks", "thank", "them", "those", "these",
-        "works", "for", "me", "with", "by",
+        "for", "me", "with", "by",
     )
 )  # fmt: skip
 
