@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starharness.mockllm import ChatRequest, Step
 from starharness.npc import Game
+from starharness.responder import ChatRequest, Step
 from starharness.runtime.session.postgres import PostgresTarget
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
-from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
+from starharness.responder import ChatRequest, ScriptedCall, Step, ToolCalls
 
 from .actions import MOST_CUPS
 from .world import PRICE, SCENE_MARK

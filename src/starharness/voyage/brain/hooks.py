@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from starharness.mockllm import ChatRequest, Step
+from starharness.responder import ChatRequest, Step
 
 from .intents import Intent
 from .options import Option

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from starharness.mockllm import ChatRequest, Step, Success
+from starharness.responder import ChatRequest, Step, Success
 
 from .group import answer, from_lore, refer
 from .hooks import NO_HOOKS, BrainHooks, hooked_intent, hooked_plan

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from starharness.mockllm import ScriptedCall, ToolCalls
+from starharness.responder import ScriptedCall, ToolCalls
 
 SPEAK: Final = "npc_speak"
 SELL_GOODS: Final = "player_buys"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from starharness.mockllm import ChatMessage, ChatRequest
+from starharness.responder import ChatMessage, ChatRequest
 
 from .heard import Answering, Heard, is_heard, is_lore, read_answering, read_heard, read_lore
 from .options import Option

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
+from starharness.responder import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 
 from .lines import POST_HEADLINE, RESTOCK, RUN_CODE, SET_PRICE, MarketLine, TickBrief, parse_brief
 
