@@ -11,11 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from ..npc.speech import longest_run, plain_words
+from ..npc.speech import copies
 from .deal_rules import no_false_claims, only_accepted_commits, reflected_refusal
 from .evidence import Frame, TurnEvidence
 from .speech_rules import (
-    MIN_ECHO_WORDS,
     no_echo,
     no_narration,
     no_stage_directions,
@@ -185,7 +184,6 @@ def _options_problem(items: Sequence[Frame], max_options: int, min_options: int)
 
 def _voice_problem(items: Sequence[Frame], lines: Sequence[str]) -> str | None:
     """An option worded as the NPC's own line (or copied from it) instead of the player's."""
-    spoken = [plain_words(line) for line in lines]
     for item in items:
         if item.get("offer"):
             continue  # the game writes an offer's label
@@ -193,10 +191,7 @@ def _voice_problem(items: Sequence[Frame], lines: Sequence[str]) -> str | None:
         found = _NPC_VOICE_LABEL.search(label)
         if found is not None:
             return f"option {item.get('id')!r} is the NPC's line, not the player's: {label!r}"
-        words = plain_words(label)
-        if len(words) >= MIN_ECHO_WORDS and any(
-            longest_run(words, heard) == len(words) for heard in spoken
-        ):
+        if any(copies(label, line) for line in lines):
             return f"option {item.get('id')!r} repeats the NPC's line: {label!r}"
     return None
 
