@@ -122,7 +122,10 @@ class Game(Generic[Tx]):
     one option, or the same one twice, still leaves the player a way on. Empty: none added."""
     accepts: Callable[[str], bool] | None = None
     """Whether a typed line plainly accepts the one pending offer ("yes, deal"); None: the
-    framework's English rule (only words of assent). Nothing else ever commits an offer."""
+    framework's English rule (only words of assent). A line that restates one offer's terms
+    ("Fine, 4 loaves then.") accepts that offer when what is left of it, the offer's own
+    words and numbers cut out, is empty or a plain yes by this rule (by default: English
+    assent or filler; see `offer_desk.restates`). Nothing else typed ever commits an offer."""
     which_offer_line: str = "Which of my offers do you mean? Pick the one you want."
     """Said, with no model call, when a plain acceptance could mean more than one offer."""
     hud_model: Any | None = None

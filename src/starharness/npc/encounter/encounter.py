@@ -38,7 +38,7 @@ from .conclusion import SpeechConclusion
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
-from .offer_desk import OfferDesk, acceptance_note, plain_acceptance
+from .offer_desk import OfferDesk, acceptance_note, offers_meant
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
 
@@ -336,7 +336,8 @@ class Encounter:
 
     async def say(self, frame: EncounterSay) -> None:
         """Start the next turn with the player's words or pick; raises FrameError (busy,
-        bad_option). Picking an offer, or plainly accepting the only one, commits it first."""
+        bad_option). Picking an offer, plainly accepting the only one, or restating one's terms
+        commits it first."""
         if self._closed:
             raise FrameError(ErrorCode.UNKNOWN_ENCOUNTER, "the encounter is closed", self.id)
         if self._running:
@@ -351,13 +352,13 @@ class Encounter:
             if content is None:
                 raise self._bad_option(frame.option_id)
         assert content is not None  # the frame model guarantees text or optionId
-        pending = self._offers.pending
-        if pending and self._accepts(content):
-            if len(pending) > 1:
-                # Two deals on the table and a bare "deal": ask, never guess.
-                self._mapper.reply(self._host.kit.game.which_offer_line)
-                return
-            offer = self._offers.take(next(iter(pending)).id)
+        meant = offers_meant(content, self._offers.pending, self._host.kit.game.accepts)
+        if len(meant) > 1:
+            # Two deals fit a bare "deal" (or the words restated): ask, never guess.
+            self._mapper.reply(self._host.kit.game.which_offer_line)
+            return
+        if meant:
+            offer = self._offers.take(meant[0].id)
             assert offer is not None
             await self._accept(offer)
             return
@@ -390,10 +391,6 @@ class Encounter:
             f"option {option_id!r} is not in the last options frame (offered: {offered or 'none'})",
             self.id,
         )
-
-    def _accepts(self, content: str) -> bool:
-        accepts = self._host.kit.game.accepts or plain_acceptance
-        return accepts(content)
 
     async def _read_scene(self) -> bool:
         """Read the scene for the turn about to start; False (turn ended) when it failed."""

@@ -2,16 +2,19 @@
 
 An offer is what a model's call of an action that takes from the player becomes (see
 `npc.actions.offers`). The desk numbers them, shows them first in every `options` frame, and
-hands one out at most once: to the player's pick, or to a plain acceptance typed while it is
-the only one pending. Offers die with their encounter.
+hands one out at most once: to the player's pick, to a plain acceptance typed while it is
+the only one pending, or to a typed line that restates its terms. Offers die with their
+encounter.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from ..actions import ActionAttempt, Offer, OfferDraft
+from ..actions import ActionAttempt, Offer, OfferDraft, OfferTerms
 from ..frames import OfferTerms as WireOfferTerms
 from ..frames import OptionItem
 
@@ -146,3 +149,153 @@ def plain_acceptance(text: str) -> bool:
     if not all(word in _YES or word in _FILLER for word in words):
         return False
     return any(word in _YES for word in words)
+
+
+# -- restating an offer's terms ----------------------------------------------------------------
+# "Fine, 4 loaves then." with "Buy 4 loaves at 3" pending means that offer: a small model
+# handed the line may read it as the player selling loaves. Everything here comes from the
+# offer's own label and cost, never from a game's words; the rest is English.
+
+_RESTATE_MAX_WORDS: Final = 12
+_SMALL: Final = frozenset(
+    ("the", "of", "at", "to", "each", "my", "your", "on", "in", "from", "per")
+)  # fmt: skip
+"""Words a restatement may hold besides assent and filler; they never name an offer."""
+_LOOSE: Final = frozenset(("a", "all", "much"))
+"""Filler of a plain yes that says more in a restatement: "a loaf" is one, "all the loaves"
+may be more than offered."""
+_RECEIVING: Final = frozenset(("take", "have", "got"))
+"""Words that say the player receives: never beside what the offer says they give."""
+_MORE: Final = "more"
+"""Only after one of the offer's numbers ("4 more loaves"); alone it asks for more."""
+_COUNTED: Final = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve",
+)  # fmt: skip
+_NUMBER_WORDS: Final = {word: str(value) for value, word in enumerate(_COUNTED)} | {
+    "a": "1",
+    "an": "1",
+}
+_NEVER: Final = frozenset(
+    (
+        "no", "not", "nope", "nah", "never", "dont", "doesnt", "didnt", "wont", "cant",
+        "cannot", "isnt", "aint", "nothing", "none", "but", "if", "unless", "except",
+        "without", "instead", "rather", "only", "or", "maybe", "perhaps", "cheaper", "less",
+        "lower", "fewer", "discount", "half", "too", "than", "wait", "later", "cancel", "stop",
+        "what", "why", "how", "when", "which", "who", "where", "whether",
+    )
+)  # fmt: skip
+"""A negation, a condition, a haggle or a question word: the line is never a restatement,
+even where the offer's own label holds the word."""
+_RESTATING: Final = (_YES | _FILLER | _SMALL) - _LOOSE
+_TOKEN: Final = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    text: str
+    """Lowercase, without apostrophes; a number (or number word) as its digits, without
+    thousands commas."""
+    number: bool
+    start: int
+    end: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    # Spans are the text's own (lowercasing may change a string's length).
+    for match in _TOKEN.finditer(text):
+        raw = match.group().lower()
+        if raw[0].isdigit():
+            tokens.append(_Token(raw.replace(",", ""), True, match.start(), match.end()))
+            continue
+        word = raw.replace("'", "").replace("\u2019", "")
+        number = _NUMBER_WORDS.get(word)
+        tokens.append(_Token(word if number is None else number, number is not None, *match.span()))
+    return tokens
+
+
+def _same_word(said: str, written: str) -> bool:
+    """Equal, or one the plural of the other ("cell" for "cells", "batteries" for "battery")."""
+    if said == written:
+        return True
+    short, long = sorted((said, written), key=len)
+    if len(short) < 3:
+        return False
+    return long in (f"{short}s", f"{short}es") or (
+        short.endswith("y") and long == f"{short[:-1]}ies"
+    )
+
+
+def _names(word: str, written: Iterable[str]) -> bool:
+    return any(_same_word(word, other) for other in written)
+
+
+def restates(text: str, terms: OfferTerms, accepts: Callable[[str], bool] | None = None) -> bool:
+    """Whether `text` restates the offer of `terms`, so accepts it ("Fine, 4 loaves then." for
+    "Buy 4 loaves at 3").
+
+    Every number in the line is one of the label's or cost's numbers; every word is a word of
+    the label or cost (a plural for a singular is fine) or, by default, English assent or
+    filler; at least one word names the offer (a word of the label that is not small talk).
+    With `accepts` (a game's own plain yes) the line without the offer's words must be empty
+    or a plain yes by that rule. Never: a question, more than 12 words, a negation, condition
+    or haggle ("no", "but", "if", "cheaper", "instead"), "more" not after the offer's number,
+    or "take" beside what the offer says the player gives (its cost's words).
+    """
+    if "?" in text:
+        return False
+    tokens = _tokens(text)
+    if not tokens or len(tokens) > _RESTATE_MAX_WORDS:
+        return False
+    offered = _tokens(f"{terms.label} {terms.cost}")
+    numbers = {token.text for token in offered if token.number}
+    words = [token.text for token in offered if not token.number]
+    naming = [t.text for t in _tokens(terms.label) if not t.number and t.text not in _RESTATING]
+    giving = [token.text for token in _tokens(terms.cost) if not token.number]
+    giving = [word for word in giving if word not in _RESTATING]
+    named = receiving = gives = False
+    rest: list[_Token] = []
+    for index, token in enumerate(tokens):
+        if token.number:
+            if token.text not in numbers:
+                return False
+            continue
+        if token.text == _MORE:
+            if index == 0 or not tokens[index - 1].number:
+                return False
+            continue
+        if token.text in _NEVER:
+            return False
+        if _names(token.text, words):
+            named = named or _names(token.text, naming)
+            gives = gives or _names(token.text, giving)
+        else:
+            rest.append(token)
+        receiving = receiving or token.text in _RECEIVING
+    if not named or (receiving and gives):
+        return False
+    if accepts is None:
+        return all(token.text in _RESTATING for token in rest)
+    if not rest:
+        return True
+    # The game's rule reads the line as typed, with the offer's own words and numbers cut out.
+    blanked = list(text)
+    for token in tokens:
+        if token not in rest:
+            blanked[token.start : token.end] = " " * (token.end - token.start)
+    return accepts("".join(blanked))
+
+
+def offers_meant(
+    text: str, pending: Sequence[Offer], accepts: Callable[[str], bool] | None = None
+) -> tuple[Offer, ...]:
+    """The pending offers typed `text` accepts: those whose terms it restates, else all of
+    them when it plainly says yes (by `accepts`, a game's rule, or `plain_acceptance`).
+
+    One: accept it. Several: ask which. None: the line is words for the NPC.
+    """
+    restated = tuple(offer for offer in pending if restates(text, offer.draft.terms, accepts))
+    if restated:
+        return restated
+    return tuple(pending) if (accepts or plain_acceptance)(text) else ()
