@@ -7,27 +7,11 @@ import re
 from typing import Final
 
 from ..npc.actions import ACCEPTED_OFFER
+from ..npc.speech import ENGLISH_CLAIMS
 from .evidence import AuditRow, TurnEvidence
 from .verdict import NOT_APPLICABLE, Verdict, clip
 
 _NUMBER_WORD = r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|some|all)"
-_DONE_CLAIM = re.compile(
-    r"\b(?:sold|transferred|credited|wired|paid) (?:you|it|them|\d|the)"
-    # "Here you go, 3 medical gel at 1,100 credits"
-    r"|\bhere you (?:go|are)\b"
-    r"|\bhere(?: are|'s| is) (?:your|the) (?:\d|fuel|gel|goods|spice|credits|crates|ticket|berth"
-    r"|reward|pay|payment|cargo|ore|parts|coffee|cells|intel|money)"
-    r"|\b(?:deal(?: is)? done|done deal|it'?s a deal|consider it done|pleasure doing business"
-    r"|enjoy your (?:purchase|cargo|trip|flight|voyage))"
-    r"|\b(?:i(?:'ve| have)) (?:sent|given|added|transferred|loaded|credited|booked|sold|bought)\b"
-    r"|\b(?:credits|money) (?:have been|were|are now) (?:sent|added|transferred|in your)"
-    r"|\bgive you (?:the )?\d[\d,.]* credits\b|\byou now (?:have|own)\b"
-    r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
-    r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for| if| once| when| as soon)"
-    r"|\b(?:transaction|sale|purchase|payment) (?:is )?(?:complete|done|confirmed)\b",
-    re.IGNORECASE,
-)
-"""A line saying a trade happened: only honest with a commit in the same turn."""
 _PROMISED_TRADE = re.compile(
     # "I'll get you two fuel cells", "I will buy 2 fuel cells for you at 450 credits each"
     r"\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
@@ -81,9 +65,11 @@ def no_false_claims(turn: TurnEvidence) -> Verdict:
         )
     offered = bool(turn.player.offers())
     for line in turn.player.lines():
-        claim = _DONE_CLAIM.search(line)
+        # The framework's own rule: what it never lets the player hear in a turn without a
+        # commit is what this rule calls a false claim.
+        claim = ENGLISH_CLAIMS.claim(line)
         if claim is not None and not actions_ok:
-            return Verdict(False, f"claims {claim.group(0)!r} but nothing committed")
+            return Verdict(False, f"claims {claim!r} but nothing committed")
         promise = _PROMISED_TRADE.search(line)
         if promise is not None and not actions_ok and not offered:
             return Verdict(

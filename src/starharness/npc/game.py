@@ -12,6 +12,7 @@ from .actions import GameAction, Tx
 from .archetype import Archetype
 from .lore import Lore
 from .residents import Resident
+from .speech import ENGLISH_CLAIMS, ClaimRule
 from .world import NpcCard, World
 
 if TYPE_CHECKING:
@@ -128,6 +129,11 @@ class Game(Generic[Tx]):
     assent or filler; see `offer_desk.restates`). Nothing else typed ever commits an offer."""
     which_offer_line: str = "Which of my offers do you mean? Pick the one you want."
     """Said, with no model call, when a plain acceptance could mean more than one offer."""
+    done_claims: ClaimRule | None = ENGLISH_CLAIMS
+    """Which sentences claim a deal is done ("Here you go", "I've sent the money"):
+    in a turn where the world committed nothing, such a sentence is never heard (see
+    `npc.speech.ClaimRule`). The framework's English rule by default; a game in another language
+    or genre gives its own, or None to hear every line as the model wrote it."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
     residents: Sequence[Resident] = ()

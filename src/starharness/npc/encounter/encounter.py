@@ -24,6 +24,7 @@ from ...runtime.loop import (
     CancelCause,
     LoggedEvent,
     OutgoingRequest,
+    StepPlan,
 )
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
@@ -150,6 +151,10 @@ class Encounter:
         self._preset = host.preset(npc.archetype)
         self._lore = LoreRecall(kit.game.lore, host.world, npc.id)
         self._plan = self._preset.plan
+        if self._plan.plan == DECIDE_ACT_SPEAK:
+            # The decision runs before the line, so whether the turn committed is known while
+            # the line streams: a claim of a deal the world did not make is never heard.
+            self._mapper.guard_claims(kit.game.done_claims)
         self._decision_name = self._preset.kit.decision_tool.name
         # Per turn: whether the decision was made, and how often a call could not be read.
         self._decided = False
@@ -462,6 +467,11 @@ class Encounter:
     ) -> PostExecute | None:
         """Called by the preset for this encounter's calls: speaking may end the turn."""
         return await self._conclusion.post_execute(value, next_)
+
+    async def pre_step(self, plan: StepPlan, next_: Next[StepPlan]) -> StepPlan | None:
+        """Called by the preset before each step: the view holds the lines the player heard."""
+        plan.messages = self._mapper.as_heard(plan.messages)
+        return await next_(plan)
 
     def on_logged(self, logged: LoggedEvent) -> None:
         event = logged.event

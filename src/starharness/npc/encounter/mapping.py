@@ -7,11 +7,13 @@ logs and sends the frames they mean. Nothing else in the framework builds encoun
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
+from ...runtime.llm import AssistantMessage, Message, ToolCall
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
 from ..actions import ActionAttempt
@@ -28,7 +30,14 @@ from ..frames import (
     ScenePlayer,
 )
 from ..game import SpeechContract
-from ..speech import FinalSpeech, SpeechFields, SpokenOption, parse_arguments, read_speech
+from ..speech import (
+    ClaimRule,
+    FinalSpeech,
+    SpeechFields,
+    SpokenOption,
+    parse_arguments,
+    read_speech,
+)
 from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
 from .offer_desk import OfferDesk
 from .speech_stream import LineStream
@@ -55,6 +64,18 @@ class SpeechStyle:
         c = self.contract
         return SpeechFields(c.line_field, c.mood_field, c.options_field, c.option_id_field,
                             c.option_label_field)  # fmt: skip
+
+
+def _heard_call(call: ToolCall, heard: str | None, field: str) -> ToolCall:
+    """`call` with `heard` as its line (`call` itself when there is none or it cannot be read)."""
+    if heard is None:
+        return call
+    try:
+        arguments = parse_arguments(call.arguments)
+    except ValueError:
+        return call
+    arguments[field] = heard
+    return replace(call, arguments=json.dumps(arguments, ensure_ascii=False))
 
 
 def _whole_words(option: SpokenOption, limit: int) -> SpokenOption:
@@ -92,10 +113,13 @@ class FrameMapper:
 
     __slots__ = (
         "_calls",
+        "_claims",
+        "_committed",
         "_fallback_line",
         "_fallback_options",
         "_finals",
         "_flush_handle",
+        "_heard",
         "_held",
         "_id",
         "_indices",
@@ -152,6 +176,47 @@ class FrameMapper:
         # this attempt wrote (left-stripped), and how much of it has been sent this step.
         self._plain = ""
         self._plain_sent = 0
+        # Set by `guard_claims`: the rule for lines of turns that committed nothing.
+        self._claims: ClaimRule | None = None
+        self._committed = False
+        # Call id -> the line the player heard, where it is not the line the model wrote.
+        self._heard: dict[str, str] = {}
+
+    def guard_claims(self, rule: ClaimRule | None) -> None:
+        """Check lines against `rule` (None: do not): in a turn that committed nothing before
+        its line began, a sentence claiming a done deal is never heard. Only for a plan that
+        decides before it speaks; where the line may stream before the step's actions ran,
+        whether it is honest is not known yet."""
+        self._claims = rule
+
+    def as_heard(self, messages: list[Message]) -> list[Message]:
+        """`messages` (the model's view before a step) with each line the player heard in place
+        of the one the model wrote, where claims were left out: the next turn builds on what
+        was said, not on the claim. `messages` itself when there is nothing to replace."""
+        heard = self._heard
+        if not heard:
+            return messages
+        field = self._style.contract.line_field
+        out = list(messages)
+        for index in range(len(out) - 1, -1, -1):
+            message = out[index]
+            if isinstance(message, AssistantMessage) and any(
+                call.id in heard for call in message.tool_calls
+            ):
+                calls = tuple(_heard_call(call, heard.pop(call.id, None), field)
+                              for call in message.tool_calls)  # fmt: skip
+                out[index] = replace(message, tool_calls=calls)
+                if not heard:
+                    break
+        # A line no longer in view (compacted away) needs no correction.
+        heard.clear()
+        return out
+
+    def _line_stream(self) -> LineStream:
+        # A commit in this turn (a decision's, or the accepted offer's before the reaction)
+        # makes a claim honest.
+        claims = None if self._committed else self._claims
+        return LineStream(self._style.contract.line_field, claims)
 
     # -- session events ----------------------------------------------------------------------
 
@@ -203,7 +268,7 @@ class FrameMapper:
             return
         stream = self._streams.get(index)
         if stream is None:
-            stream = self._streams[index] = LineStream(self._style.contract.line_field)
+            stream = self._streams[index] = self._line_stream()
         text = stream.feed(delta)
         if text:
             self._delta(text)
@@ -281,7 +346,7 @@ class FrameMapper:
         )
         stream = self._calls.get(call_id)
         if stream is None:
-            stream = self._calls[call_id] = LineStream(style.contract.line_field)
+            stream = self._calls[call_id] = self._line_stream()
         if stream.is_call or looks_like_arguments(final.line):
             # The speech tool refuses such a line and the model may speak again; the player
             # hears none of the call syntax (and the fallback line if it never speaks in words).
@@ -293,6 +358,9 @@ class FrameMapper:
         if rest:
             stream.add(rest)
             self._delta(rest)
+        if stream.left_out:
+            # The model's own history must hold what the player heard, not the claim.
+            self._heard[call_id] = stream.sent.strip()
         self._finals[call_id] = final
 
     def _speech_result(self, final: FinalSpeech, is_error: bool) -> None:
@@ -305,6 +373,7 @@ class FrameMapper:
         self._options(final.options)
 
     def _turn_end(self, data: ev.TurnEndData) -> None:
+        self._committed = False
         if self._line_open:
             self._end_line(self._style.default_mood)
         offers = self._offers
@@ -325,6 +394,8 @@ class FrameMapper:
         """An action committed or was refused: presentation only, the world already changed."""
         if attempt.name == self._speech_name:
             return
+        if attempt.ok:
+            self._committed = True
         self._emit(
             self._protocol.action(
                 id=self._id, name=attempt.name, ok=attempt.ok, summary=attempt.summary
@@ -429,6 +500,7 @@ class FrameMapper:
 
     def turn_failed(self, code: ErrorCode, message: str) -> None:
         """A turn that could not start (the world failed): error, then idle."""
+        self._committed = False
         self._emit(self._protocol.error(id=self._id, code=code, message=message))
         self._emit(self._protocol.encounter_idle(id=self._id))
 

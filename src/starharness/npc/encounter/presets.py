@@ -14,7 +14,15 @@ from typing import Any, Final, Protocol
 
 from ...runtime.kernel import Context, Next
 from ...runtime.llm import LLM, ProviderProfile
-from ...runtime.loop import REQUEST, SESSION_EVENT, AgentOptions, LoggedEvent, OutgoingRequest
+from ...runtime.loop import (
+    PRE_STEP,
+    REQUEST,
+    SESSION_EVENT,
+    AgentOptions,
+    LoggedEvent,
+    OutgoingRequest,
+    StepPlan,
+)
 from ...runtime.prompt import PROMPT
 from ...runtime.tools import TOOL_POST_EXECUTE, TOOLS, PostExecute, ToolDefinition
 from .archetype_kit import ArchetypeKit
@@ -46,6 +54,8 @@ class PresetMember(Protocol):
     async def post_execute(
         self, value: PostExecute, next_: Next[PostExecute]
     ) -> PostExecute | None: ...
+
+    async def pre_step(self, plan: StepPlan, next_: Next[StepPlan]) -> StepPlan | None: ...
 
 
 class ArchetypePreset:
@@ -90,6 +100,10 @@ class ArchetypePreset:
         layer.on(SESSION_EVENT, self._on_logged)
         layer.on_waterfall(REQUEST, self._shape_request)
         layer.on_waterfall(TOOL_POST_EXECUTE, self._post_execute)
+        if self.plan.plan == DECIDE_ACT_SPEAK:
+            # Its lines are checked for claims of a deal not made (the decision came first);
+            # the model's view then records the line the player heard.
+            layer.on_waterfall(PRE_STEP, self._pre_step)
 
     def plan_tools(self) -> tuple[ToolDefinition[Any], ...]:
         """The tools the plan offers the model: the decision and speech, or every action."""
@@ -118,6 +132,12 @@ class ArchetypePreset:
         if member is None:
             return await next_(value)
         return await member.post_execute(value, next_)
+
+    async def _pre_step(self, plan: StepPlan, next_: Next[StepPlan]) -> StepPlan | None:
+        member = self._members.get(plan.agent.id)
+        if member is None:
+            return await next_(plan)
+        return await member.pre_step(plan, next_)
 
 
 class ArchetypePresets:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..speech import LineExtractor
+from ..speech import ClaimFilter, ClaimRule, LineExtractor
 from .entities import EntityStream, looks_like_arguments
 
 _QUOTED_KEY: Final = re.compile(r'"\w*"?\s*(?::\s*)?')
@@ -33,29 +33,39 @@ class LineStream:
     entities are decoded on the way out (positions are counted in the extracted text).
     A line that opens like call syntax (a small model copying a tool result into what it says)
     is never streamed: its opening is held until it is clearly words, and `is_call` says so.
+    With `claims` (the turn committed nothing), a sentence claiming a done deal is left out
+    (`ClaimFilter`): `sent` is what the player heard.
     """
 
     __slots__ = (
+        "_claims",
         "_entities",
         "_extractor",
         "_field",
+        "_finished",
         "_opening",
         "_parts",
         "_produced",
         "_raw_sent",
+        "_seen",
         "_verdict",
     )
 
-    def __init__(self, field: str) -> None:
+    def __init__(self, field: str, claims: ClaimRule | None = None) -> None:
         self._field = field
         self._extractor = LineExtractor(field)
         self._entities = EntityStream()
         self._parts: list[str] = []
+        # The line's words as the model wrote them (decoded), sent or not.
+        self._seen: list[str] = []
         self._raw_sent = 0
         self._produced = 0
         # Until the opening is judged: the text held back, and then "speech" or "call".
         self._opening = ""
         self._verdict = ""
+        # Where the turn committed nothing: the line without its claims of a done deal.
+        self._claims = None if claims is None else ClaimFilter(claims)
+        self._finished = False
 
     @property
     def is_call(self) -> bool:
@@ -64,7 +74,23 @@ class LineStream:
 
     def feed(self, fragment: str) -> str:
         """Consume a fragment; return the new text to send (often empty)."""
-        text = self._extractor.feed(fragment)
+        text = self._words(self._extractor.feed(fragment))
+        if text:
+            self._seen.append(text)
+        claims = self._claims
+        if claims is not None:
+            text = claims.feed(text) if text else ""
+            if self._extractor.complete and not self._finished:
+                # The closing quote ends the last sentence: it is decided now, not after the
+                # mood and options the model writes next.
+                self._finished = True
+                text += claims.finish()
+        if text:
+            self._parts.append(text)
+        return text
+
+    def _words(self, text: str) -> str:
+        """The decoded, judged text of newly extracted `text` not streamed before a retry."""
         if not text:
             return ""
         start = self._produced
@@ -75,10 +101,7 @@ class LineStream:
                 return ""
             text = text[overlap:]
         self._raw_sent += len(text)
-        text = self._judged(self._entities.feed(text))
-        if text:
-            self._parts.append(text)
-        return text
+        return self._judged(self._entities.feed(text))
 
     def _judged(self, text: str) -> str:
         """`text` once the line's opening is known to be words; '' while held or for a call."""
@@ -110,12 +133,23 @@ class LineStream:
             self._parts[:] = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
 
+    @property
+    def left_out(self) -> bool:
+        """Whether a sentence claiming a done deal was left out of what was sent."""
+        return self._claims is not None and self._claims.dropped
+
     def remainder(self, line: str) -> str:
-        """What of the completed `line` is still unsent ('' when it does not extend `sent`)."""
-        sent = self.sent
-        if len(line) <= len(sent) or not line.startswith(sent):
-            return ""
-        return line[len(sent) :]
+        """What of the completed `line` is still to send ('' when it does not extend what the
+        stream saw); a line checked for claims is decided to its end."""
+        seen = "".join(self._seen)
+        rest = line[len(seen) :] if len(line) > len(seen) and line.startswith(seen) else ""
+        if rest:
+            self._seen[:] = [seen, rest]
+        claims = self._claims
+        if claims is None:
+            return rest
+        self._finished = True
+        return (claims.feed(rest) if rest else "") + claims.finish()
 
     def add(self, text: str) -> None:
         """Record text sent outside the stream (the rest of a completed line)."""

@@ -1,6 +1,8 @@
-"""Speech streaming: the NPC's line extracted from tool-call arguments while they arrive."""
+"""Speech streaming: the NPC's line extracted from tool-call arguments while they arrive, and
+kept free of claims of a deal the world did not make."""
 
 from ._string_decoder import REPLACEMENT
+from .claims import ENGLISH_CLAIMS, ClaimFilter, ClaimRule
 from .extractor import LineExtractor
 from .final import (
     FinalSpeech,
@@ -15,7 +17,10 @@ from .final import (
 from .words import copies, longest_run, plain_words
 
 __all__ = [
+    "ENGLISH_CLAIMS",
     "REPLACEMENT",
+    "ClaimFilter",
+    "ClaimRule",
     "FinalSpeech",
     "LineExtractor",
     "SpeechFields",

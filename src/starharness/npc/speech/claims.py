@@ -1,0 +1,190 @@
+"""Claims of a done deal ("Here you go", "I've sent the money"): which sentences
+make one, and a line streamed without them.
+
+A line is only honest about a trade the world committed; where nothing committed, a sentence
+that says otherwise is left out. The speech stream and the eval's rules use the same rule, so
+what the eval calls a false claim is what the framework never lets the player hear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+_CURLY_APOSTROPHES: Final = str.maketrans({"\u2019": "'", "\u2018": "'"})
+_SPACES: Final = re.compile(r"\s+")
+_WORD_CHAR: Final = re.compile(r"[\w']")
+_WORD_START: Final = re.compile(r"(?<![\w'])[\w']")
+_SENTENCE_END: Final = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")
+"""A sentence ends at its stop (and a closing quote) once whitespace follows, or at the line's
+end: "3.5" and "1,100.50" are no ends."""
+
+
+def _normal(text: str) -> str:
+    """Lower case, straight apostrophes, single spaces (never longer than `text`)."""
+    return _SPACES.sub(" ", text.translate(_CURLY_APOSTROPHES).casefold())
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRule:
+    """Which sentences claim a deal is done, and the words such a claim begins with.
+
+    `pattern` finds a claim in a sentence. `openers` are the opening words of every claim it
+    finds (lower case, one or a few words: "here you", "i've"); a streamed line is held only
+    from a word that may begin one of them, so words before it leave at once. A claim the
+    pattern finds that begins with none of the openers is still left out, but words already
+    sent before it stay sent. `instead` is said when every sentence of a line was left out.
+    """
+
+    pattern: re.Pattern[str]
+    openers: tuple[str, ...]
+    instead: str
+
+    def __post_init__(self) -> None:
+        if not self.openers or any(not opener.strip() for opener in self.openers):
+            raise ValueError("a claim rule needs openers, none of them blank")
+        if not self.instead.strip():
+            raise ValueError("a claim rule needs a line to say instead")
+
+    def claim(self, text: str) -> str | None:
+        """The words of `text` that claim a done deal, or None."""
+        found = self.pattern.search(text.translate(_CURLY_APOSTROPHES))
+        return None if found is None else found.group(0)
+
+    def filtered(self, line: str) -> str:
+        """`line` as the player hears it where nothing committed: what `ClaimFilter` sends."""
+        claims = ClaimFilter(self)
+        return claims.feed(line) + claims.finish()
+
+
+ENGLISH_CLAIMS: Final = ClaimRule(
+    re.compile(
+        r"\b(?:sold|transferred|credited|wired|paid) (?:you|it|them|\d|the)"
+        # "Here you go, 3 jars of honey at 40 each"
+        r"|\bhere you (?:go|are)\b"
+        r"|\bhere(?: are|'s| is) (?:your\b|(?:the )?\d)"
+        r"|\b(?:deal(?: is)? done|done deal|it'?s a deal|consider it done|pleasure doing business"
+        r"|enjoy your (?:purchase|cargo|goods|trip|flight|ride|room|stay))"
+        r"|\b(?:i(?:'ve| have)) (?:sent|given|added|transferred|loaded|credited|booked|sold"
+        r"|bought)\b"
+        r"|\b(?:has|have|you've|we've) been (?:sent|added|transferred|credited|paid|loaded"
+        r"|delivered|booked)\b"
+        r"|\b(?:were|are now) (?:sent|added|transferred|credited) (?:to|in)\b"
+        r"|\bgave you\b|\byou now (?:have|own)\b"
+        r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
+        r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for| if| once| when| as soon)"
+        r"|\b(?:transaction|sale|purchase|payment) (?:is )?(?:complete|done|confirmed)\b",
+        re.IGNORECASE,
+    ),
+    openers=(
+        *("sold", "transferred", "credited", "wired", "paid"),
+        # A claim's subject too, so "I sold 6 units" is not left at "I".
+        *("i sold", "i transferred", "i credited", "i wired", "i paid", "i just", "i gave"),
+        *("here you", "here are", "here's", "here is"),
+        *("deal is", "deal done", "done deal", "it's a", "its a", "consider it", "pleasure"),
+        *("enjoy your", "i've", "i have", "gave you", "you now", "booked you", "welcome aboard"),
+        *("has been", "have been", "we've been", "were sent", "were added", "were transferred"),
+        *("were credited", "are now", "you're", "you are", "you've been", "you have been"),
+        *("it's yours", "it's all", "its yours", "its all", "it is yours", "it is all"),
+        *("they're yours", "they're all", "theyre", "they are yours", "they are all"),
+        *("transaction", "sale", "purchase", "payment"),
+    ),
+    instead="What can I do for you?",
+)
+"""The framework's English rule (`Game.done_claims` replaces it, or None switches it off)."""
+
+
+class ClaimFilter:
+    """Feeds a line in any fragments; returns what may be sent, never a claim of a done deal.
+
+    Text leaves at once up to a word that may begin a claim (one of the rule's openers); from
+    there it is held until its sentence ends (. ! ? then a space, or the line's end), then sent,
+    or left out with the space after it when the held words claim a deal. The output does not
+    depend on how the line was cut: it is always `ClaimRule.filtered(line)`. When every word
+    was left out, `finish` gives the rule's `instead` line.
+    """
+
+    __slots__ = ("_buf", "_heard", "_longest", "_openers", "_rule", "_sent", "_skip_space",
+                 "dropped")  # fmt: skip
+
+    def __init__(self, rule: ClaimRule) -> None:
+        self._rule = rule
+        self._openers: Sequence[str] = tuple(_normal(opener) for opener in rule.openers)
+        self._longest = max(len(opener) for opener in self._openers) + 1
+        self._buf = ""
+        """The sentence being streamed, from its first character."""
+        self._sent = 0
+        """How much of `_buf` was sent (or is whitespace already skipped)."""
+        self._skip_space = False
+        self._heard = False
+        self.dropped = False
+        """Whether a sentence was left out."""
+
+    def feed(self, text: str) -> str:
+        """Consume the next part of the line; return the text to send now (often all of it)."""
+        if self._skip_space:
+            text = text.lstrip()
+            if not text:
+                return ""
+            self._skip_space = False
+        buf = self._buf + text
+        out: list[str] = []
+        # From the start: a stop may have been sent before the space that ends it arrived.
+        while (end := _SENTENCE_END.search(buf)) is not None:
+            out.append(self._close(buf[: end.end()]))
+            buf = buf[end.end() :]
+            self._sent = 0
+            if self._skip_space:
+                buf = buf.lstrip()
+                self._skip_space = not buf
+        hold = self._hold(buf)
+        if hold > self._sent:
+            out.append(buf[self._sent : hold])
+            self._sent = hold
+        self._buf = buf
+        return self._heard_of("".join(out))
+
+    def finish(self) -> str:
+        """The line ended: decide its last sentence; the `instead` line if nothing was heard."""
+        out = self._heard_of(self._close(self._buf)) if self._buf else ""
+        self._buf = ""
+        self._sent = 0
+        if self.dropped and not self._heard:
+            self._heard = True
+            return self._rule.instead
+        return out
+
+    def _close(self, sentence: str) -> str:
+        """The unsent part of a complete sentence to send ('' when it claims a deal)."""
+        hold = self._hold(sentence)
+        if hold < len(sentence) and self._rule.claim(sentence[hold:]) is not None:
+            self.dropped = True
+            self._skip_space = True
+            return sentence[self._sent : hold]
+        return sentence[self._sent :]
+
+    def _hold(self, text: str) -> int:
+        """Where held text begins: the first unsent word that may begin a claim, or the end."""
+        for word in _WORD_START.finditer(text, self._sent):
+            start = word.start()
+            if self._may_open(_normal(text[start : start + self._longest])):
+                return start
+        return len(text)
+
+    def _may_open(self, tail: str) -> bool:
+        """Whether the words from here (`tail`, up to the text's end) may begin a claim."""
+        for opener in self._openers:
+            if opener.startswith(tail):
+                return True
+            if tail.startswith(opener) and (
+                len(tail) == len(opener) or not _WORD_CHAR.match(tail, len(opener))
+            ):
+                return True
+        return False
+
+    def _heard_of(self, text: str) -> str:
+        if not self._heard and text.strip():
+            self._heard = True
+        return text
