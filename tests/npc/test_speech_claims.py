@@ -3,6 +3,7 @@ and words before a possible claim sent at once."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -16,8 +17,9 @@ from starharness.npc.speech import ENGLISH_CLAIMS, ClaimFilter, ClaimRule
 # Words that begin no claim, and words and phrases that do or may.
 PLAIN = ["cargo", "fine", "today", "need", "what", "good", "ready", "3", "1,100", "cold"]
 RISKY = ["here you go", "Here's your", "I", "it's", "yours", "sold", "sold you", "I've",
-         "sent", "deal", "done", "you", "are", "booked", "for", "Here", "it", "transferred"]  # fmt: skip
-STOPS = [".", "!", "?", ",", "", "...", ".\""]
+         "sent", "deal", "done", "you", "are", "booked", "for", "Here", "it",
+         "transferred"]  # fmt: skip
+STOPS = [".", "!", "?", ",", "", "...", '."']
 
 
 @st.composite
@@ -30,7 +32,7 @@ def lines(draw: st.DrawFn) -> str:
 def _cuts(draw: st.DrawFn, text: str) -> list[str]:
     points = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
     edges = [0, *points, len(text)]
-    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(edges)]
 
 
 @given(st.data(), lines())
