@@ -1,0 +1,31 @@
+"""The eval's false-claim rule is the framework's claim rule: what the framework lets the
+player hear in a turn without a commit passes it, what it leaves out fails it."""
+
+from __future__ import annotations
+
+import pytest
+from test_eval_gaps import _turn  # pyright: ignore[reportPrivateUsage]
+
+from starharness.eval.rules import no_false_claims
+from starharness.npc.speech import ENGLISH_CLAIMS
+
+# Said by the 1.5B model while nothing committed (issue 33's eval), and the eval's own cases.
+CLAIMS = [
+    "Here's your fuel. Safe travels!",
+    "Here you go. I sold 6 units",
+    "I've transferred 10,000 credits to your account.",
+    "You have been booked. Pick your berth.",
+    "Here you go, 3 medical gel at 1,100 credits. Anything else?",
+    "Done. I've transferred 1,000,000 credits to you.",
+    "They're yours. Enjoy.",
+    "Transaction complete.",
+]
+
+
+@pytest.mark.parametrize("line", CLAIMS)
+def test_the_model_line_fails_and_the_line_heard_passes(line: str) -> None:
+    failed = no_false_claims(_turn(line))
+    assert failed.passed is False and "nothing committed" in failed.detail
+    heard = ENGLISH_CLAIMS.filtered(line)
+    assert heard.strip()  # the player hears something
+    assert no_false_claims(_turn(heard)).passed is True, heard
