@@ -14,7 +14,7 @@ from npc_support import Client, Stack, serving
 from test_npc_offers import OFFER_GAME, cake_rows, offers
 from tinygame.brain import customer_words, talk
 
-from starharness.mockllm import ChatRequest, ScriptedCall, Step, ToolCalls
+from starharness.mockllm import ChatRequest, ScriptedCall, Step, Success, ToolCalls
 from starharness.npc import Game
 from starharness.npc.speech import ENGLISH_CLAIMS
 
@@ -44,6 +44,9 @@ def liar(request: ChatRequest) -> Step:
         line = OFFERED
     elif said == "Anything?":
         line = "Here you go."
+    elif said == "Say it plainly":
+        # A server that lets the model answer in plain text instead of the speaking call.
+        return Success(text="Here you go, it's fresh. Anything else?", chunk_size=3)
     else:
         line = GREETING
     return ToolCalls(calls=[talk(line, options=OPTIONS)], fragment_size=4)
@@ -103,6 +106,18 @@ async def test_an_offered_deal_is_not_claimed_and_the_history_holds_what_was_hea
         await client.say("e1", "Goodbye")
         assert _model_lines(stack) == ["Hello there.", "Anything else?", ENGLISH_CLAIMS.instead]
         assert not any("Here" in line for line in _model_lines(stack))
+
+
+async def test_plain_words_instead_of_the_speaking_call_are_checked_too(tmp_path: Path) -> None:
+    async with serving(CLAIMS_GAME, tmp_path, responder=liar) as stack, stack.client() as client:
+        await _opened(client)
+        frames = await client.say("e1", "Say it plainly")
+        assert _heard(frames) == "Anything else?"
+        await client.say("e1", "Goodbye")
+        messages = stack.mock.requests[-1].body["messages"]
+        texts = [m.get("content") or "" for m in messages if m["role"] == "assistant"]
+        assert "Anything else?" in texts
+        assert not any("Here you go" in text for text in texts)
 
 
 async def test_after_an_accepted_offer_committed_the_claim_is_heard_whole(

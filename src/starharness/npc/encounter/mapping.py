@@ -31,6 +31,7 @@ from ..frames import (
 )
 from ..game import SpeechContract
 from ..speech import (
+    ClaimFilter,
     ClaimRule,
     FinalSpeech,
     SpeechFields,
@@ -130,6 +131,8 @@ class FrameMapper:
         "_offers",
         "_on_options",
         "_plain",
+        "_plain_claims",
+        "_plain_heard",
         "_plain_sent",
         "_protocol",
         "_send",
@@ -176,10 +179,14 @@ class FrameMapper:
         # this attempt wrote (left-stripped), and how much of it has been sent this step.
         self._plain = ""
         self._plain_sent = 0
+        # This step's plain words checked for claims, and what of them was sent.
+        self._plain_claims: ClaimFilter | None = None
+        self._plain_heard: list[str] = []
         # Set by `guard_claims`: the rule for lines of turns that committed nothing.
         self._claims: ClaimRule | None = None
         self._committed = False
-        # Call id -> the line the player heard, where it is not the line the model wrote.
+        # Call id (or a plain message's text) -> the line the player heard, where it is not
+        # the line the model wrote.
         self._heard: dict[str, str] = {}
 
     def guard_claims(self, rule: ClaimRule | None) -> None:
@@ -200,23 +207,28 @@ class FrameMapper:
         out = list(messages)
         for index in range(len(out) - 1, -1, -1):
             message = out[index]
-            if isinstance(message, AssistantMessage) and any(
-                call.id in heard for call in message.tool_calls
-            ):
+            if not isinstance(message, AssistantMessage):
+                continue
+            if message.text and message.text in heard:
+                message = replace(message, text=heard.pop(message.text))
+            if any(call.id in heard for call in message.tool_calls):
                 calls = tuple(_heard_call(call, heard.pop(call.id, None), field)
                               for call in message.tool_calls)  # fmt: skip
-                out[index] = replace(message, tool_calls=calls)
-                if not heard:
-                    break
+                message = replace(message, tool_calls=calls)
+            out[index] = message
+            if not heard:
+                break
         # A line no longer in view (compacted away) needs no correction.
         heard.clear()
         return out
 
-    def _line_stream(self) -> LineStream:
+    def _checked_claims(self) -> ClaimRule | None:
         # A commit in this turn (a decision's, or the accepted offer's before the reaction)
         # makes a claim honest.
-        claims = None if self._committed else self._claims
-        return LineStream(self._style.contract.line_field, claims)
+        return None if self._committed else self._claims
+
+    def _line_stream(self) -> LineStream:
+        return LineStream(self._style.contract.line_field, self._checked_claims())
 
     # -- session events ----------------------------------------------------------------------
 
@@ -234,6 +246,9 @@ class FrameMapper:
         elif kind == ev.STEP_START:
             self._plain = ""
             self._plain_sent = 0
+            claims = self._checked_claims()
+            self._plain_claims = None if claims is None else ClaimFilter(claims)
+            self._plain_heard.clear()
             self._names.clear()
             self._streams.clear()
             self._indices.clear()
@@ -283,8 +298,22 @@ class FrameMapper:
         # so does a character reference cut between fragments.
         ready = entity_safe_end(plain, len(plain.rstrip()))
         if ready > self._plain_sent:
-            self._delta(decode_entities(plain[self._plain_sent : ready]))
+            self._plain_words(decode_entities(plain[self._plain_sent : ready]))
             self._plain_sent = ready
+
+    def _plain_words(self, text: str, message: str | None = None) -> None:
+        """Send plain words, without claims where they are checked; `message`: the message's
+        whole text, which they complete."""
+        claims = self._plain_claims
+        if claims is not None:
+            text = claims.feed(text) if text else ""
+            if message is not None:
+                text += claims.finish()
+                if claims.dropped:
+                    self._heard[message] = "".join((*self._plain_heard, text)).strip()
+            self._plain_heard.append(text)
+        if text:
+            self._delta(text)
 
     def _retried(self) -> None:
         # The next attempt streams every call again; what was sent stays sent.
@@ -300,6 +329,7 @@ class FrameMapper:
         calls = data["tool_calls"]
         if calls and self._plain_sent:
             # Words streamed before the model turned to a tool form a line of their own.
+            self._plain_words("", data["text"])
             self._end_line(self._style.default_mood)
             self._options(())
         if calls:
@@ -323,8 +353,7 @@ class FrameMapper:
         if text or sent:
             # A model that answered in plain text instead of speaking is still heard.
             rest = text[sent:] if text.startswith(self._plain[:sent]) else ""
-            if rest:
-                self._delta(decode_entities(rest))
+            self._plain_words(decode_entities(rest), data["text"])
             self._end_line(self._style.default_mood)
             self._options(())
 
