@@ -64,7 +64,8 @@ def test_a_line_restating_the_terms_accepts(terms: OfferTerms, line: str) -> Non
         (GEL, "hello, 4 medical gel"), (GEL, "yes"), (GEL, "ok 4"), (GEL, "ok 4,400 cr"),
         (GEL, "deal, 4 medical gel, " + "fine " * 9), (GEL, "4 medical gel for less"),
         (GEL, "I'll take 4 medical gel for 4,400 cr"), (FUEL, "Fine, 4 more medical gel then."),
-        (SELL_FUEL, "I'll take 3 fuel cells"), (SELL_FUEL, "I have got 3 fuel cells"),
+        (SELL_FUEL, "I'll take 3 fuel cells"), (SELL_FUEL, "I'll take them, 3 fuel cells"),
+        (GEL, "I have 4 medical gel"), (GEL, "we got 4 medical gel"),
         (PASSAGE, "passage to Vesta"), (PASSAGE, "passage to Ceres Deep when?"),
     ],
 )  # fmt: skip

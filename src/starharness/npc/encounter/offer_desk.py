@@ -161,11 +161,11 @@ _SMALL: Final = frozenset(
     ("the", "of", "at", "to", "each", "my", "your", "on", "in", "from", "per")
 )  # fmt: skip
 """Words a restatement may hold besides assent and filler; they never name an offer."""
-_LOOSE: Final = frozenset(("a", "all", "much"))
+_LOOSE: Final = frozenset(("a", "all", "much", "have", "got"))
 """Filler of a plain yes that says more in a restatement: "a loaf" is one, "all the loaves"
-may be more than offered."""
-_RECEIVING: Final = frozenset(("take", "have", "got"))
-"""Words that say the player receives: never beside what the offer says they give."""
+may be more than offered, "I have 4 loaves" is what the player holds."""
+_TAKE: Final = "take"
+"""Says the player receives: never beside what the offer says they give."""
 _MORE: Final = "more"
 """Only after one of the offer's numbers ("4 more loaves"); alone it asks for more."""
 _COUNTED: Final = (
@@ -272,7 +272,7 @@ def restates(text: str, terms: OfferTerms, accepts: Callable[[str], bool] | None
             gives = gives or _names(token.text, giving)
         else:
             rest.append(token)
-        receiving = receiving or token.text in _RECEIVING
+        receiving = receiving or token.text == _TAKE
     if not named or (receiving and gives):
         return False
     if accepts is None:
