@@ -18,8 +18,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from llama_cpp import Llama, llama_chat_format
-from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
 
+from .call_opening import split_opening
 from .chat_prompt import (
     CALL_PREFIX,
     CHAT_FORMAT_NAME,
@@ -54,8 +55,10 @@ _SAMPLING: Final = (
     "logit_bias",
 )
 _GRAMMARS: dict[str, LlamaGrammar] = {}
-"""A forced call's grammar by its schema: building one from a large `anyOf` schema costs more
-than a token, and an NPC sends the same schema on every turn."""
+"""A grammar by its schema: building one from a large `anyOf` schema costs more than a token,
+and an NPC sends the same schema on every turn."""
+_CALLS: dict[str, tuple[str, LlamaGrammar]] = {}
+"""A forced call's fixed opening and the grammar of the rest, by its schema."""
 _ANY_JSON: Final = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
 
 
@@ -100,15 +103,18 @@ def handle_chat(
     if tool is None:
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
+    opening, rest = _call_grammar(tool.parameters)
     call: Any = llama.create_completion(
-        prompt=f"{prompt}{CALL_PREFIX}{tool.name}:\n",
+        prompt=f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}",
         stream=stream,
         stop=stops,
         max_tokens=max_tokens,
-        grammar=_grammar(tool.parameters),
+        grammar=rest,
         **sampling,
     )
-    return _call_chunks(tool.name, call) if stream else _call_answer(tool.name, call)
+    if stream:
+        return _call_chunks(tool.name, call, opening)
+    return _call_answer(tool.name, call, opening)
 
 
 def _choose(
@@ -142,6 +148,20 @@ def _grammar(schema: dict[str, object]) -> LlamaGrammar:
     return grammar
 
 
+def _call_grammar(schema: dict[str, object]) -> tuple[str, LlamaGrammar]:
+    """The call's opening for the prompt (see `call_opening`) and the grammar of the rest."""
+    text = json.dumps(schema)
+    known = _CALLS.get(text)
+    if known is None:
+        opening = split_opening(json_schema_to_gbnf(text))
+        if opening is None:
+            known = ("", _grammar(schema))
+        else:
+            known = (opening.text, LlamaGrammar.from_string(opening.grammar, verbose=False))
+        _CALLS[text] = known
+    return known
+
+
 def _head(chunk: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "id": f"chat{chunk['id']}",
@@ -163,16 +183,19 @@ def _text_chunks(chunks: Iterator[Mapping[str, Any]]) -> Iterator[dict[str, Any]
         yield {**_head(chunk), "choices": [_delta(delta, finish)]}
 
 
-def _call_chunks(name: str, chunks: Iterator[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+def _call_chunks(
+    name: str, chunks: Iterator[Mapping[str, Any]], opening: str
+) -> Iterator[dict[str, Any]]:
     call_id = None
     for chunk in chunks:
         choice = chunk["choices"][0]
         if call_id is None:
             call_id = f"call_{name}_{chunk['id']}"
-            function = {"name": name, "arguments": ""}
-            opening: dict[str, object] = {"index": 0, "id": call_id, "type": "function"}
-            opening["function"] = function
-            delta = {"role": "assistant", "content": None, "tool_calls": [opening]}
+            # The opening the prompt ended with is the arguments' first text.
+            function = {"name": name, "arguments": opening}
+            start: dict[str, object] = {"index": 0, "id": call_id, "type": "function"}
+            start["function"] = function
+            delta = {"role": "assistant", "content": None, "tool_calls": [start]}
             yield {**_head(chunk), "choices": [_delta(delta)]}
         if choice["text"]:
             more = {"index": 0, "function": {"arguments": choice["text"]}}
@@ -191,8 +214,8 @@ def _text_answer(completion: Mapping[str, Any]) -> dict[str, Any]:
     return _answer(completion, message, choice["finish_reason"])
 
 
-def _call_answer(name: str, completion: Mapping[str, Any]) -> dict[str, Any]:
-    arguments: str = completion["choices"][0]["text"]
+def _call_answer(name: str, completion: Mapping[str, Any], opening: str) -> dict[str, Any]:
+    arguments: str = opening + completion["choices"][0]["text"]
     call = {
         "id": f"call_{name}_{completion['id']}",
         "type": "function",

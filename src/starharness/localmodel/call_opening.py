@@ -1,0 +1,103 @@
+"""A forced call's fixed opening, moved from generation into the prompt.
+
+A grammar-bound call of a JSON object always begins the same way: `{"line":` for the speech
+tool, `{"action": {"name":` for a decision. llama.cpp generates those tokens one forward pass
+each, before the first token the model actually chooses; on two busy cores each pass costs
+0.1-0.3 s, and the player waits for all of them before the NPC's first word. Written at the end
+of the prompt instead, they are evaluated in one batch with the rest of the new prompt tokens.
+
+`split_opening` takes the grammar llama.cpp's converter made from the call's schema (GBNF, one
+rule per line) and returns the opening text with a grammar for what follows it. It understands
+only the shape that converter gives an object whose first property is required (and, one level
+down, an `anyOf` of objects that all begin with the same required key); for anything else it
+returns None and the call is generated whole, as before. Pure text: nothing here imports
+llama.cpp.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+_RULE: Final = re.compile(r"^([A-Za-z0-9-]+) ::= (.*)$")
+_OBJECT_START: Final = re.compile(r'^"\{" space ([A-Za-z0-9-]+-kv)(?=\s|$)(.*)$')
+_KEY_VALUE: Final = re.compile(r'^"\\"([A-Za-z_][A-Za-z0-9_]*)\\"" space ":" space (.+)$')
+_RULE_NAME: Final = re.compile(r"^[A-Za-z0-9-]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class CallOpening:
+    """The text the prompt ends with, and the grammar (GBNF) of the rest of the call."""
+
+    text: str
+    grammar: str
+
+
+def split_opening(gbnf: str) -> CallOpening | None:
+    """The fixed opening of the object `gbnf` describes, or None when it has none we know."""
+    rules: dict[str, str] = {}
+    for line in gbnf.splitlines():
+        if not line.strip():
+            continue
+        found = _RULE.match(line)
+        if found is None:
+            return None  # a rule spread over lines: not this converter's shape
+        rules[found.group(1)] = found.group(2)
+    root = rules.get("root")
+    if root is None:
+        return None
+    first = _first_key(rules, root)
+    if first is None:
+        return None
+    key, value, rest = first
+    text = f'{{"{key}":'
+    rules["root"] = f"space {value}{rest}"
+    deeper = _shared_key_of_alternatives(rules, value)
+    if deeper is not None:
+        inner_key, alternatives = deeper
+        text = f'{text} {{"{inner_key}":'
+        opened: list[str] = []
+        for index, (inner_value, inner_rest) in enumerate(alternatives):
+            name = f"{value}-opened-{index}"
+            rules[name] = f"space {inner_value}{inner_rest}"
+            opened.append(name)
+        rules["root"] = f"({' | '.join(opened)}){rest}"
+    return CallOpening(text, "\n".join(f"{name} ::= {body}" for name, body in rules.items()))
+
+
+def _first_key(rules: dict[str, str], body: str) -> tuple[str, str, str] | None:
+    """For `"{" space K-kv REST`: the key K, its value expression and REST."""
+    found = _OBJECT_START.match(body)
+    if found is None:
+        return None
+    kv, rest = found.groups()
+    pair = _KEY_VALUE.match(rules.get(kv, ""))
+    if pair is None:
+        return None
+    key, value = pair.groups()
+    return key, value, rest
+
+
+def _shared_key_of_alternatives(
+    rules: dict[str, str], value: str
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """When `value` names a rule whose alternatives are objects all opening with the same
+    required key: that key, and each alternative's (value, rest) after it."""
+    if _RULE_NAME.match(value) is None or value not in rules:
+        return None
+    names = [part.strip() for part in rules[value].split(" | ")]
+    if not all(_RULE_NAME.match(name) and name in rules for name in names):
+        return None
+    keys: set[str] = set()
+    alternatives: list[tuple[str, str]] = []
+    for name in names:
+        first = _first_key(rules, rules[name])
+        if first is None:
+            return None
+        key, inner_value, inner_rest = first
+        keys.add(key)
+        alternatives.append((inner_value, inner_rest))
+    if len(keys) != 1:
+        return None
+    return keys.pop(), alternatives
