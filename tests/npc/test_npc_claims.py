@@ -131,3 +131,41 @@ async def test_after_an_accepted_offer_committed_the_claim_is_heard_whole(
         assert frames[0]["t"] == "action" and frames[0]["ok"] is True
         assert _heard(frames) == REACTION
         assert stack.world.holdings("p1") == (8, 3)
+
+
+def native_liar(request: ChatRequest) -> Step:
+    """A model that speaks and acts in one step (native plan): the claim waits for the step."""
+    said = customer_words(request)
+    if "cakes" in said:
+        # The sale takes from the player: an offer, not a commit.
+        action = ScriptedCall(name="sell_cake", arguments=json.dumps({"qty": 3}))
+        line = OFFERED
+    elif "gift" in said:
+        # Baking takes nothing from the player: it commits in the same step.
+        action = ScriptedCall(name="bake", arguments=json.dumps({"qty": 1}))
+        line = "Here you go, fresh from the oven. Enjoy!"
+    else:
+        return ToolCalls(calls=[talk("Hello there.", options=OPTIONS)], fragment_size=4)
+    return ToolCalls(calls=[talk(line, options=OPTIONS), action], fragment_size=4)
+
+
+async def test_on_the_native_plan_a_claim_waits_for_the_steps_actions(tmp_path: Path) -> None:
+    async with (
+        serving(OFFER_GAME, tmp_path, responder=native_liar) as stack,
+        stack.client() as client,
+    ):
+        await _opened(client)
+        offered = await client.say("e1", "3 cakes please")
+        assert _heard(offered) == "Anything else?"
+        assert [o["id"] for o in offers(offered)] == ["offer-1"]
+        assert cake_rows(stack) == [] and stack.world.holdings("p1") == (20, 0)
+        kinds = [f["t"] for f in offered if f["t"] != "say.delta"]
+        assert kinds == ["say.end", "options", "encounter.idle"]
+        gift = await client.say("e1", "a gift?")
+        assert [f["name"] for f in gift if f["t"] == "action"] == ["bake"]
+        assert _heard(gift) == "Here you go, fresh from the oven. Enjoy!"
+        await client.say("e1", "Goodbye")
+        assert _model_lines(stack)[1:3] == [
+            "Anything else?",
+            "Here you go, fresh from the oven. Enjoy!",
+        ]

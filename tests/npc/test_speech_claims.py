@@ -123,3 +123,27 @@ def test_a_game_gives_its_own_rule() -> None:
 def test_a_rule_needs_openers_and_a_line(openers: tuple[str, ...], instead: str) -> None:
     with pytest.raises(ValueError, match="claim rule needs"):
         ClaimRule(re.compile("here"), openers, instead)
+
+
+@given(st.data(), lines(), st.booleans())
+def test_a_claim_waiting_for_the_steps_actions_is_settled_as_if_known(
+    data: st.DataObject, line: str, committed: bool
+) -> None:
+    # A model that speaks and acts in one step: the step's end says whether the turn committed,
+    # at any point of the line (mid-line when the action came first, after it otherwise).
+    claims = ClaimFilter(ENGLISH_CLAIMS, known=False)
+    parts = _cuts(data.draw, line)
+    at = data.draw(st.integers(0, len(parts)))
+    sent = [claims.feed(part) for part in parts[:at]]
+    sent.append(claims.settle(committed))
+    sent += [claims.feed(part) for part in parts[at:]]
+    sent.append(claims.finish())
+    assert "".join(sent) == (line if committed else ENGLISH_CLAIMS.filtered(line))
+
+
+def test_a_waiting_claim_holds_what_follows_it() -> None:
+    claims = ClaimFilter(ENGLISH_CLAIMS, known=False)
+    assert claims.feed("Fine. Here you go. More?") == "Fine. "
+    assert claims.waiting
+    assert claims.finish() == ""
+    assert claims.settle(False) == "More?"

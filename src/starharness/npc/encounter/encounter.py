@@ -151,10 +151,10 @@ class Encounter:
         self._preset = host.preset(npc.archetype)
         self._lore = LoreRecall(kit.game.lore, host.world, npc.id)
         self._plan = self._preset.plan
-        if self._plan.plan == DECIDE_ACT_SPEAK:
-            # The decision runs before the line, so whether the turn committed is known while
-            # the line streams: a claim of a deal the world did not make is never heard.
-            self._mapper.guard_claims(kit.game.done_claims)
+        # A claim of a deal the world did not make is never heard. The decision runs before
+        # the line, so whether the turn committed is known while it streams; on the native
+        # plan a claim waits for the step's actions.
+        self._mapper.guard_claims(kit.game.done_claims, known=self._plan.plan == DECIDE_ACT_SPEAK)
         self._decision_name = self._preset.kit.decision_tool.name
         # Per turn: whether the decision was made, and how often a call could not be read.
         self._decided = False

@@ -115,7 +115,9 @@ class FrameMapper:
     __slots__ = (
         "_calls",
         "_claims",
+        "_claims_known",
         "_committed",
+        "_deferred",
         "_fallback_line",
         "_fallback_options",
         "_finals",
@@ -184,17 +186,22 @@ class FrameMapper:
         self._plain_heard: list[str] = []
         # Set by `guard_claims`: the rule for lines of turns that committed nothing.
         self._claims: ClaimRule | None = None
+        self._claims_known = True
         self._committed = False
+        # Speech results waiting behind a claim whose honesty the step's end decides.
+        self._deferred: list[tuple[FinalSpeech, bool]] = []
         # Call id (or a plain message's text) -> the line the player heard, where it is not
         # the line the model wrote.
         self._heard: dict[str, str] = {}
 
-    def guard_claims(self, rule: ClaimRule | None) -> None:
-        """Check lines against `rule` (None: do not): in a turn that committed nothing before
-        its line began, a sentence claiming a done deal is never heard. Only for a plan that
-        decides before it speaks; where the line may stream before the step's actions ran,
-        whether it is honest is not known yet."""
+    def guard_claims(self, rule: ClaimRule | None, *, known: bool = True) -> None:
+        """Check lines against `rule` (None: do not): in a turn that committed nothing, a
+        sentence claiming a done deal is never heard. `known`: the plan decides before it
+        speaks, so whether the turn committed is known as the line streams; otherwise (a model
+        that speaks and acts in one step) a claim, and the rest of its line, waits for the end
+        of the step, when the step's actions have run."""
         self._claims = rule
+        self._claims_known = known
 
     def as_heard(self, messages: list[Message]) -> list[Message]:
         """`messages` (the model's view before a step) with each line the player heard in place
@@ -228,7 +235,23 @@ class FrameMapper:
         return None if self._committed else self._claims
 
     def _line_stream(self) -> LineStream:
-        return LineStream(self._style.contract.line_field, self._checked_claims())
+        claims = self._checked_claims()
+        return LineStream(self._style.contract.line_field, claims, known=self._claims_known)
+
+    def _settle_claims(self) -> None:
+        """The step's actions ran: send or leave out each claim that waited, then end its line."""
+        committed = self._committed
+        for call_id, stream in self._calls.items():
+            if not stream.unsettled:
+                continue
+            text = stream.settle(committed)
+            if text:
+                self._delta(text)
+            if stream.left_out:
+                self._heard[call_id] = stream.sent.strip()
+        deferred, self._deferred = self._deferred, []
+        for final, is_error in deferred:
+            self._speech_result(final, is_error)
 
     # -- session events ----------------------------------------------------------------------
 
@@ -264,9 +287,17 @@ class FrameMapper:
                 self._speech_call(call)
         elif kind == ev.TOOL_RESULT:
             result = ev.payload(event, ev.TOOL_RESULT)
-            final = self._finals.pop(result["call_id"], None)
+            call_id = result["call_id"]
+            final = self._finals.pop(call_id, None)
             if final is not None:
-                self._speech_result(final, bool(result["is_error"]))
+                stream = self._calls.get(call_id)
+                if self._deferred or (stream is not None and stream.waiting):
+                    # Its line ends once the step's actions have decided the claim.
+                    self._deferred.append((final, bool(result["is_error"])))
+                else:
+                    self._speech_result(final, bool(result["is_error"]))
+        elif kind == ev.STEP_END:
+            self._settle_claims()
         elif kind == ev.TURN_END:
             self._turn_end(ev.payload(event, ev.TURN_END))
 
@@ -402,6 +433,7 @@ class FrameMapper:
         self._options(final.options)
 
     def _turn_end(self, data: ev.TurnEndData) -> None:
+        self._settle_claims()
         self._committed = False
         if self._line_open:
             self._end_line(self._style.default_mood)

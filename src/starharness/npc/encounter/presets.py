@@ -100,10 +100,9 @@ class ArchetypePreset:
         layer.on(SESSION_EVENT, self._on_logged)
         layer.on_waterfall(REQUEST, self._shape_request)
         layer.on_waterfall(TOOL_POST_EXECUTE, self._post_execute)
-        if self.plan.plan == DECIDE_ACT_SPEAK:
-            # Its lines are checked for claims of a deal not made (the decision came first);
-            # the model's view then records the line the player heard.
-            layer.on_waterfall(PRE_STEP, self._pre_step)
+        # A line left without its claims of a deal not made is recorded in the model's view
+        # as the player heard it.
+        layer.on_waterfall(PRE_STEP, self._pre_step)
 
     def plan_tools(self) -> tuple[ToolDefinition[Any], ...]:
         """The tools the plan offers the model: the decision and speech, or every action."""

@@ -34,7 +34,8 @@ class LineStream:
     A line that opens like call syntax (a small model copying a tool result into what it says)
     is never streamed: its opening is held until it is clearly words, and `is_call` says so.
     With `claims` (the turn committed nothing), a sentence claiming a done deal is left out
-    (`ClaimFilter`): `sent` is what the player heard.
+    (`ClaimFilter`): `sent` is what the player heard. With `known=False` (the step may still
+    commit) a claim waits for `settle`.
     """
 
     __slots__ = (
@@ -51,7 +52,7 @@ class LineStream:
         "_verdict",
     )
 
-    def __init__(self, field: str, claims: ClaimRule | None = None) -> None:
+    def __init__(self, field: str, claims: ClaimRule | None = None, *, known: bool = True) -> None:
         self._field = field
         self._extractor = LineExtractor(field)
         self._entities = EntityStream()
@@ -64,7 +65,7 @@ class LineStream:
         self._opening = ""
         self._verdict = ""
         # Where the turn committed nothing: the line without its claims of a done deal.
-        self._claims = None if claims is None else ClaimFilter(claims)
+        self._claims = None if claims is None else ClaimFilter(claims, known=known)
         self._finished = False
 
     @property
@@ -137,6 +138,25 @@ class LineStream:
     def left_out(self) -> bool:
         """Whether a sentence claiming a done deal was left out of what was sent."""
         return self._claims is not None and self._claims.dropped
+
+    @property
+    def unsettled(self) -> bool:
+        """Whether the line waits to learn if the turn committed (`settle`)."""
+        return self._claims is not None and not self._claims.known
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a claim, and what followed it, waits for `settle`."""
+        return self._claims is not None and self._claims.waiting
+
+    def settle(self, committed: bool) -> str:
+        """The step's actions ran: the text to send of what waited (recorded as sent)."""
+        if self._claims is None:
+            return ""
+        text = self._claims.settle(committed)
+        if text:
+            self._parts.append(text)
+        return text
 
     def remainder(self, line: str) -> str:
         """What of the completed `line` is still to send ('' when it does not extend what the

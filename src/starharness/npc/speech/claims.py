@@ -104,26 +104,51 @@ class ClaimFilter:
     or left out with the space after it when the held words claim a deal. The output does not
     depend on how the line was cut: it is always `ClaimRule.filtered(line)`. When every word
     was left out, `finish` gives the rule's `instead` line.
+
+    With `known=False` whether the turn commits is not known yet (a model that speaks and acts
+    in one step): a claim, and everything after it, waits for `settle`, which sends it all when
+    the turn committed and goes on as above when it did not.
     """
 
-    __slots__ = ("_buf", "_heard", "_longest", "_openers", "_rule", "_sent", "_skip_space",
-                 "dropped")  # fmt: skip
+    __slots__ = ("_buf", "_finish_waits", "_heard", "_known", "_longest", "_open", "_openers",
+                 "_rule", "_sent", "_skip_space", "_waiting", "dropped")  # fmt: skip
 
-    def __init__(self, rule: ClaimRule) -> None:
+    def __init__(self, rule: ClaimRule, *, known: bool = True) -> None:
         self._rule = rule
         self._openers: Sequence[str] = tuple(_normal(opener) for opener in rule.openers)
         self._longest = max(len(opener) for opener in self._openers) + 1
+        self._known = known
         self._buf = ""
         """The sentence being streamed, from its first character."""
         self._sent = 0
         """How much of `_buf` was sent (or is whitespace already skipped)."""
         self._skip_space = False
+        self._waiting: list[str] | None = None
+        """A claim made before the turn's commits were known, and the text after it."""
+        self._finish_waits = False
+        self._open = False
+        """The turn committed: every word is honest, nothing is checked any more."""
         self._heard = False
         self.dropped = False
         """Whether a sentence was left out."""
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a claim waits for `settle`."""
+        return self._waiting is not None
+
+    @property
+    def known(self) -> bool:
+        """Whether the turn's commits are known (from the start, or since `settle`)."""
+        return self._known
+
     def feed(self, text: str) -> str:
         """Consume the next part of the line; return the text to send now (often all of it)."""
+        if self._open:
+            return self._heard_of(text)
+        if self._waiting is not None:
+            self._waiting.append(text)
+            return ""
         if self._skip_space:
             text = text.lstrip()
             if not text:
@@ -132,38 +157,66 @@ class ClaimFilter:
         buf = self._buf + text
         out: list[str] = []
         # From the start: a stop may have been sent before the space that ends it arrived.
-        while (end := _SENTENCE_END.search(buf)) is not None:
-            out.append(self._close(buf[: end.end()]))
-            buf = buf[end.end() :]
-            self._sent = 0
-            if self._skip_space:
-                buf = buf.lstrip()
-                self._skip_space = not buf
-        hold = self._hold(buf)
-        if hold > self._sent:
-            out.append(buf[self._sent : hold])
-            self._sent = hold
+        while self._waiting is None and (end := _SENTENCE_END.search(buf)) is not None:
+            said, buf = self._close(buf[: end.end()], buf[end.end() :])
+            out.append(said)
+        if self._waiting is None:
+            hold = self._hold(buf)
+            if hold > self._sent:
+                out.append(buf[self._sent : hold])
+                self._sent = hold
         self._buf = buf
         return self._heard_of("".join(out))
 
     def finish(self) -> str:
         """The line ended: decide its last sentence; the `instead` line if nothing was heard."""
-        out = self._heard_of(self._close(self._buf)) if self._buf else ""
-        self._buf = ""
-        self._sent = 0
+        if self._open:
+            return ""
+        out = ""
+        if self._waiting is None and self._buf:
+            out, _ = self._close(self._buf, "")
+            out = self._heard_of(out)
+            self._buf = ""
+        if self._waiting is not None:
+            self._finish_waits = True
+            return out
         if self.dropped and not self._heard:
             self._heard = True
             return self._rule.instead
         return out
 
-    def _close(self, sentence: str) -> str:
-        """The unsent part of a complete sentence to send ('' when it claims a deal)."""
+    def settle(self, committed: bool) -> str:
+        """The turn's commits are known now; return what may be sent of what waited."""
+        self._known = True
+        waiting, self._waiting = self._waiting, None
+        if committed:
+            self._open = True
+            held = self._buf[self._sent :] + "".join(waiting or ())
+            self._buf = ""
+            self._sent = 0
+            return self._heard_of(held)
+        if waiting is None:
+            return ""
+        self.dropped = True
+        self._skip_space = True
+        out = self.feed("".join(waiting[1:]))
+        return out + self.finish() if self._finish_waits else out
+
+    def _close(self, sentence: str, rest: str) -> tuple[str, str]:
+        """Decide a complete sentence: its unsent part to send now, and the text to go on
+        with (`rest`, less the space after a claim left out; '' while a claim waits)."""
         hold = self._hold(sentence)
-        if hold < len(sentence) and self._rule.claim(sentence[hold:]) is not None:
-            self.dropped = True
-            self._skip_space = True
-            return sentence[self._sent : hold]
-        return sentence[self._sent :]
+        sent = self._sent
+        self._sent = 0
+        if hold == len(sentence) or self._rule.claim(sentence[hold:]) is None:
+            return sentence[sent:], rest
+        if not self._known:
+            self._waiting = [sentence[hold:], rest]
+            return sentence[sent:hold], ""
+        self.dropped = True
+        rest = rest.lstrip()
+        self._skip_space = not rest
+        return sentence[sent:hold], rest
 
     def _hold(self, text: str) -> int:
         """Where held text begins: the first unsent word that may begin a claim, or the end."""
