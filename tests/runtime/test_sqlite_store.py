@@ -85,6 +85,23 @@ async def test_round_trip_keeps_every_event_and_the_rebuilt_requests(
     assert len(requests_before) == 2
 
 
+async def test_a_lone_surrogate_is_stored_and_read_back(store_place: StorePlace) -> None:
+    # Surrogate-escaped input (a byte that was not UTF-8) has no UTF-8 form; it once failed
+    # every batch of the store, for every session, for good.
+    service = SessionService(await store_place.open())
+    session = service.create("odd")
+    session.log(ev.USER_MESSAGE, ev.UserMessageData(content="bad \udcff byte", source="user"))
+    session.append("x/y", {"k\ud800": ["é", "\udfff"]})
+    await service.flush()
+    await service.aclose()
+
+    store = await store_place.open()
+    stored = await store.load("odd")
+    await store.aclose()
+    assert stored is not None and stored.dropped == 0
+    assert stored.events == list(session.events)
+
+
 async def test_resume_continues_the_sequence(store_place: StorePlace) -> None:
     service = SessionService(await store_place.open())
     _fill(service.create("a"))

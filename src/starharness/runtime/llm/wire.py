@@ -27,14 +27,17 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 _COMPACT = (",", ":")
+# Built once: `json.dumps` with any option set builds a new encoder for every call.
+_UTF8 = json.JSONEncoder(ensure_ascii=False, separators=_COMPACT)
+_ASCII = json.JSONEncoder(separators=_COMPACT)
 
 
 def _encode(value: Any) -> bytes:
     try:
-        return json.dumps(value, ensure_ascii=False, separators=_COMPACT).encode()
+        return _UTF8.encode(value).encode()
     except UnicodeEncodeError:
         # Lone surrogates cannot be UTF-8; \u escapes carry them (and stay valid JSON).
-        return json.dumps(value, separators=_COMPACT).encode()
+        return _ASCII.encode(value).encode()
 
 
 def dumps_wire(value: Any) -> str:
