@@ -1,14 +1,15 @@
 """Telemetry: OpenTelemetry spans (API only, GenAI conventions) and in-process counters.
 
-Without an OpenTelemetry SDK the span helpers cost a function call and yield a recorder that
-does nothing. Counters live in a `Telemetry` object that a server exports to Prometheus.
+Without an OpenTelemetry SDK the span helpers cost a function call and hand back one shared
+context whose recorder does nothing. Counters live in a `Telemetry` object that a server
+exports to Prometheus.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Generator, Iterable, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -93,6 +94,8 @@ class SpanRecorder:
 
 
 _NOOP: Final = SpanRecorder(trace.INVALID_SPAN)
+# Shared by every span helper while tracing is off: no generator, no attribute dict per span.
+_NO_SPAN: Final = nullcontext(_NOOP)
 
 
 def tracing_enabled() -> bool:
@@ -104,9 +107,6 @@ def tracing_enabled() -> bool:
 def _span(
     name: str, kind: trace.SpanKind, attributes: Mapping[str, AttributeValue | None]
 ) -> Generator[SpanRecorder]:
-    if not tracing_enabled():
-        yield _NOOP
-        return
     tracer = trace.get_tracer(TRACER_NAME)
     present = {key: value for key, value in attributes.items() if value is not None}
     with tracer.start_as_current_span(name, kind=kind, attributes=present) as span:
@@ -122,6 +122,8 @@ def turn_span(
     session_id: str, turn: int, *, agent_id: str | None = None
 ) -> AbstractContextManager[SpanRecorder]:
     """A span for one agent turn (`invoke_agent`)."""
+    if not tracing_enabled():
+        return _NO_SPAN
     return _span(
         f"invoke_agent {agent_id}" if agent_id else "invoke_agent",
         trace.SpanKind.INTERNAL,
@@ -131,6 +133,8 @@ def turn_span(
 
 def step_span(session_id: str, turn: int, step: int) -> AbstractContextManager[SpanRecorder]:
     """A span for one step: a model request plus the tool calls it asked for."""
+    if not tracing_enabled():
+        return _NO_SPAN
     return _span(
         "step",
         trace.SpanKind.INTERNAL,
@@ -146,6 +150,8 @@ def request_span(
     max_tokens: int | None = None,
 ) -> AbstractContextManager[SpanRecorder]:
     """A client span for one streamed model request (`chat {model}`)."""
+    if not tracing_enabled():
+        return _NO_SPAN
     return _span(
         f"chat {model}",
         trace.SpanKind.CLIENT,
@@ -164,6 +170,8 @@ def tool_span(
     name: str, call_id: str, *, session_id: str | None = None
 ) -> AbstractContextManager[SpanRecorder]:
     """A span for one tool execution (`execute_tool {name}`)."""
+    if not tracing_enabled():
+        return _NO_SPAN
     return _span(
         f"execute_tool {name}",
         trace.SpanKind.INTERNAL,
