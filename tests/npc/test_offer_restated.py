@@ -40,10 +40,10 @@ TEA = OfferTerms("2 cups of tea", "6 coins")
     ("terms", "line"),
     [
         (GEL, "Fine, 4 medical gel then."), (GEL, "Fine, 4 more medical gel then."),
-        (GEL, "4 medical gel"), (GEL, "I'll take 4 medical gel, please"),
-        (GEL, "Four medical gel."), (GEL, "ok, medical gels at 1100 each"),
+        (GEL, "the 4 medical gel"), (GEL, "I'll take 4 medical gel, please"),
+        (GEL, "Four medical gel, fine."), (GEL, "ok, medical gels at 1100 each"),
         (GEL, "Buy 4 medical gel at 1,100. Deal!"), (GEL, "I\u2019ll take the gel"),
-        (FUEL, "the 3 fuel cells"), (FUEL, "3 fuel cell"),
+        (FUEL, "the 3 fuel cells"), (FUEL, "buy 3 fuel cell"),
         (SELL_FUEL, "Fine, 3 fuel cells for 2,700"),
         (PASSAGE, "Passage to Ceres Deep, please."), (PASSAGE, "ok, Ceres Deep"),
         (TEA, "2 cups of tea please"), (TEA, "two cup of tea"),
@@ -67,6 +67,10 @@ def test_a_line_restating_the_terms_accepts(terms: OfferTerms, line: str) -> Non
         (SELL_FUEL, "I'll take 3 fuel cells"), (SELL_FUEL, "I'll take them, 3 fuel cells"),
         (GEL, "I have 4 medical gel"), (GEL, "we got 4 medical gel"),
         (PASSAGE, "passage to Vesta"), (PASSAGE, "passage to Ceres Deep when?"),
+        # Bare terms, without the offer's verb, a yes or a pointing word, may mean the deal
+        # the other way round ("3 fuel cells" to buy, with "Sell 3 fuel cells" pending).
+        (GEL, "4 medical gel"), (GEL, "Four medical gel."), (FUEL, "3 fuel cell"),
+        (SELL_FUEL, "3 fuel cells"), (SELL_FUEL, "3 fuel cells please"),
     ],
 )  # fmt: skip
 def test_anything_looser_is_words_for_the_npc(terms: OfferTerms, line: str) -> None:
@@ -86,8 +90,10 @@ def _french(line: str) -> bool:
 
 def test_a_game_that_replaces_the_words_of_yes_judges_what_is_left() -> None:
     terms = OfferTerms("Acheter 4 gel médical", "4 400 cr")
-    assert restates("4 gel médical", terms, _french)
+    assert restates("Acheter 4 gel médical", terms, _french)
     assert restates("D'accord, 4 gels médical.", terms, _french)
+    # Bare terms say neither the offer's verb nor the game's yes.
+    assert not restates("4 gel médical", terms, _french)
     # English filler is the default rule's, not the game's: what is left goes to its rule.
     assert not restates("Fine, 4 gel médical then", terms, _french)
     assert not restates("4 gel médical, mais moins cher", terms, _french)
@@ -111,6 +117,17 @@ def test_with_several_pending_the_one_restated_is_meant() -> None:
     assert offers_meant("Yes, deal.", [gel]) == (gel,)
     # One that fits none is words.
     assert offers_meant("2 fuel cells", [gel, fuel]) == ()
+
+
+def test_a_number_alone_never_decides_which_way_a_deal_goes() -> None:
+    buy = _offer(1, OfferTerms("Buy 5 fuel cells at 900", "4,500 cr"))
+    sell = Offer("offer-2", OfferDraft("sell", {"n": 2}, SELL_FUEL, buy.draft.settle))
+    # "the 3 fuel cells" fits only the sale by its number, but its words fit the purchase too.
+    assert offers_meant("the 3 fuel cells", [buy, sell]) == ()
+    assert offers_meant("Fine, 3 fuel cells", [buy, sell]) == ()
+    # The offer's own verb says which way.
+    assert offers_meant("Sell 3 fuel cells", [buy, sell]) == (sell,)
+    assert offers_meant("ok, buy 5 fuel cells", [buy, sell]) == (buy,)
     assert offers_meant("Fine, 4 medical gel then.", []) == ()
 
 
@@ -149,6 +166,9 @@ def _cases(draw: st.DrawFn) -> _Case:
         return draw(st.sampled_from([word, word.upper(), word.capitalize()]))
 
     named = [said(word) for word in draw(st.lists(st.sampled_from(words), min_size=1, max_size=4))]
+    # Without the label's first word, the line says yes or points at the offer.
+    agreeing = draw(st.sampled_from(["", "yes", "fine", "the", "ok", "deal", "those"]))
+    named.append(agreeing or said(words[0]))
     quoted = [
         draw(st.sampled_from([str(n), f"{n:,}"]))
         for n in draw(st.lists(st.sampled_from(numbers), max_size=3))
@@ -317,7 +337,7 @@ async def test_a_line_that_fits_both_offers_asks_which(tmp_path: Path) -> None:
         assert [item for item, _ in _offers(frames)] == ["offer-1", "offer-2"]
         assert seller.heard[heard:] == []
         # The next restatement picks one: the question did not withdraw them.
-        frames = await client.say("e1", "4 medical gel")
+        frames = await client.say("e1", "the 4 medical gel")
         assert frames[0]["t"] == "action"
         assert _accepted(stack) == [(1, "offer-1", 4)]
 

@@ -81,8 +81,9 @@ async def test_a_player_short_of_the_fare_back_works_the_passage(tmp_path: Path)
         await me.hello()
         greeted = await me.open("karsk", SMUGGLER)
         await me.pick("karsk", _offer(greeted, "Buy 5 fuel cells"))
+        # "Buy 5 medical gel at 1,100" is pending after the fuel: the line restates it.
         bought = await me.say("karsk", "buy 5 medical gel")
-        await me.pick("karsk", _offer(bought, "Buy 5 medical gel"))
+        assert actions(bought) == [("player_buys", True)]
         await me.close("karsk")
         greeted = await me.open("ilse", DOCK_MASTER)
         bought = await me.pick("ilse", _offer(greeted, "Buy 5 fuel cells"))

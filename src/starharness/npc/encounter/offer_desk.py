@@ -188,6 +188,12 @@ _NEVER: Final = frozenset(
 """A negation, a condition, a haggle or a question word: the line is never a restatement,
 even where the offer's own label holds the word."""
 _RESTATING: Final = (_YES | _FILLER | _SMALL) - _LOOSE
+_AGREEING: Final = _YES | frozenset(
+    ("fine", "good", "great", "perfect", "right", "the", "that", "those", "these", "them")
+)
+"""Without the offer's own first word ("Buy", "Sell"), a restatement says yes or points at the
+offer shown ("Fine, 4 loaves", "the 4 loaves"): bare terms ("4 loaves") may ask for a deal
+the other way round."""
 _TOKEN: Final = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 
 
@@ -275,16 +281,34 @@ def restates(text: str, terms: OfferTerms, accepts: Callable[[str], bool] | None
         receiving = receiving or token.text == _TAKE
     if not named or (receiving and gives):
         return False
+    verb = _says_verb(tokens, terms)
     if accepts is None:
-        return all(token.text in _RESTATING for token in rest)
+        agreeing = any(token.text in _AGREEING for token in tokens)
+        return (verb or agreeing) and all(token.text in _RESTATING for token in rest)
     if not rest:
-        return True
+        return verb
     # The game's rule reads the line as typed, with the offer's own words and numbers cut out.
     blanked = list(text)
     for token in tokens:
         if token not in rest:
             blanked[token.start : token.end] = " " * (token.end - token.start)
     return accepts("".join(blanked))
+
+
+def _says_verb(tokens: Sequence[_Token], terms: OfferTerms) -> bool:
+    """Whether the line holds the first word of the offer's label ("buy" of "Buy 4 loaves")."""
+    first = next((t.text for t in _tokens(terms.label) if not t.number), None)
+    return (
+        first is not None
+        and first not in _RESTATING
+        and any(_same_word(t.text, first) for t in tokens)
+    )
+
+
+def _named_by(tokens: Sequence[_Token], terms: OfferTerms) -> bool:
+    """Whether a word of the line names the offer (a word of its label that is not small talk)."""
+    naming = [t.text for t in _tokens(terms.label) if not t.number and t.text not in _RESTATING]
+    return any(not token.number and _names(token.text, naming) for token in tokens)
 
 
 def offers_meant(
@@ -296,6 +320,19 @@ def offers_meant(
     One: accept it. Several: ask which. None: the line is words for the NPC.
     """
     restated = tuple(offer for offer in pending if restates(text, offer.draft.terms, accepts))
+    tokens = _tokens(text)
+    # Without its verb, a restatement whose words also name a pending deal of another action
+    # ("3 loaves" beside "Buy 5 loaves" and "Sell 3 loaves") does not say which way: the number
+    # alone never decides whether the player gives or receives.
+    restated = tuple(
+        offer
+        for offer in restated
+        if _says_verb(tokens, offer.draft.terms)
+        or not any(
+            other.draft.action != offer.draft.action and _named_by(tokens, other.draft.terms)
+            for other in pending
+        )
+    )
     if restated:
         return restated
     return tuple(pending) if (accepts or plain_acceptance)(text) else ()
