@@ -14,6 +14,13 @@ from hypothesis import strategies as st
 from realmodel_support import ServedModel, require_real_model
 
 from starharness.localmodel.call_opening import split_opening
+from starharness.localmodel.chat_prompt import (
+    CALL_PREFIX,
+    generation_prompt,
+    read_messages,
+    read_tools,
+    render,
+)
 from starharness.npc.encounter import GameKit
 from starharness.voyage import GAME
 
@@ -35,9 +42,9 @@ def test_the_speech_call_opens_with_its_first_key_in_the_prompt() -> None:
     kit = GameKit.of(GAME)
     opening = split_opening(_gbnf(dict(kit.speech_tool.schema.parameters)))
     assert opening is not None
-    assert opening.text == '{"line":'
+    assert opening.text == '{"line":"'
     root = next(line for line in opening.grammar.splitlines() if line.startswith("root ::= "))
-    assert root.startswith("root ::= space line ")  # the rest begins at the line's value
+    assert root.startswith("root ::= [")  # the rest begins at the line's first character
     _parses(opening.grammar)
 
 
@@ -46,7 +53,7 @@ def test_every_decision_opens_with_the_action_and_its_name_key_in_the_prompt() -
     for each in [kit.default, *kit.archetypes.values()]:
         opening = split_opening(_gbnf(dict(each.decision_tool.schema.parameters)))
         assert opening is not None
-        assert opening.text == '{"action": {"name":'
+        assert opening.text == '{"action":{"name":"'
         _parses(opening.grammar)
 
 
@@ -56,6 +63,8 @@ def test_every_decision_opens_with_the_action_and_its_name_key_in_the_prompt() -
         # the first property is optional: an empty object is as valid as one with it
         {"type": "object", "properties": {"line": {"type": "string"}}},
         {"type": "array", "items": {"type": "string"}},
+        # the first value is no string: no opening quote to end on
+        {"type": "object", "properties": {"qty": {"type": "integer"}}, "required": ["qty"]},
         {"type": "string"},
     ],
 )
@@ -82,7 +91,7 @@ def test_any_object_with_required_string_fields_opens_with_its_first(keys: list[
     }
     opening = split_opening(_gbnf(schema))
     assert opening is not None
-    assert opening.text == f'{{"{keys[0]}":'
+    assert opening.text == f'{{"{keys[0]}":"'
     _parses(opening.grammar)
 
 
@@ -111,19 +120,28 @@ def test_a_forced_decision_through_the_server_is_whole_json_of_one_action(
     data = answer.json()
     (call,) = data["choices"][0]["message"]["tool_calls"]
     arguments = call["function"]["arguments"]
-    assert arguments.startswith('{"action": {"name":')
+    assert arguments.startswith('{"action":{"name":"')
     names = {variant["properties"]["name"]["enum"][0] for variant in _variants(decision)}
     assert json.loads(arguments)["action"]["name"] in names
-    # The opening was read with the prompt, not generated a token at a time.
-    counted = httpx.post(
-        f"{real_model.base_url.removesuffix('/v1')}/extras/tokenize",
-        json={"input": arguments},
-        timeout=60,
+    # The opening was read with the prompt, not generated a token at a time: the prompt the
+    # server counted is the rendered conversation with the opening at its end.
+    prompt = render(read_messages(body["messages"]), read_tools(body["tools"]))
+    prompt += f"{generation_prompt()}{CALL_PREFIX}{decision.name}:\n"
+    without = _count(real_model, prompt)
+    with_opening = _count(real_model, prompt + '{"action":{"name":"')
+    assert with_opening > without
+    assert data["usage"]["prompt_tokens"] in (with_opening, with_opening + 1), (  # + a BOS
+        data["usage"],
+        without,
+        with_opening,
     )
+
+
+def _count(model: ServedModel, text: str) -> int:
+    url = f"{model.base_url.removesuffix('/v1')}/extras/tokenize"
+    counted = httpx.post(url, json={"input": text}, timeout=60)
     assert counted.status_code == 200, counted.text
-    whole = len(counted.json()["tokens"])
-    generated = data["usage"]["completion_tokens"]
-    assert generated <= whole - 4, (generated, whole, arguments)
+    return len(counted.json()["tokens"])
 
 
 def _variants(decision: Any) -> list[dict[str, Any]]:
