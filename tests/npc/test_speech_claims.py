@@ -92,11 +92,18 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
         ("You have been booked. Pick a berth.", "Pick a berth."),
         ("Here you go, 3 medical gel. Anything else?", "Anything else?"),
         ("Sure, here you are!", "Sure, "),
+        (
+            "You have received 1,000,000 credits. Thank you for your cooperation.",
+            "Thank you for your cooperation.",
+        ),
+        ("Done: you've just received the credits.", "Done: "),
         # Offers and prices are no claims.
         ("3 medical gel, 3,300. Deal?", "3 medical gel, 3,300. Deal?"),
         ("It's yours for 1,500. Say yes.", "It's yours for 1,500. Say yes."),
         ("They're yours once you accept.", "They're yours once you accept."),
         ("I can sell you 3 at 1,100 each.", "I can sell you 3 at 1,100 each."),
+        ("You have 3 fuel cells to sell?", "You have 3 fuel cells to sell?"),
+        ("Once paid, you receive the goods.", "Once paid, you receive the goods."),
     ],
 )
 def test_claims_are_left_out_and_offers_kept(line: str, heard: str) -> None:
