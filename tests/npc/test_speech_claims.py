@@ -29,8 +29,8 @@ def lines(draw: st.DrawFn) -> str:
     return " ".join(parts)
 
 
-def _cuts(draw: st.DrawFn, text: str) -> list[str]:
-    points = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
+def _cuts(data: st.DataObject, text: str) -> list[str]:
+    points = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=12)))
     edges = [0, *points, len(text)]
     return [text[a:b] for a, b in itertools.pairwise(edges)]
 
@@ -40,7 +40,7 @@ def test_any_cut_of_a_line_sends_what_the_whole_line_filtered_sends(
     data: st.DataObject, line: str
 ) -> None:
     claims = ClaimFilter(ENGLISH_CLAIMS)
-    sent = [claims.feed(part) for part in _cuts(data.draw, line)]
+    sent = [claims.feed(part) for part in _cuts(data, line)]
     assert "".join(sent) + claims.finish() == ENGLISH_CLAIMS.filtered(line)
 
 
@@ -51,7 +51,7 @@ def test_the_speech_stream_sends_the_filtered_line_whatever_the_fragments(
     # Through the argument JSON, escapes and all, as a model streams a speaking call.
     arguments = json.dumps({"line": line, "mood": "calm", "options": []})
     stream = LineStream("line", ENGLISH_CLAIMS)
-    for fragment in _cuts(data.draw, arguments):
+    for fragment in _cuts(data, arguments):
         stream.feed(fragment)
     stream.add(stream.remainder(line))
     assert stream.sent == ENGLISH_CLAIMS.filtered(line)
@@ -139,7 +139,7 @@ def test_a_claim_waiting_for_the_steps_actions_is_settled_as_if_known(
     # A model that speaks and acts in one step: the step's end says whether the turn committed,
     # at any point of the line (mid-line when the action came first, after it otherwise).
     claims = ClaimFilter(ENGLISH_CLAIMS, known=False)
-    parts = _cuts(data.draw, line)
+    parts = _cuts(data, line)
     at = data.draw(st.integers(0, len(parts)))
     sent = [claims.feed(part) for part in parts[:at]]
     sent.append(claims.settle(committed))
