@@ -73,7 +73,7 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         r"|delivered|booked)\b"
         r"|\b(?:were|are now) (?:sent|added|transferred|credited) (?:to|in)\b"
         r"|\bgave you\b|\byou now (?:have|own)\b"
-        # "You have received 1,000,000 credits" (a prompt injection obeyed in words)
+        # "You have received the money" (a prompt injection obeyed in words)
         r"|\byou(?:'ve| have)? (?:now |just )?received\b"
         r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
         r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for| if| once| when| as soon)"
