@@ -184,3 +184,41 @@ def test_thresholds_come_from_the_provider_profile_then_overrides() -> None:
     local = compactor.limits(_AgentStub(_Provider("local", None)))  # type: ignore[arg-type]
     assert (local.window, local.threshold, local.retain) == (4_096, 3_276, 1_024)
     assert DEEPSEEK.context_window == 1_000_000
+
+
+def _talker(request: ChatRequest) -> Step:
+    return Success(text=f"answer {request.turn}: " + "words " * 150)
+
+
+async def test_forget_drops_the_oldest_exchanges_with_no_model_call(home: Path) -> None:
+    row = compaction_row(context_window=WINDOW, summarize=False, forget=True)
+    async with MockLlmServer(responder=_talker) as mock:
+        async with context_runtime(mock.base_url, home, [row]) as rt:
+            handle, rec = await create_agent(rt.ctx, "f1")
+            for turn in range(30):
+                handle.agent.followup(f"question {turn}: " + "detail " * 150)
+                await handle.agent.when_idle()
+            events = list(handle.agent.session.events)
+            await handle.dispose()
+        sent = [r.body for r in mock.requests]
+    assert [e.data["reason"] for e in rec.of(ev.TURN_END)] == ["completed"] * 30
+    ends = [e for e in events if e.type == COMPACTION_END]
+    assert ends and {e.data["outcome"] for e in ends} == {"forgot"}
+    assert not any(e.type == COMPACTION_SUMMARY for e in events)
+    # One request per turn: forgetting asks the model nothing.
+    assert len(sent) == 30
+    assert all(len(json.dumps(body)) // 4 < WINDOW for body in sent)
+    last = [str(m.get("content")) for m in sent[-1]["messages"]]
+    assert not any(text.startswith("question 0:") for text in last)
+    assert last[-1].startswith("question 29:")
+    # The view still opens on a user message and every request rebuilds from the log.
+    assert sent[-1]["messages"][1]["role"] == "user"
+    assert_rebuilt_equals_sent(events, sent)
+    # Forgetting is rare: each one leaves room for several turns.
+    assert len(ends) <= 10
+
+
+def test_forget_and_summarize_are_one_choice() -> None:
+    with pytest.raises(ValueError, match="set summarize: false to forget"):
+        CompactionConfig(forget=True)
+    assert CompactionConfig(summarize=False, forget=True).forget

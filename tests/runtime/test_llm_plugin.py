@@ -220,3 +220,19 @@ def test_service_registry_rules() -> None:
     undo_a()
     assert service.default_name == "b"
     assert service.names() == ("b",)
+
+
+async def test_a_configured_context_window_replaces_the_profiles(mock: MockLlmServer) -> None:
+    config = LlmConfig(provider="llama-cpp", base_url=mock.base_url, context_window=16_384)
+    provider = await build_provider(config)
+    default = await build_provider(LlmConfig(provider="llama-cpp", base_url=mock.base_url))
+    try:
+        assert provider.profile.context_window == 16_384
+        assert default.profile.context_window == 8_192
+        # Only this provider's copy: the built-in profile stays as shipped.
+        assert provider.profile.name == default.profile.name == "llama-cpp"
+    finally:
+        await provider.aclose()
+        await default.aclose()
+    with pytest.raises(ValueError, match="greater than or equal to 256"):
+        LlmConfig(provider="llama-cpp", context_window=100)

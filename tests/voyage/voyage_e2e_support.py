@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,13 +46,14 @@ async def serving_voyage(
     game: Game = GAME,
     place: WorldPlace | None = None,
     world_connections: int | None = None,
+    rows: Sequence[Mapping[str, Any]] = (),
 ) -> AsyncIterator[Stack]:
     """Omega station on a fresh world file, its NPCs played by the offline brain.
 
     `plays` is the kind of server the mock behaves as; `provider` the profile the harness
     believes it talks to (what it chooses the turn plan from). `place` puts the world in
     PostgreSQL (or another file); default: a file under tmp_path. `world_connections` is the
-    server setting of that name (PostgreSQL only).
+    server setting of that name (PostgreSQL only). `rows` are runtime patch rows.
     """
     if place is not None and place.target is not None:
         settings = ServerSettings(
@@ -65,7 +66,11 @@ async def serving_voyage(
         settings = ServerSettings(port=0, world=path)
     async with MockLlmServer(responder=GAME.offline_responder, plays=plays) as mock:
         ctx = await start_runtime(
-            mock.base_url, max_attempts=1, first_byte_s=WAIT_S, provider=provider
+            mock.base_url,
+            max_attempts=1,
+            first_byte_s=WAIT_S,
+            provider=provider,
+            rows=[dict(row) for row in rows],
         )
         try:
             running = await start_server(ctx, game, settings)

@@ -29,6 +29,10 @@ class MockCapabilities:
     strict_schema: bool = False
     """True: a function marked `strict: true` must have a strict schema (every object lists
     all its properties as required and forbids others), else HTTP 400, as OpenAI answers."""
+    context_tokens: int | None = None
+    """The model's window: a request whose prompt (counted as the mock counts usage) plus its
+    `max_tokens` exceeds it is refused with HTTP 400 and the message llama-cpp-python's server
+    sends (`context_length_exceeded`). None: no limit."""
 
     def refusal(self, body: Mapping[str, Any]) -> tuple[int, str] | None:
         """The status and message this server answers `body` with instead, if it refuses it."""
@@ -56,6 +60,22 @@ class MockCapabilities:
                         "properties and set additionalProperties to false)"
                     )
         return None
+
+    def overflow(self, body: Mapping[str, Any], prompt_tokens: int) -> tuple[int, str] | None:
+        """The refusal of a request too long for the window, if it is."""
+        window = self.context_tokens
+        if window is None:
+            return None
+        limit = body.get("max_tokens")
+        completion = limit if isinstance(limit, int) else 0
+        if prompt_tokens + completion <= window:
+            return None
+        return 400, (
+            f"This model's maximum context length is {window} tokens. However, you requested"
+            f" {prompt_tokens + completion} tokens ({prompt_tokens} in the messages,"
+            f" {completion} in the completion). Please reduce the length of the messages or"
+            " completion."
+        )
 
     def visible(self, messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage, ...]:
         """The conversation as this server's model sees it."""

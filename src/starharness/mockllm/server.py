@@ -323,12 +323,19 @@ class MockLlmServer:
             await self._fail(out, record, status, message, kind, "mock_capability")
             return
         conversation = self._book.conversation(key)
-        turn = conversation.turns
-        conversation.turns += 1
         prompt = canonical_prompt(parsed.raw.get("tools") or (), parsed.raw["messages"])
         prompt_tokens, cached = prompt_usage(
             conversation.last_prompt, prompt, self._chars_per_token
         )
+        overflow = self._plays.overflow(parsed.raw, prompt_tokens)
+        if overflow is not None:
+            status, message = overflow
+            await self._fail(
+                out, record, status, message, "invalid_request_error", "context_length_exceeded"
+            )
+            return
+        turn = conversation.turns
+        conversation.turns += 1
         conversation.last_prompt = prompt
         outcome = self._book.take(conversation)
         if isinstance(outcome, Exhausted):

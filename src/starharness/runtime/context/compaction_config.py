@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ProviderThresholds(BaseModel):
@@ -45,12 +46,25 @@ class CompactionConfig(BaseModel):
     prune: PruneConfig = PruneConfig()
     summarize: bool = True
     """After pruning, summarize the older span with the model when still over the threshold."""
+    forget: bool = False
+    """With `summarize` off: after pruning, the span before the retained tail leaves the view
+    whole, with no model call (the log keeps it). For agents whose memory lives elsewhere, such
+    as NPC encounters (the game's memories carry what mattered)."""
     summary_provider: str | None = None
     """Provider (and model) that writes summaries; null: the agent's own."""
     summary_model: str | None = None
     summary_max_tokens: int = Field(default=2_048, ge=16)
     summary_item_chars: int = Field(default=2_000, ge=100)
     """Characters of each message shown to the summarizer."""
+
+    @model_validator(mode="after")
+    def _one_strategy(self) -> Self:
+        if self.summarize and self.forget:
+            raise ValueError(
+                "summarize and forget are two ways to shrink the same span: set summarize: false"
+                " to forget it"
+            )
+        return self
 
 
 @dataclass(frozen=True, slots=True)

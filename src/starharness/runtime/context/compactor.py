@@ -1,4 +1,5 @@
-"""The compaction unit: compaction/start, prune (no model), summarize (model), compaction/end.
+"""The compaction unit: compaction/start, prune (no model), summarize (model) or forget (no
+model), compaction/end.
 
 Both strategies change the view only through logged events that replace a span of it, so the
 log stays complete and every request stays rebuildable from it.
@@ -10,7 +11,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from ..llm.errors import ContextOverflowError, LlmError
 from ..llm.types import (
@@ -93,10 +94,12 @@ class Compactor:
         if agent.id in self._busy:
             return None
         limits = self.limits(agent)
+        if request.trigger == "pressure" and (not self.config.auto or limits.threshold is None):
+            return None  # before every step: no estimate when nothing could come of it
         tokens = self.tokens(agent)
         if request.trigger == "pressure":
             threshold = limits.threshold
-            if not self.config.auto or threshold is None or tokens < threshold:
+            if threshold is None or tokens < threshold:
                 return None
         self._busy.add(agent.id)
         try:
@@ -126,11 +129,21 @@ class Compactor:
             after = self.tokens(agent)
             threshold = limits.threshold
             enough = trigger == "pressure" and threshold is not None and after < threshold
-            summarized = False
+            summarized = forgot = False
             if not enough and self.config.summarize:
                 summarized = await self._summarize(agent, cid, retain)
-            end["outcome"] = "summarized" if summarized else "pruned" if pruned else "nothing"
-            shrank = bool(pruned or summarized)
+            elif not enough and self.config.forget:
+                forgot = self._forget(agent, cid, _forget_retain(agent, trigger, limits, retain))
+            end["outcome"] = (
+                "summarized"
+                if summarized
+                else "forgot"
+                if forgot
+                else "pruned"
+                if pruned
+                else "nothing"
+            )
+            shrank = bool(pruned or summarized or forgot)
         except asyncio.CancelledError:
             end["outcome"] = "interrupted"
             raise
@@ -237,6 +250,63 @@ class Compactor:
         # The dynamic context may have been summarized away: the next turn logs it again.
         agent.last_context.clear()
         return True
+
+    # -- forget --------------------------------------------------------------------------------
+
+    def _forget(self, agent: Agent, cid: str, retain: int) -> bool:
+        session = agent.session
+        messages = list(session.messages())
+        keys = list(session.view_keys())
+        cut = _tail_start(messages, keys, retain, keep_request=True)
+        # The request keeps the dynamic context logged just before it (what the turn is about).
+        request = _request_index(messages)
+        keep = request
+        while keep > 0 and _is_context(messages[keep - 1]):
+            keep -= 1
+        cut = _span_start(keys, min(cut, keep))
+        # The view then opens on a user message, as every chat template expects after the system.
+        while cut < keep and not (
+            isinstance(messages[cut], UserMessage) and (cut == 0 or keys[cut] != keys[cut - 1])
+        ):
+            cut += 1
+        # Context entries are logged only when they change: the newest text of each stays, or
+        # the scene a turn logged once would leave the view while it still holds.
+        current = set(agent.last_context.values())
+        newest: dict[str, int] = {}
+        for index in range(cut):
+            message = messages[index]
+            if _is_context(message) and message.content in current:
+                newest[message.content] = index
+        kept = [messages[index] for index in sorted(newest.values())]
+        if cut < _MIN_SPAN or len(kept) == cut:
+            return False
+        agent.log(
+            VIEW_REWRITE,
+            ViewRewriteData(
+                surface=replace_op(keys[0], keys[cut - 1]),
+                messages=[message_to_data(message) for message in kept],
+                by="compaction/forget",
+                compaction=cid,
+            ),
+        )
+        return True
+
+
+def _is_context(message: Message) -> TypeGuard[UserMessage]:
+    return isinstance(message, UserMessage) and message.source == _CONTEXT_SOURCE
+
+
+def _forget_retain(agent: Agent, trigger: CompactionTrigger, limits: Limits, retain: int) -> int:
+    """What forgetting keeps: the retained tail, and at most half of what the threshold leaves
+    beside the header, so the next forgetting is many steps away rather than the next step.
+    After the server refused a request the declared window was wrong: a quarter of the view."""
+    if trigger == "overflow":
+        retain = min(retain, messages_tokens(agent.session.messages()) // 4)
+    threshold = limits.threshold
+    if threshold is None:
+        return retain
+    room = threshold - estimate_tokens(agent.session.header(), ())
+    return max(0, min(retain, room // 2))
 
 
 def _check_fits(tokens: int, window: int | None, *, refused: bool, shrank: bool) -> None:

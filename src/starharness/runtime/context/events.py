@@ -28,7 +28,9 @@ class SpillStoredData(TypedDict):
 
 
 CompactionTrigger = Literal["pressure", "overflow", "manual"]
-CompactionOutcome = Literal["pruned", "summarized", "nothing", "failed", "interrupted", "recovered"]
+CompactionOutcome = Literal[
+    "pruned", "summarized", "forgot", "nothing", "failed", "interrupted", "recovered"
+]
 
 
 class CompactionStartData(TypedDict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import ClassVar
 
@@ -83,6 +84,9 @@ class LlmConfig(BaseModel):
     max_tokens: PositiveInt | None = None
     max_concurrent_requests: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY)
     """Model requests in flight at once in this process; the rest wait in one FIFO queue."""
+    context_window: int | None = Field(default=None, ge=256)
+    """Tokens the server's model reads at most (prompt plus output), when not the profile's:
+    e.g. a llama.cpp server started with another `--n-ctx`. Compaction keeps requests under it."""
 
     @field_validator("provider")
     @classmethod
@@ -136,6 +140,8 @@ async def build_provider(
         raise ProviderConfigError(
             f"the {profile.name} provider has no default model: set model (or --model)"
         )
+    if config.context_window is not None:
+        profile = dataclasses.replace(profile, context_window=config.context_window)
     return OpenAICompatibleProvider(
         profile,
         base_url=base_url,

@@ -129,6 +129,9 @@ LLAMA_CPP = ProviderProfile(
     shows_tool_results=False,
     # A named tool choice is generated under a grammar made from that tool's JSON schema.
     argument_constraint="forced-grammar",
+    # `models serve-local` loads the model with this window (`--n-ctx`); another server's: set
+    # `context_window` in the llm row. Without it a long local encounter would overflow.
+    context_window=8192,
     # `models serve-local` keeps evaluated prompts in RAM (`--cache`): a warmed NPC's greeting
     # evaluates its scene, not its 2,000-token system message and tools.
     warm_prefixes=True,
