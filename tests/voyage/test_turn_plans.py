@@ -14,7 +14,11 @@ from voyage_e2e_support import Player, actions, line, offers, serving_voyage
 
 from starharness.mockllm import ScriptedCall, Success, ToolCalls
 from starharness.mockllm.capabilities import FULL, LLAMA_CPP, NO_TOOL_RESULTS, STRICT
-from starharness.npc.encounter.decision import DECISION_TOOL, OUTCOME_PREFIX
+from starharness.npc.encounter.decision import (
+    DECISION_TEMPERATURE,
+    DECISION_TOOL,
+    OUTCOME_PREFIX,
+)
 from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
 from starharness.runtime.llm import DEEPSEEK, OPENAI, OPENAI_COMPATIBLE, ToolSchema
 from starharness.runtime.llm import LLAMA_CPP as LLAMA_CPP_PROFILE
@@ -89,6 +93,9 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     }
     turn = bodies[-2:]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
+    # The decision is the model's most likely one; speech keeps the server's sampling.
+    assert [b.get("temperature") for b in turn] == [DECISION_TEMPERATURE, None]
+    assert DECISION_TEMPERATURE == 0.0
     called = [m for m in turn[1]["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
     decision = json.loads(called[-1]["tool_calls"][0]["function"]["arguments"])
     assert decision["action"]["name"] == "player_buys"

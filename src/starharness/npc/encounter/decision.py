@@ -27,6 +27,10 @@ from .plans import TURN_PLAN
 
 DECISION_TOOL: Final = "decide"
 NO_ACTION: Final = "none"
+DECISION_TEMPERATURE: Final = 0.0
+"""A decision is a choice, not prose: the model's most likely one, every time. Sampled (a
+local server's default is about 0.8) a small model reads the same line as a sale one turn and
+a purchase the next. Sent when the agent sets no temperature; speech keeps the server's."""
 OUTCOME_PREFIX: Final = "Result of your decision: "
 """Starts the context message that repeats a decision's result for a server that shows the
 model no tool results."""

@@ -36,6 +36,7 @@ from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
 from ..speech import SpokenOption
 from ..world import NpcCard
 from .conclusion import SpeechConclusion
+from .decision import DECISION_TEMPERATURE
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
@@ -271,6 +272,8 @@ class Encounter:
         if self._plan.plan == DECIDE_ACT_SPEAK:
             forced = kit.speech_tool.name if self._decided else self._decision_name
             request.tool_choice = NamedToolChoice(forced)
+            if forced == self._decision_name and request.temperature is None:
+                request.temperature = DECISION_TEMPERATURE
         elif self._answering:
             request.tool_choice = NamedToolChoice(kit.speech_tool.name)
         else:
