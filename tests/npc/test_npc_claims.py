@@ -169,3 +169,40 @@ async def test_on_the_native_plan_a_claim_waits_for_the_steps_actions(tmp_path: 
             "Anything else?",
             "Here you go, fresh from the oven. Enjoy!",
         ]
+
+
+COMPACT = '{"mood":"calm","options":[],"line":"Here you go, 3 cakes. Anything else, caf\\u00e9?"}'
+"""A model's own way of writing its call: no spaces, the line last, an escaped character."""
+
+
+def compact_liar(request: ChatRequest) -> Step:
+    """`liar`, but the offered deal's line is written as `COMPACT`."""
+    forced = request.tool_choice
+    deciding = isinstance(forced, dict) and forced.get("function", {}).get("name") == "decide"
+    if "cakes" in customer_words(request) and not deciding:
+        return ToolCalls(calls=[ScriptedCall(name="talk", arguments=COMPACT)], fragment_size=4)
+    return liar(request)
+
+
+async def test_the_history_holds_the_heard_line_in_the_arguments_as_the_model_wrote_them(
+    tmp_path: Path,
+) -> None:
+    async with (
+        serving(CLAIMS_GAME, tmp_path, responder=compact_liar) as stack,
+        stack.client() as client,
+    ):
+        await _opened(client)
+        frames = await client.say("e1", "3 cakes please")
+        assert _heard(frames) == "Anything else, caf\u00e9?"
+        await client.say("e1", "Goodbye")
+        messages = stack.mock.requests[-1].body["messages"]
+        written = [
+            call["function"]["arguments"]
+            for message in messages
+            if message["role"] == "assistant"
+            for call in message.get("tool_calls") or ()
+            if "caf" in call["function"]["arguments"]
+        ]
+        # Only the line's value changed: a local server's prompt cache still holds the rest.
+        heard = '"line":"Anything else, caf\\u00e9?"}'
+        assert written == [COMPACT[: COMPACT.index('"line"')] + heard]

@@ -7,13 +7,12 @@ logs and sends the frames they mean. Nothing else in the framework builds encoun
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
-from ...runtime.llm import AssistantMessage, Message, ToolCall
+from ...runtime.llm import Message
 from ...runtime.session import SessionEvent
 from ...runtime.session import event_types as ev
 from ..actions import ActionAttempt
@@ -31,7 +30,6 @@ from ..frames import (
 )
 from ..game import SpeechContract
 from ..speech import (
-    ClaimFilter,
     ClaimRule,
     FinalSpeech,
     SpeechFields,
@@ -39,6 +37,7 @@ from ..speech import (
     parse_arguments,
     read_speech,
 )
+from .claim_guard import ClaimGuard
 from .entities import decode_entities, decode_speech, entity_safe_end, looks_like_arguments
 from .offer_desk import OfferDesk
 from .speech_stream import LineStream
@@ -65,18 +64,6 @@ class SpeechStyle:
         c = self.contract
         return SpeechFields(c.line_field, c.mood_field, c.options_field, c.option_id_field,
                             c.option_label_field)  # fmt: skip
-
-
-def _heard_call(call: ToolCall, heard: str | None, field: str) -> ToolCall:
-    """`call` with `heard` as its line (`call` itself when there is none or it cannot be read)."""
-    if heard is None:
-        return call
-    try:
-        arguments = parse_arguments(call.arguments)
-    except ValueError:
-        return call
-    arguments[field] = heard
-    return replace(call, arguments=json.dumps(arguments, ensure_ascii=False))
 
 
 def _whole_words(option: SpokenOption, limit: int) -> SpokenOption:
@@ -115,14 +102,10 @@ class FrameMapper:
     __slots__ = (
         "_calls",
         "_claims",
-        "_claims_known",
-        "_committed",
-        "_deferred",
         "_fallback_line",
         "_fallback_options",
         "_finals",
         "_flush_handle",
-        "_heard",
         "_held",
         "_id",
         "_indices",
@@ -133,8 +116,6 @@ class FrameMapper:
         "_offers",
         "_on_options",
         "_plain",
-        "_plain_claims",
-        "_plain_heard",
         "_plain_sent",
         "_protocol",
         "_send",
@@ -181,18 +162,8 @@ class FrameMapper:
         # this attempt wrote (left-stripped), and how much of it has been sent this step.
         self._plain = ""
         self._plain_sent = 0
-        # This step's plain words checked for claims, and what of them was sent.
-        self._plain_claims: ClaimFilter | None = None
-        self._plain_heard: list[str] = []
-        # Set by `guard_claims`: the rule for lines of turns that committed nothing.
-        self._claims: ClaimRule | None = None
-        self._claims_known = True
-        self._committed = False
-        # Speech results waiting behind a claim whose honesty the step's end decides.
-        self._deferred: list[tuple[FinalSpeech, bool]] = []
-        # Call id (or a plain message's text) -> the line the player heard, where it is not
-        # the line the model wrote.
-        self._heard: dict[str, str] = {}
+        # What the turn's claims of a done deal depend on; the frames they mean are sent here.
+        self._claims = ClaimGuard(style.contract.line_field)
 
     def guard_claims(self, rule: ClaimRule | None, *, known: bool = True) -> None:
         """Check lines against `rule` (None: do not): in a turn that committed nothing, a
@@ -200,57 +171,19 @@ class FrameMapper:
         speaks, so whether the turn committed is known as the line streams; otherwise (a model
         that speaks and acts in one step) a claim, and the rest of its line, waits for the end
         of the step, when the step's actions have run."""
-        self._claims = rule
-        self._claims_known = known
+        self._claims.guard(rule, known=known)
 
     def as_heard(self, messages: list[Message]) -> list[Message]:
         """`messages` (the model's view before a step) with each line the player heard in place
         of the one the model wrote, where claims were left out: the next turn builds on what
         was said, not on the claim. `messages` itself when there is nothing to replace."""
-        heard = self._heard
-        if not heard:
-            return messages
-        field = self._style.contract.line_field
-        out = list(messages)
-        for index in range(len(out) - 1, -1, -1):
-            message = out[index]
-            if not isinstance(message, AssistantMessage):
-                continue
-            if message.text and message.text in heard:
-                message = replace(message, text=heard.pop(message.text))
-            if any(call.id in heard for call in message.tool_calls):
-                calls = tuple(_heard_call(call, heard.pop(call.id, None), field)
-                              for call in message.tool_calls)  # fmt: skip
-                message = replace(message, tool_calls=calls)
-            out[index] = message
-            if not heard:
-                break
-        # A line no longer in view (compacted away) needs no correction.
-        heard.clear()
-        return out
-
-    def _checked_claims(self) -> ClaimRule | None:
-        # A commit in this turn (a decision's, or the accepted offer's before the reaction)
-        # makes a claim honest.
-        return None if self._committed else self._claims
-
-    def _line_stream(self) -> LineStream:
-        claims = self._checked_claims()
-        return LineStream(self._style.contract.line_field, claims, known=self._claims_known)
+        return self._claims.as_heard(messages)
 
     def _settle_claims(self) -> None:
         """The step's actions ran: send or leave out each claim that waited, then end its line."""
-        committed = self._committed
-        for call_id, stream in self._calls.items():
-            if not stream.unsettled:
-                continue
-            text = stream.settle(committed)
-            if text:
-                self._delta(text)
-            if stream.left_out:
-                self._heard[call_id] = stream.sent.strip()
-        deferred, self._deferred = self._deferred, []
-        for final, is_error in deferred:
+        for text in self._claims.settle(self._calls):
+            self._delta(text)
+        for final, is_error in self._claims.released():
             self._speech_result(final, is_error)
 
     # -- session events ----------------------------------------------------------------------
@@ -269,9 +202,7 @@ class FrameMapper:
         elif kind == ev.STEP_START:
             self._plain = ""
             self._plain_sent = 0
-            claims = self._checked_claims()
-            self._plain_claims = None if claims is None else ClaimFilter(claims)
-            self._plain_heard.clear()
+            self._claims.step_started()
             self._names.clear()
             self._streams.clear()
             self._indices.clear()
@@ -290,12 +221,10 @@ class FrameMapper:
             call_id = result["call_id"]
             final = self._finals.pop(call_id, None)
             if final is not None:
-                stream = self._calls.get(call_id)
-                if self._deferred or (stream is not None and stream.waiting):
-                    # Its line ends once the step's actions have decided the claim.
-                    self._deferred.append((final, bool(result["is_error"])))
-                else:
-                    self._speech_result(final, bool(result["is_error"]))
+                is_error = bool(result["is_error"])
+                # A line whose claim the step's actions decide ends once they have.
+                if not self._claims.holds(self._calls.get(call_id), final, is_error):
+                    self._speech_result(final, is_error)
         elif kind == ev.STEP_END:
             self._settle_claims()
         elif kind == ev.TURN_END:
@@ -314,7 +243,7 @@ class FrameMapper:
             return
         stream = self._streams.get(index)
         if stream is None:
-            stream = self._streams[index] = self._line_stream()
+            stream = self._streams[index] = self._claims.line_stream()
         text = stream.feed(delta)
         if text:
             self._delta(text)
@@ -335,14 +264,7 @@ class FrameMapper:
     def _plain_words(self, text: str, message: str | None = None) -> None:
         """Send plain words, without claims where they are checked; `message`: the message's
         whole text, which they complete."""
-        claims = self._plain_claims
-        if claims is not None:
-            text = claims.feed(text) if text else ""
-            if message is not None:
-                text += claims.finish()
-                if claims.dropped:
-                    self._heard[message] = "".join((*self._plain_heard, text)).strip()
-            self._plain_heard.append(text)
+        text = self._claims.plain(text, message)
         if text:
             self._delta(text)
 
@@ -406,7 +328,7 @@ class FrameMapper:
         )
         stream = self._calls.get(call_id)
         if stream is None:
-            stream = self._calls[call_id] = self._line_stream()
+            stream = self._calls[call_id] = self._claims.line_stream()
         if stream.is_call or looks_like_arguments(final.line):
             # The speech tool refuses such a line and the model may speak again; the player
             # hears none of the call syntax (and the fallback line if it never speaks in words).
@@ -418,9 +340,7 @@ class FrameMapper:
         if rest:
             stream.add(rest)
             self._delta(rest)
-        if stream.left_out:
-            # The model's own history must hold what the player heard, not the claim.
-            self._heard[call_id] = stream.sent.strip()
+        self._claims.spoken(call_id, stream)
         self._finals[call_id] = final
 
     def _speech_result(self, final: FinalSpeech, is_error: bool) -> None:
@@ -434,7 +354,7 @@ class FrameMapper:
 
     def _turn_end(self, data: ev.TurnEndData) -> None:
         self._settle_claims()
-        self._committed = False
+        self._claims.turn_over()
         if self._line_open:
             self._end_line(self._style.default_mood)
         offers = self._offers
@@ -456,7 +376,7 @@ class FrameMapper:
         if attempt.name == self._speech_name:
             return
         if attempt.ok:
-            self._committed = True
+            self._claims.action_committed()
         self._emit(
             self._protocol.action(
                 id=self._id, name=attempt.name, ok=attempt.ok, summary=attempt.summary
@@ -561,7 +481,7 @@ class FrameMapper:
 
     def turn_failed(self, code: ErrorCode, message: str) -> None:
         """A turn that could not start (the world failed): error, then idle."""
-        self._committed = False
+        self._claims.turn_over()
         self._emit(self._protocol.error(id=self._id, code=code, message=message))
         self._emit(self._protocol.encounter_idle(id=self._id))
 

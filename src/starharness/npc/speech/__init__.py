@@ -1,5 +1,5 @@
-"""Speech streaming: the NPC's line extracted from tool-call arguments while they arrive, and
-kept free of claims of a deal the world did not make."""
+"""Speech streaming: the NPC's line extracted from tool-call arguments while they arrive, kept
+free of claims of a deal the world did not make, and spliced back into the arguments as heard."""
 
 from ._string_decoder import REPLACEMENT
 from .claims import ENGLISH_CLAIMS, ClaimFilter, ClaimRule
@@ -14,6 +14,7 @@ from .final import (
     read_options,
     read_speech,
 )
+from .splice import with_line
 from .words import copies, longest_run, plain_words
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "read_mood",
     "read_options",
     "read_speech",
+    "with_line",
 ]
