@@ -307,10 +307,10 @@ _PARTIES = {"npc_id": Role.NPC, "player_id": Role.PLAYER}
 
 SELL = define_game_action(
     SELL_GOODS,
-    "You sell to the player: units of a good from your hold go to them and they pay you, at "
-    "the going price unless you haggle. Use it when they ask for something you sell. Refused "
-    f"if you do not sell it, the price is more than {_SELL_UNDER} under or {_OVER} over the "
-    "going price, you hold too few, or they cannot pay.",
+    "The player buys from you: use it when they want to buy, get or order one of your wares. "
+    "Units go from your hold to theirs and they pay you, at the going price unless you haggle. "
+    f"Refused if it is not one of your wares, the price is more than {_SELL_UNDER} under or "
+    f"{_OVER} over the going price, you hold too few, or they cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
@@ -333,10 +333,10 @@ SELL = define_game_action(
 
 BUY = define_game_action(
     BUY_GOODS,
-    "You buy from the player: units of a good from their hold go to you and you pay them. Use "
-    "it only when they offer you something of theirs. Refused if you do not buy it, the price "
-    f"is over {_BUY_CEILING} of the going price (you buy below what you sell at) or more than "
-    f"{_OVER} under it, they hold too few, or you cannot pay.",
+    "The player sells to you: use it only when they offer to sell you units from their own "
+    "hold. Units go from their hold to yours and you pay them. Refused if you do not trade in "
+    f"that good, the price is over {_BUY_CEILING} of the going price (you pay less than it) or "
+    f"more than {_OVER} under it, they hold too few, or you cannot pay.",
     TradeArgs,
     bind=_PARTIES,
     guards=[
