@@ -126,3 +126,33 @@ async def test_a_conversation_longer_than_the_window_goes_on(
     bought = [a for a in audit if a.action == "player_buys" and a.ok]
     assert accepted >= 3
     assert len(bought) == accepted
+
+
+async def test_a_window_smaller_than_the_npcs_prompt_says_so_and_nothing_changes(
+    tmp_path: Path,
+) -> None:
+    # A server loaded with a window its NPC's system message and tools alone overflow.
+    plays = MockCapabilities(
+        "llama-cpp-tiny",
+        streams_open_tool_choice=LLAMA_CPP.streams_open_tool_choice,
+        shows_tool_results=LLAMA_CPP.shows_tool_results,
+        context_tokens=1_024,
+    )
+    rows = [_shipped_compaction_row("serve.yml")]
+    async with (
+        serving_voyage(tmp_path, plays=plays, provider="llama-cpp", rows=rows) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        opened = await me.open("e1", SMUGGLER)
+        await asyncio.sleep(0.3)
+        said = await me.say("e1", "I'll buy 2 fuel cells")
+        # The connection lives on: another frame is still answered.
+        again = await me.hello()
+        with stack.world.snapshot() as reader:
+            audit = reader.audit_log()
+    errors = [f for f in opened + said if f["t"] == "error"]
+    assert errors and all(f["code"] == "llm_unavailable" for f in errors)
+    assert all("no longer fits the model's context" in f["message"] for f in errors)
+    assert again["t"] == "welcome"
+    assert audit == []

@@ -91,6 +91,10 @@ def _error_message(code: ErrorCode, turn_end: ev.TurnEndData) -> str:
         return f"the turn was stopped: {turn_end.get('error', 'a bound was hit')}"
     if code is ErrorCode.INTERNAL:
         return "the turn failed inside the harness; see the server log"
+    if turn_end.get("kind") == "ContextOverflowError":
+        # Trying again would fail the same way: what the turn must send does not fit even
+        # after the oldest exchanges were forgotten (the window is smaller than the NPC's prompt).
+        return "this conversation no longer fits the model's context; close it and walk up again"
     # The cause names the provider's URL or its key's variable: it is for the operator (the
     # server log and `star-harness inspect`), never for the player.
     return "no answer comes right now; try again in a moment"
