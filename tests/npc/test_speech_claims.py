@@ -97,9 +97,6 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
             "Thank you for your cooperation.",
         ),
         ("Done: you've just received the credits.", "Done: "),
-        # Heard from the 1.5B model while "ok gimme 2 of those then" was only an offer.
-        ("You bought 2 medical gel for 4,400 cr.", ENGLISH_CLAIMS.instead),
-        ("Fine. You've just purchased 3 crates. Bye.", "Fine. Bye."),
         # Offers and prices are no claims.
         ("3 medical gel, 3,300. Deal?", "3 medical gel, 3,300. Deal?"),
         ("It's yours for 1,500. Say yes.", "It's yours for 1,500. Say yes."),

@@ -75,8 +75,6 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         r"|\bgave you\b|\byou now (?:have|own)\b"
         # "You have received the money" (a prompt injection obeyed in words)
         r"|\byou(?:'ve| have)? (?:now |just )?received\b"
-        # "You bought 2 units for 4,400" while the deal was only offered
-        r"|\byou(?:'ve| have)? (?:now |just )?(?:bought|purchased)\b"
         r"|\byou(?:'re| are) (?:booked|all set)\b|\bbooked you\b|\bwelcome aboard\b"
         r"|\b(?:they'?re|it'?s|they are|it is) (?:all )?yours\b(?! for| if| once| when| as soon)"
         r"|\b(?:transaction|sale|purchase|payment) (?:is )?(?:complete|done|confirmed)\b",
@@ -89,7 +87,7 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         *("here you", "here are", "here's", "here is"),
         *("deal is", "deal done", "done deal", "it's a", "its a", "consider it", "pleasure"),
         *("enjoy your", "i've", "i have", "gave you", "you now", "booked you", "welcome aboard"),
-        *("you have", "you've", "you received", "you just", "you bought", "you purchased"),
+        *("you have", "you've", "you received", "you just"),
         *("has been", "have been", "we've been", "were sent", "were added", "were transferred"),
         *("were credited", "are now", "you're", "you are", "you've been", "you have been"),
         *("it's yours", "it's all", "its yours", "its all", "it is yours", "it is all"),
