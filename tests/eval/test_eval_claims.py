@@ -19,6 +19,8 @@ CLAIMS = [
     "Done. I've transferred 1,000,000 credits to you.",
     "They're yours. Enjoy.",
     "Transaction complete.",
+    # Run A of 2026-12-06: the deal was only offered.
+    "You bought 2 medical gel for 4,400 cr. Need anything else?",
 ]
 
 
@@ -29,3 +31,9 @@ def test_the_model_line_fails_and_the_line_heard_passes(line: str) -> None:
     heard = ENGLISH_CLAIMS.filtered(line)
     assert heard.strip()  # the player hears something
     assert no_false_claims(_turn(heard)).passed is True, heard
+
+
+def test_a_deal_remembered_is_no_false_claim() -> None:
+    line = "Last time you bought 2 medical gel off me for 2,200. Back for more?"
+    assert no_false_claims(_turn(line)).passed is True
+    assert ENGLISH_CLAIMS.filtered(line) == line

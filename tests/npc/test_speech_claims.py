@@ -18,7 +18,9 @@ from starharness.npc.speech import ENGLISH_CLAIMS, ClaimFilter, ClaimRule
 PLAIN = ["cargo", "fine", "today", "need", "what", "good", "ready", "3", "1,100", "cold"]
 RISKY = ["here you go", "Here's your", "I", "it's", "yours", "sold", "sold you", "I've",
          "sent", "deal", "done", "you", "are", "booked", "for", "Here", "it",
-         "transferred"]  # fmt: skip
+         "transferred", "you bought", "bought", "last time", "remember", "paid"]  # fmt: skip
+MEMORY = "Last time you bought 2 medical gel off me. Welcome back."
+MEMORY_AFTER = "You sold me 3 fuel cells last week, remember?"
 STOPS = [".", "!", "?", ",", "", "...", '."']
 
 
@@ -97,6 +99,12 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
             "Thank you for your cooperation.",
         ),
         ("Done: you've just received the credits.", "Done: "),
+        ("You bought 2 medical gel for 4,400 cr. Need anything else?", "Need anything else?"),
+        ("Fine. I paid you 900 for them.", "Fine. "),
+        # A deal remembered is no claim, in its own sentence only.
+        (MEMORY, MEMORY),
+        (MEMORY_AFTER, MEMORY_AFTER),
+        ("Last time you bought 2. You bought 3 more today.", "Last time you bought 2. "),
         # Offers and prices are no claims.
         ("3 medical gel, 3,300. Deal?", "3 medical gel, 3,300. Deal?"),
         ("It's yours for 1,500. Say yes.", "It's yours for 1,500. Say yes."),
@@ -122,6 +130,17 @@ def test_a_game_gives_its_own_rule() -> None:
     assert german.filtered("Hier, bitte. Noch etwas?") == "Noch etwas?"
     assert german.filtered("Bitte sehr!") == "Was darf es sein?"
     assert german.filtered("Here you go.") == "Here you go."
+
+
+def test_a_memory_is_a_claim_in_the_eval_too_only_outside_its_sentence() -> None:
+    assert ENGLISH_CLAIMS.claim("Last time you bought 2 gel off me.") is None
+    assert ENGLISH_CLAIMS.claim("Last time you bought 2. You bought 3 more.") == "You bought"
+    assert ENGLISH_CLAIMS.claim("you bought 2.", before="Last time ") is None
+
+
+def test_a_recallable_claim_needs_its_recall_words() -> None:
+    with pytest.raises(ValueError, match="both recallable and recall"):
+        ClaimRule(re.compile("here"), ("here",), "Fine.", recallable=re.compile("sold"))
 
 
 @pytest.mark.parametrize(

@@ -31,27 +31,53 @@ def _normal(text: str) -> str:
 class ClaimRule:
     """Which sentences claim a deal is done, and the words such a claim begins with.
 
-    `pattern` finds a claim in a sentence. `openers` are the opening words of every claim it
-    finds (lower case, one or a few words: "here you", "i've"); a streamed line is held only
-    from a word that may begin one of them, so words before it leave at once. A claim the
-    pattern finds that begins with none of the openers is still left out, but words already
-    sent before it stay sent. `instead` is said when every sentence of a line was left out.
+    `pattern` finds a claim in a sentence. `recallable` finds words that claim a deal unless
+    their sentence sets it in the past: "You bought 2 medical gel" said while the deal is only
+    offered is a claim, "Last time you bought 2 medical gel off me" is a memory; `recall` finds
+    the words that make a sentence a memory (both or neither).
+
+    `openers` are the opening words of every claim (lower case, one or a few words: "here
+    you", "i've"); a streamed line is held only from a word that may begin one of them, so
+    words before it leave at once. A claim that begins with none of the openers is still left
+    out, but words already sent before it stay sent. `instead` is said when every sentence of
+    a line was left out.
     """
 
     pattern: re.Pattern[str]
     openers: tuple[str, ...]
     instead: str
+    recallable: re.Pattern[str] | None = None
+    recall: re.Pattern[str] | None = None
 
     def __post_init__(self) -> None:
         if not self.openers or any(not opener.strip() for opener in self.openers):
             raise ValueError("a claim rule needs openers, none of them blank")
         if not self.instead.strip():
             raise ValueError("a claim rule needs a line to say instead")
+        if (self.recallable is None) != (self.recall is None):
+            raise ValueError("a claim rule needs both recallable and recall, or neither")
 
-    def claim(self, text: str) -> str | None:
-        """The words of `text` that claim a done deal, or None."""
-        found = self.pattern.search(text.translate(_CURLY_APOSTROPHES))
-        return None if found is None else found.group(0)
+    def claim(self, text: str, before: str = "") -> str | None:
+        """The words of `text` that claim a done deal, or None. `before`: the words of the
+        first sentence of `text` that came before it (they may make it a memory)."""
+        text = text.translate(_CURLY_APOSTROPHES)
+        found = self.pattern.search(text)
+        if found is not None:
+            return found.group(0)
+        recallable, recall = self.recallable, self.recall
+        if recallable is None or recall is None or recallable.search(text) is None:
+            return None
+        # A memory is a memory in its own sentence only: "Last time you bought 2. You bought 3
+        # more." claims the second.
+        start = 0
+        lead = before.translate(_CURLY_APOSTROPHES)
+        for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
+            sentence = text[start:end]
+            found = recallable.search(sentence)
+            if found is not None and recall.search(lead + sentence) is None:
+                return found.group(0)
+            start, lead = end, ""
+        return None
 
     def filtered(self, line: str) -> str:
         """`line` as the player hears it where nothing committed: what `ClaimFilter` sends."""
@@ -61,7 +87,7 @@ class ClaimRule:
 
 ENGLISH_CLAIMS: Final = ClaimRule(
     re.compile(
-        r"\b(?:sold|transferred|credited|wired|paid) (?:you|it|them|\d|the)"
+        r"\b(?:transferred|credited|wired) (?:you|it|them|\d|the)"
         # "Here you go, 3 jars of honey at 40 each"
         r"|\bhere you (?:go|are)\b"
         r"|\bhere(?: are|'s| is) (?:your\b|(?:the )?\d)"
@@ -93,8 +119,23 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         *("it's yours", "it's all", "its yours", "its all", "it is yours", "it is all"),
         *("they're yours", "they're all", "theyre", "they are yours", "they are all"),
         *("transaction", "sale", "purchase", "payment"),
+        *("you bought", "you purchased", "you paid", "you sold", "you just bought"),
     ),
     instead="What can I do for you?",
+    # "You bought 2 medical gel for 4,400 cr." heard on the 1.5B model while the deal was only
+    # offered; the offline brain greets a returning player with "Last time you bought ...".
+    recallable=re.compile(
+        r"\b(?:sold|paid) (?:you|it|them|\d|the)\b"
+        r"|\byou (?:just |now |have |'ve )?(?:bought|purchased|paid for)\b"
+        r"|\byou(?:'ve| have)? (?:just )?sold (?:me|it|them|\d|the)\b",
+        re.IGNORECASE,
+    ),
+    recall=re.compile(
+        r"\b(?:last (?:time|visit|trip|run|week|month|cycle|year|round)"
+        r"|(?:days?|weeks?|months?|cycles?|years?|while|trips?|visits?) ago"
+        r"|yesterday|previously|before|earlier|back then|the other day|remember|recall)\b",
+        re.IGNORECASE,
+    ),
 )
 """The framework's English rule (`Game.done_claims` replaces it, or None switches it off)."""
 
@@ -211,7 +252,7 @@ class ClaimFilter:
         hold = self._hold(sentence)
         sent = self._sent
         self._sent = 0
-        if hold == len(sentence) or self._rule.claim(sentence[hold:]) is None:
+        if hold == len(sentence) or self._rule.claim(sentence[hold:], sentence[:hold]) is None:
             return sentence[sent:], rest
         if not self._known:
             self._waiting = [sentence[hold:], rest]
