@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -228,22 +229,24 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
     # The greeting only speaks (nothing is decided on walking up); every say decides first.
     assert forced == ["npc_speak"] + ["decide", "npc_speak"] * (len(turns) - 1)
     assert all(body["tool_choice"]["function"]["name"] == "decide" for body in warming)
-    # A decision's result is repeated for the model (the server hides tool results), except
-    # "none": then the player's words stay the last thing said before the NPC speaks.
-    speech = [body for body in turn_bodies if body["tool_choice"]["function"]["name"] != "decide"]
+    # A decision's result is repeated for the model (the server hides tool results). A
+    # decision to only talk leaves the view: the speech request is the decision's own prompt
+    # (the player's words the last thing said), so a server that keeps that prompt evaluates
+    # only the other call's opening.
     outcomes = {"none": 0, "action": 0}
-    for body in speech:
-        call = next((m for m in reversed(body["messages"]) if m.get("tool_calls")), None)
-        if call is None or call["tool_calls"][0]["function"]["name"] != "decide":
-            continue  # the greeting: nothing was decided
-        decided = json.loads(call["tool_calls"][0]["function"]["arguments"])
-        told = body["messages"][-1]
-        if decided["action"]["name"] == "none":
+    for decide, speak in itertools.pairwise(turn_bodies):
+        if decide["tool_choice"]["function"]["name"] != "decide":
+            continue
+        assert speak["tool_choice"]["function"]["name"] == "npc_speak"
+        if speak["messages"] == decide["messages"]:
             outcomes["none"] += 1
-            assert told["role"] == "tool" and body["messages"][-2] is call
-        else:
-            outcomes["action"] += 1
-            assert told["role"] == "user" and told["content"].startswith(OUTCOME_PREFIX)
+            continue
+        outcomes["action"] += 1
+        added = speak["messages"][len(decide["messages"]) :]
+        assert speak["messages"][: len(decide["messages"])] == decide["messages"]
+        assert [m["role"] for m in added] == ["assistant", "tool", "user"]
+        assert json.loads(added[0]["tool_calls"][0]["function"]["arguments"])["action"]["name"]
+        assert added[-1]["content"].startswith(OUTCOME_PREFIX)
     assert outcomes["none"] >= 1
     assert all(turn.verdicts["completed"].passed for turn in turns)
     assert all(turn.verdicts["spoke_via_action"].passed for turn in turns)

@@ -431,3 +431,29 @@ async def test_options_that_only_copy_the_npcs_line_are_replaced_by_the_games_re
     assert said == line
     labels = [[(i["id"], i["label"]) for i in f["items"]] for f in greeted if f["t"] == "options"]
     assert labels == [[("o2", "Fuel?"), ("more-1", "What are you selling?")]]
+
+
+async def test_a_decision_to_only_talk_leaves_the_view_for_good(tmp_path: Path) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=LLAMA_CPP, provider="llama-cpp") as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.hello()
+        await me.open("e1", SMUGGLER)
+        conversation = _conversation(stack)
+        stack.mock.script(conversation, [_decide("none"), _speak("Quiet night.")])
+        before = len(_chat_bodies(stack))
+        talked = await me.say("e1", "How is business?")
+        stack.mock.script(conversation, [_decide("none"), _speak("Still quiet.")])
+        again = await me.say("e1", "And now?")
+        bodies = _chat_bodies(stack)[before:]
+    assert line(talked) == "Quiet night." and line(again) == "Still quiet."
+    assert [_forced(b) for b in bodies] == [DECISION_TOOL, "npc_speak"] * 2
+    # The speech request is the decision's own prompt: the player's words come last.
+    assert bodies[1]["messages"] == bodies[0]["messages"]
+    assert bodies[1]["messages"][-1] == {"role": "user", "content": "How is business?"}
+    # Later turns never see it either (the prompt a server keeps stays a prefix).
+    assert bodies[3]["messages"] == bodies[2]["messages"]
+    later = json.dumps(bodies[3]["messages"])
+    assert DECISION_TOOL not in later and "Quiet night." in later
+    assert bodies[2]["messages"][: len(bodies[1]["messages"])] == bodies[1]["messages"]

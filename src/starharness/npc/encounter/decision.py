@@ -14,6 +14,7 @@ from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
+from ...runtime.llm import AssistantMessage, Message, ToolMessage, UserMessage
 from ...runtime.tools import (
     ToolArgsError,
     ToolDefinition,
@@ -109,6 +110,50 @@ def define_decision_tool(
         return result
 
     return define_raw_tool(name, DESCRIPTION, schema, parse, execute, concurrency_safe=False)
+
+
+def without_talk_only(messages: list[Message], name: str = DECISION_TOOL) -> list[Message]:
+    """`messages` without the turn's decision to only talk (and its result): `messages` itself
+    when its last decision acted, or there is none since the player's line.
+
+    Such a decision changes nothing, and in view it only stands between the player's words and
+    the NPC's answer. Out of view, the speech request is the decision's own prompt with a
+    different call opening: a server that keeps the prompt it just evaluated evaluates a few
+    tokens before the first word instead of the decision call and its result (about a second
+    on two cores with the 1.5B model)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, UserMessage):
+            if message.source == _CONTEXT_SOURCE:
+                continue
+            return messages
+        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            continue
+        calls = message.tool_calls
+        if message.text or not all(
+            call.name == name and _talks_only(call.arguments) for call in calls
+        ):
+            return messages
+        ids = {call.id for call in calls}
+        return [
+            kept
+            for at, kept in enumerate(messages)
+            if at != index and not (isinstance(kept, ToolMessage) and kept.call_id in ids)
+        ]
+    return messages
+
+
+_CONTEXT_SOURCE: Final = "context"
+"""The source of the context messages the runtime logs before a step (the scene, lore)."""
+
+
+def _talks_only(arguments: str) -> bool:
+    try:
+        data = parse_arguments(arguments)
+    except ValueError:
+        return False
+    action = data.get("action")
+    return isinstance(action, Mapping) and cast(Mapping[str, Any], action).get("name") == NO_ACTION
 
 
 def _decoded(value: Any) -> Any:

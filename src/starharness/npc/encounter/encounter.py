@@ -36,7 +36,7 @@ from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
 from ..speech import SpokenOption
 from ..world import NpcCard
 from .conclusion import SpeechConclusion
-from .decision import DECISION_TEMPERATURE
+from .decision import DECISION_TEMPERATURE, without_talk_only
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
@@ -472,8 +472,12 @@ class Encounter:
         return await self._conclusion.post_execute(value, next_)
 
     async def pre_step(self, plan: StepPlan, next_: Next[StepPlan]) -> StepPlan | None:
-        """Called by the preset before each step: the view holds the lines the player heard."""
-        plan.messages = self._mapper.as_heard(plan.messages)
+        """Called by the preset before each step: the view holds the lines the player heard,
+        and no decision to only talk."""
+        messages = self._mapper.as_heard(plan.messages)
+        if self._plan.plan == DECIDE_ACT_SPEAK:
+            messages = without_talk_only(messages, self._decision_name)
+        plan.messages = messages
         return await next_(plan)
 
     def on_logged(self, logged: LoggedEvent) -> None:
