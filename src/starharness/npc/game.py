@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 from ..runtime.tools import ToolDefinition
-from .actions import GameAction, Tx
+from .actions import GameAction, StandingOffers, Tx
 from .archetype import Archetype
 from .lore import Lore
 from .residents import Resident
@@ -134,6 +134,12 @@ class Game(Generic[Tx]):
     in a turn where the world committed nothing, such a sentence is never heard (see
     `npc.speech.ClaimRule`). The framework's English rule by default; a game in another language
     or genre gives its own, or None to hear every line as the model wrote it."""
+    standing_offers: StandingOffers | None = None
+    """`standing(tx, npc_id, player_id)`: deals the player may accept at any turn without the
+    model proposing them (a job's hand-in, once they hold the goods). Read before each turn;
+    each is shown as an offer while its guards pass, beside the NPC's own, and committed only
+    on the player's pick, like them. A small model that never thinks of closing the job cannot
+    leave the player stuck with the goods. None: no standing deals."""
     hud_model: Any | None = None
     """Optional pydantic model of the `hud` frame's data, for the frame schema."""
     residents: Sequence[Resident] = ()

@@ -9,6 +9,7 @@ from starharness.responder import ChatRequest, Step
 from starharness.runtime.session.postgres import PostgresTarget
 
 from .actions import ACTIONS, DEFAULT_MOOD, MOODS, SPEECH
+from .actions.quests import hand_ins
 from .archetypes import ARCHETYPES
 from .brain import respond
 from .content import ATTITUDE_RANGE, PROTOCOL_TEXT
@@ -55,6 +56,9 @@ GAME = Game(
     fallback_options=("What are you selling?", "I'll be going."),
     offline_responder=play_offline,
     on_encounter_end=record_visit,
+    # A job's hand-in is on the table whenever the player holds its goods, whether or not the
+    # model thinks of it (the 1.5B model did not, and the player was left holding the gel).
+    standing_offers=hand_ins,
     default_world_path=default_world_path,
     hud_model=VoyageHud,
     # Off by default: `--resident director` (or `residents: [director]` in the server row).

@@ -2,7 +2,16 @@
 
 from .as_tool import action_tool
 from .binding import ENCOUNTER, ActionAttempt, EncounterBinding, Role
-from .factory import ActionDefinitionError, Apply, GameAction, Narrate, Tx, define_game_action
+from .factory import (
+    ActionDefinitionError,
+    Apply,
+    GameAction,
+    Narrate,
+    StandingOffers,
+    Tx,
+    define_game_action,
+    standing_drafts,
+)
 from .guards import Guard, in_range, predicate
 from .offers import (
     ACCEPTED_OFFER,
@@ -14,7 +23,7 @@ from .offers import (
     Propose,
     Terms,
 )
-from .refusal import CounterOffer, Refusal
+from .refusal import CounterOffer, Refusal, StandingOffer
 
 __all__ = [
     "ACCEPTED_OFFER",
@@ -35,10 +44,13 @@ __all__ = [
     "Propose",
     "Refusal",
     "Role",
+    "StandingOffer",
+    "StandingOffers",
     "Terms",
     "Tx",
     "action_tool",
     "define_game_action",
     "in_range",
     "predicate",
+    "standing_drafts",
 ]

@@ -26,7 +26,7 @@ from .offers import (
     OfferTerms,
     Terms,
 )
-from .refusal import CounterOffer, Refusal
+from .refusal import CounterOffer, Refusal, StandingOffer
 
 _log = logging.getLogger("starharness.npc.actions")
 
@@ -288,6 +288,52 @@ async def _offer(
         _log.info("the counter-offer to %s was refused too: %s", action.name, countered)
     binding.report(refused)
     return refused.result
+
+
+StandingOffers = Callable[[Any, str, str], Sequence[StandingOffer]]
+"""`standing(tx, npc_id, player_id)`: the deals the game holds open between this NPC and this
+player (read inside a transaction; each is offered only while its guards pass)."""
+
+
+def standing_drafts(binding: EncounterBinding, standing: StandingOffers) -> list[OfferDraft]:
+    """The game's standing deals whose guards pass now, as drafts (blocking: run it where the
+    world's calls run). A deal refused is left out without an audit row: nobody asked for it,
+    so nothing was refused."""
+    world = binding.world
+
+    def attempt(tx: Any) -> list[OfferDraft]:
+        drafts: list[OfferDraft] = []
+        for deal in standing(tx, binding.npc_id, binding.player_id):
+            action = deal.action
+            public = _standing_call(deal)
+            said = _bound_values(action, binding, public)
+            parsed, actor = _parsed(action, said)
+            args, values = _completed(action, tx, parsed, said)
+            if _check(action, world, tx, args, actor) is not None:
+                continue
+            terms_of = action.terms
+            assert terms_of is not None  # _standing_call checked it takes from the player
+            terms = terms_of(tx, args)
+            settle = partial(_settle, action, binding, values, terms)
+            drafts.append(OfferDraft(action.name, values, terms, settle))
+        return drafts
+
+    return world.run_action(attempt)
+
+
+def _standing_call(deal: StandingOffer) -> BaseModel:
+    action = deal.action
+    if not action.needs_consent:
+        raise ActionDefinitionError(
+            f"a standing offer of {action.name!r}, which takes nothing from the player: only "
+            "an action the player accepts can stand"
+        )
+    try:
+        return action.tool.parse(json.dumps(dict(deal.arguments)))
+    except (ValidationError, ToolArgsError) as exc:
+        raise ActionDefinitionError(
+            f"a standing offer of {action.name!r} with arguments it does not take: {exc}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,16 @@ class CounterOffer:
 
 
 @dataclass(frozen=True, slots=True)
+class StandingOffer:
+    """A deal the game holds open whenever its guards pass, without the model proposing it (a
+    job's hand-in while the player holds the goods): `arguments` of `action`, an action that
+    takes from the player, bound roles filled in by the encounter. See `Game.standing_offers`."""
+
+    action: GameAction[Any, Any]
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Refusal:
     """Why an action cannot happen and how it could: the model reads the hint and adapts."""
 

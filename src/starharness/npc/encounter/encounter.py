@@ -29,7 +29,14 @@ from ...runtime.loop import (
 from ...runtime.prompt import PROMPT
 from ...runtime.session import event_types as ev
 from ...runtime.tools import PostExecute
-from ..actions import ENCOUNTER, OFFERED, ActionAttempt, EncounterBinding, Offer
+from ..actions import (
+    ENCOUNTER,
+    OFFERED,
+    ActionAttempt,
+    EncounterBinding,
+    Offer,
+    standing_drafts,
+)
 from ..frames import EncounterOpen, EncounterSay, ErrorCode, FrameError
 from ..game import CommittedAction
 from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
@@ -69,6 +76,7 @@ class Encounter:
 
     __slots__ = (
         "_answering",
+        "_binding",
         "_calls",
         "_closed",
         "_closing",
@@ -122,6 +130,7 @@ class Encounter:
         self._options: dict[str, str] = {}
         self._committed: list[CommittedAction] = []
         self._handle: AgentHandle | None = None
+        self._binding: EncounterBinding | None = None
         self._closing: asyncio.Task[None] | None = None
         self._parting = False
         """An accepted offer took the player away from the NPC (`World.can_meet` turned false):
@@ -191,6 +200,7 @@ class Encounter:
         encounter._scene = scene or ""
         await encounter._create_agent()
         try:
+            await encounter._stand()
             low, high = game.attitude_range
             encounter._mapper.opened(npc.name, min(max(attitude, low), high))
             if greets:
@@ -206,7 +216,7 @@ class Encounter:
     async def _create_agent(self) -> None:
         host = self._host
         preset = self._preset
-        binding = EncounterBinding(
+        binding = self._binding = EncounterBinding(
             host.world,
             self.npc.id,
             self.player_id,
@@ -373,6 +383,7 @@ class Encounter:
         self._running = True
         await self._lore.read(self._calls, content)
         if await self._read_scene():
+            await self._stand()
             self._begin(UserMessage(content))
 
     async def answer(self, line: str) -> None:
@@ -411,6 +422,20 @@ class Encounter:
             return False
         return not self._closed
 
+    async def _stand(self) -> None:
+        """Hold the game's standing deals as the world allows them now (`Game.standing_offers`);
+        a world that cannot say leaves the pending ones as they were."""
+        standing = self._host.kit.game.standing_offers
+        binding = self._binding
+        if standing is None or binding is None or not self.player_id:
+            return
+        try:
+            drafts = await self._calls.run(standing_drafts, binding, standing)
+        except Exception:
+            _log.exception("encounter %s: the game's standing offers could not be read", self.id)
+            return
+        self._offers.stand(drafts)
+
     async def _accept(self, offer: Offer) -> None:
         """Commit an accepted offer (guards again, one transaction), show it, then let the NPC
         react: the `action` frame goes out before any model call."""
@@ -431,6 +456,7 @@ class Encounter:
             world = self._host.world
             self._parting = not await self._calls.run(world.can_meet, self.npc.id, self.player_id)
         if await self._read_scene():
+            await self._stand()
             self._reacting = attempt.ok
             self._begin(UserMessage(acceptance_note(offer, attempt)))
 

@@ -34,7 +34,7 @@ class OfferDesk:
     pending ones on the table.
     """
 
-    __slots__ = ("_count", "_fresh", "_limit", "_pending", "_settled", "dirty")
+    __slots__ = ("_count", "_fresh", "_limit", "_pending", "_settled", "_standing", "dirty")
 
     def __init__(self, limit: int) -> None:
         self._limit = max(1, limit)
@@ -42,6 +42,8 @@ class OfferDesk:
         self._settled: set[str] = set()
         self._count = 0
         self._fresh = False
+        self._standing: set[str] = set()
+        """Ids of the pending offers that are the game's standing deals (`stand`)."""
         self.dirty = False
         """An offer came, or offers were withdrawn, since the last `options` frame."""
 
@@ -54,18 +56,48 @@ class OfferDesk:
         if self._pending:
             self._settled.update(offer.id for offer in self._pending)
             self._pending.clear()
+            self._standing.clear()
             self.dirty = True
 
     @property
     def pending(self) -> tuple[Offer, ...]:
         return tuple(self._pending)
 
+    def stand(self, drafts: Sequence[OfferDraft]) -> None:
+        """The game's standing deals as the world allows them now: one already pending keeps
+        its id (and takes the new terms), a new one joins, one no longer allowed is withdrawn.
+        The NPC's own offers stay."""
+        standing: set[str] = set()
+        for draft in drafts:
+            at = next(
+                (i for i, offer in enumerate(self._pending) if offer.draft.same_deal(draft)), None
+            )
+            if at is None:
+                self._count += 1
+                offer = Offer(f"{OFFER_ID_PREFIX}{self._count}", draft)
+                self._pending.append(offer)
+                self.dirty = True
+            else:
+                offer = self._pending[at] = Offer(self._pending[at].id, draft)
+            standing.add(offer.id)
+        gone = self._standing - standing
+        if gone:
+            self._settled.update(gone)
+            self._pending = [offer for offer in self._pending if offer.id not in gone]
+            self.dirty = True
+        self._standing = standing
+        self._trim()
+
     def propose(self, draft: OfferDraft) -> Offer:
         """Hold `draft` (an equal pending offer keeps its id); the oldest beyond the limit go."""
         if self._fresh:
             self._fresh = False
-            kept = [offer for offer in self._pending if offer.draft.same_deal(draft)]
-            self._settled.update(o.id for o in self._pending if not o.draft.same_deal(draft))
+            kept = [
+                offer
+                for offer in self._pending
+                if offer.draft.same_deal(draft) or offer.id in self._standing
+            ]
+            self._settled.update(o.id for o in self._pending if o not in kept)
             self._pending = kept
         for offer in self._pending:
             if offer.draft.same_deal(draft):
@@ -76,10 +108,20 @@ class OfferDesk:
             self._count += 1
             offer = Offer(f"{OFFER_ID_PREFIX}{self._count}", draft)
         self._pending.append(offer)
-        while len(self._pending) > self._limit:
-            self._settled.add(self._pending.pop(0).id)
+        self._trim()
         self.dirty = True
         return offer
+
+    def _trim(self) -> None:
+        """The oldest offers beyond the limit go, the NPC's own before a standing deal (the
+        game holds those open whatever the NPC proposes)."""
+        while len(self._pending) > self._limit:
+            at = next(
+                (i for i, offer in enumerate(self._pending) if offer.id not in self._standing), 0
+            )
+            gone = self._pending.pop(at)
+            self._settled.add(gone.id)
+            self._standing.discard(gone.id)
 
     def take(self, option_id: str) -> Offer | None:
         """The pending offer `option_id`, removed so that it is settled at most once."""
@@ -87,6 +129,7 @@ class OfferDesk:
             if offer.id == option_id:
                 self._pending.remove(offer)
                 self._settled.add(offer.id)
+                self._standing.discard(offer.id)
                 return offer
         return None
 

@@ -32,8 +32,8 @@ class ClaimRule:
     """Which sentences claim a deal is done, and the words such a claim begins with.
 
     `pattern` finds a claim in a sentence. `recallable` finds words that claim a deal unless
-    their sentence sets it in the past: "You bought 2 medical gel" said while the deal is only
-    offered is a claim, "Last time you bought 2 medical gel off me" is a memory; `recall` finds
+    their sentence sets it in the past: "You bought 2 loaves" said while the deal is only
+    offered is a claim, "Last time you bought 2 loaves off me" is a memory; `recall` finds
     the words that make a sentence a memory (both or neither).
 
     `openers` are the opening words of every claim (lower case, one or a few words: "here
@@ -122,8 +122,8 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         *("you bought", "you purchased", "you paid", "you sold", "you just bought"),
     ),
     instead="What can I do for you?",
-    # "You bought 2 medical gel for 4,400 cr." heard on the 1.5B model while the deal was only
-    # offered; the offline brain greets a returning player with "Last time you bought ...".
+    # "You bought 2 <goods> for 4,400 cr." heard on the 1.5B model while the deal was only
+    # offered; a returning player may be greeted with "Last time you bought ...".
     recallable=re.compile(
         r"\b(?:sold|paid) (?:you|it|them|\d|the)\b"
         r"|\byou (?:just |now |have |'ve )?(?:bought|purchased|paid for)\b"

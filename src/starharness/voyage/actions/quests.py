@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from starharness.npc.actions import OfferTerms, Refusal, Role, define_game_action
+from starharness.npc.actions import OfferTerms, Refusal, Role, StandingOffer, define_game_action
 
 from ..content.seed import QUESTS
 from ..store import Quest, WorldTx
@@ -197,3 +197,20 @@ COMPLETE = define_game_action(
     takes_from=Role.PLAYER,
     terms=_hand_over,
 )
+
+
+def hand_ins(tx: WorldTx, npc_id: str, player_id: str) -> list[StandingOffer]:
+    """`Game.standing_offers`: the hand-in of each job this NPC gave this player, shown as an
+    offer whenever its guards pass (they hold the goods): a model that never thinks of
+    closing the job leaves no player stuck with a hold full of gel."""
+    standing: list[StandingOffer] = []
+    for seeded in QUESTS:
+        quest = tx.quest(seeded.id)
+        if (
+            quest is not None
+            and quest.giver_id == npc_id
+            and quest.player_id == player_id
+            and quest.status == "accepted"
+        ):
+            standing.append(StandingOffer(COMPLETE, {"quest_id": quest.id}))
+    return standing
