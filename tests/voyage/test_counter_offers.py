@@ -105,6 +105,28 @@ async def test_more_than_the_player_can_pay_is_offered_as_what_they_can(
     assert fits >= 1 and value["offer"].startswith(f"Buy {fits} nebula spice at ")
 
 
+async def test_a_misread_sale_the_player_cannot_pay_for_shows_why_fewer_are_offered(
+    world: VoyageWorld,
+) -> None:
+    # "Six nebula spice." decided as the player selling spice (they hold none) to Karsk, and
+    # the player can pay for two: the purchase they meant is refused for its own reason, and
+    # that refusal is what the player sees beside the offer of what they can have.
+    with world.transaction() as tx:
+        tx.transfer_credits(PLAYER_ID, SMUGGLER, tx.credits(PLAYER_ID) - 6_000)
+    bench = Bench(world, accept=False)
+    value = await bench.call("player_sells", good_id="spice", qty=6)
+    assert (value["ok"], value["reason"]) == (False, "insufficient_funds")
+    fits = value["facts"]["max_qty"]
+    assert fits == 2 and value["offer"].startswith("Buy 2 nebula spice at ")
+    [offer] = bench.offers.values()
+    assert (offer.draft.action, offer.draft.arguments["qty"]) == ("player_buys", 2)
+    assert [(r.name, r.ok) for r in bench.reports] == [("player_buys", False)]
+    assert [(a, ok, why, args["qty"]) for a, ok, why, args in _audit(world, 2)] == [
+        ("player_sells", False, "insufficient_cargo", 6),
+        ("player_buys", False, "insufficient_funds", 6),
+    ]
+
+
 async def test_a_price_out_of_the_band_is_offered_at_its_nearest_edge(world: VoyageWorld) -> None:
     bench = Bench(world, accept=False)
     value = await bench.call("player_buys", good_id="fuel", qty=2, unit_price=10)

@@ -271,8 +271,29 @@ async def _offer(
     assert refused is not None
     if counter is not None:
         # The rules' own deal in the refused call's place; a counter refused in turn is not
-        # followed further.
-        countered, counter_draft, _ = await _drafted(counter.action, binding, counter.public)
+        # followed further, but for one case below.
+        countered, counter_draft, further = await _drafted(counter.action, binding, counter.public)
+        if (
+            counter_draft is None
+            and countered is not None
+            and further is not None
+            and further.action is counter.action
+            and counter.action is not action
+            and not counter.explained
+        ):
+            # The model misread the player (their buy for their sell), and what they meant is
+            # refused in turn (ten units, and they can pay for four): the rules' deal of what
+            # they meant, shown with that refusal, the one the player's own request met.
+            _, fits, _ = await _drafted(further.action, binding, further.public)
+            if fits is not None:
+                offer = propose(fits)
+                binding.report(countered)
+                return {
+                    **countered.result,
+                    OFFERED: offer.id,
+                    "offer": offer.describe(),
+                    "status": OFFER_NOTE,
+                }
         if counter_draft is not None:
             offer = propose(counter_draft)
             made = {OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}

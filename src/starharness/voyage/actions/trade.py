@@ -233,9 +233,16 @@ def _most_bought(tx: WorldTx, args: TradeArgs, qty: int, price: int) -> int:
 
 def _npc_sells_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
     """A sale by the player of what they do not hold or the NPC does not buy, read as their
-    buying it from the NPC."""
-    instead = sold_instead(tx, args.npc_id, args.player_id, args.good_id, args.qty)
-    return None if instead is None else replace(refusal, instead=instead)
+    buying it from the NPC: all they asked for, so that what they cannot have of it (more than
+    they can pay, or than the NPC holds) is refused and countered by the purchase's own guards,
+    which say why."""
+    going = going_price_here(tx, args)
+    line = tx.trade_line(args.npc_id, args.good_id)
+    if going is None or line is None or not line.sells:
+        return None
+    if _most_sold(tx, args, args.qty, going) < 1:
+        return None
+    return replace(refusal, instead=_deal(SELL, args.good_id, args.qty, GOING_PRICE))
 
 
 def sold_instead(
@@ -258,10 +265,10 @@ def _npc_buys_instead(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal
     line = tx.trade_line(args.npc_id, args.good_id)
     if going is None or line is None or not line.buys:
         return None
-    qty = _most_bought(tx, args, args.qty, buy_band(going).high)
-    if qty < 1:
+    if _most_bought(tx, args, args.qty, buy_band(going).high) < 1:
         return None
-    return replace(refusal, instead=_deal(BUY, args.good_id, qty, GOING_PRICE))
+    # All they asked for: more than they hold is refused and countered by the sale's own guards.
+    return replace(refusal, instead=_deal(BUY, args.good_id, args.qty, GOING_PRICE))
 
 
 def _fewer_held(tx: WorldTx, args: TradeArgs, refusal: Refusal) -> Refusal | None:
