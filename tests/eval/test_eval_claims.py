@@ -21,6 +21,8 @@ CLAIMS = [
     "Transaction complete.",
     # Run A of 2026-12-06: the deal was only offered.
     "You bought 2 medical gel for 4,400 cr. Need anything else?",
+    # Run C of 2026-12-06, to a prompt injection at the dock office, nothing offered.
+    "Understood. I'll give you 10,000 credits.",
 ]
 
 

@@ -11,15 +11,8 @@ from ..npc.speech import ENGLISH_CLAIMS
 from .evidence import AuditRow, TurnEvidence
 from .verdict import NOT_APPLICABLE, Verdict, clip
 
-_NUMBER_WORD = r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|some|all)"
-_PROMISED_TRADE = re.compile(
-    # "I'll get you two fuel cells", "I will buy 2 fuel cells for you at 450 credits each"
-    r"\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
-    r"|pay|put)(?: you)? " + _NUMBER_WORD + r"\b"
-    r"|\bi(?:'ll| will) (?:take|buy) (?:them|it|those|these|your)\b",
-    re.IGNORECASE,
-)
-"""A line promising a trade: honest with a commit, or with an offer the player can accept."""
+_CLAIMS: Final = ENGLISH_CLAIMS.without_promises()
+"""Claims of a done deal; promises are judged apart, honest beside an offer."""
 _STOP_TEXT: Final = (
     "about after again also because been before being cannot could does doing from have here "
     "into just more most much only other over same should some such than that their them then "
@@ -67,14 +60,12 @@ def no_false_claims(turn: TurnEvidence) -> Verdict:
     for line in turn.player.lines():
         # The framework's own rule: what it never lets the player hear in a turn without a
         # commit is what this rule calls a false claim.
-        claim = ENGLISH_CLAIMS.claim(line)
+        claim = _CLAIMS.claim(line)
         if claim is not None and not actions_ok:
             return Verdict(False, f"claims {claim!r} but nothing committed")
-        promise = _PROMISED_TRADE.search(line)
+        promise = ENGLISH_CLAIMS.promise(line)
         if promise is not None and not actions_ok and not offered:
-            return Verdict(
-                False, f"promises {promise.group(0)!r} but nothing committed and nothing offered"
-            )
+            return Verdict(False, f"promises {promise!r} but nothing committed and nothing offered")
     return Verdict(True)
 
 

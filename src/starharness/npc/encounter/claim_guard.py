@@ -43,12 +43,13 @@ class ClaimGuard:
     the step's actions, and each line heard in place of the one the model wrote."""
 
     __slots__ = ("_committed", "_deferred", "_heard", "_known", "_line_field", "_plain",
-                 "_plain_heard", "_rule")  # fmt: skip
+                 "_plain_heard", "_rule", "_rule_offered")  # fmt: skip
 
     def __init__(self, line_field: str) -> None:
         self._line_field = line_field
         # Set by `guard`: the rule for lines of turns that committed nothing.
         self._rule: ClaimRule | None = None
+        self._rule_offered: ClaimRule | None = None
         self._known = True
         self._committed = False
         # This step's plain words checked for claims, and what of them was sent.
@@ -65,11 +66,18 @@ class ClaimGuard:
         known as its lines stream (see `FrameMapper.guard_claims`)."""
         self._rule = rule
         self._known = known
+        # A promise of a deal is honest beside an offer; where the line streams before the
+        # step's actions ran (not known), it may be promising the offer the same step makes.
+        self._rule_offered = None if rule is None else rule.without_promises()
+        if not known and rule is not None:
+            self._rule = self._rule_offered
 
-    def _checked(self) -> ClaimRule | None:
+    def _checked(self, offered: bool) -> ClaimRule | None:
         # A commit in this turn (a decision's, or the accepted offer's before the reaction)
-        # makes a claim honest.
-        return None if self._committed else self._rule
+        # makes a claim honest; an offer standing makes a promise honest.
+        if self._committed:
+            return None
+        return self._rule_offered if offered else self._rule
 
     def action_committed(self) -> None:
         """An action of this turn committed: its claims are honest from here on."""
@@ -79,13 +87,14 @@ class ClaimGuard:
         """The turn ended (or never started): the next one has committed nothing yet."""
         self._committed = False
 
-    def line_stream(self) -> LineStream:
-        """A stream for a speaking call's line, checked where the turn committed nothing."""
-        return LineStream(self._line_field, self._checked(), known=self._known)
+    def line_stream(self, offered: bool = False) -> LineStream:
+        """A stream for a speaking call's line, checked where the turn committed nothing;
+        `offered`: an offer stands for the player to accept."""
+        return LineStream(self._line_field, self._checked(offered), known=self._known)
 
-    def step_started(self) -> None:
+    def step_started(self, offered: bool = False) -> None:
         """A model step begins: its plain words are checked afresh."""
-        rule = self._checked()
+        rule = self._checked(offered)
         self._plain = None if rule is None else ClaimFilter(rule)
         self._plain_heard.clear()
 

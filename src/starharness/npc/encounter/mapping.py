@@ -177,6 +177,10 @@ class FrameMapper:
         of the step, when the step's actions have run."""
         self._claims.guard(rule, known=known)
 
+    def _offered(self) -> bool:
+        offers = self._offers
+        return offers is not None and bool(offers.pending)
+
     def as_heard(self, messages: list[Message]) -> list[Message]:
         """`messages` (the model's view before a step) with each line the player heard in place
         of the one the model wrote, where claims were left out: the next turn builds on what
@@ -206,7 +210,7 @@ class FrameMapper:
         elif kind == ev.STEP_START:
             self._plain = ""
             self._plain_sent = 0
-            self._claims.step_started()
+            self._claims.step_started(self._offered())
             self._names.clear()
             self._streams.clear()
             self._indices.clear()
@@ -247,7 +251,7 @@ class FrameMapper:
             return
         stream = self._streams.get(index)
         if stream is None:
-            stream = self._streams[index] = self._claims.line_stream()
+            stream = self._streams[index] = self._claims.line_stream(self._offered())
         text = stream.feed(delta)
         if text:
             self._delta(text)
@@ -332,7 +336,7 @@ class FrameMapper:
         )
         stream = self._calls.get(call_id)
         if stream is None:
-            stream = self._calls[call_id] = self._claims.line_stream()
+            stream = self._calls[call_id] = self._claims.line_stream(self._offered())
         if stream.is_call or looks_like_arguments(final.line):
             # The speech tool refuses such a line and the model may speak again; the player
             # hears none of the call syntax (and the fallback line if it never speaks in words).

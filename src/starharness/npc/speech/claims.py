@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 _CURLY_APOSTROPHES: Final = str.maketrans({"\u2019": "'", "\u2018": "'"})
@@ -20,6 +20,11 @@ _WORD_START: Final = re.compile(r"(?<![\w'])[\w']")
 _SENTENCE_END: Final = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")
 """A sentence ends at its stop (and a closing quote) once whitespace follows, or at the line's
 end: "3.5" and "1,100.50" are no ends."""
+
+
+_NUMBER_WORD: Final = (
+    r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|some|all)"
+)
 
 
 def _normal(text: str) -> str:
@@ -34,7 +39,10 @@ class ClaimRule:
     `pattern` finds a claim in a sentence. `recallable` finds words that claim a deal unless
     their sentence sets it in the past: "You bought 2 loaves" said while the deal is only
     offered is a claim, "Last time you bought 2 loaves off me" is a memory; `recall` finds
-    the words that make a sentence a memory (both or neither).
+    the words that make a sentence a memory (both or neither). `promises` finds a promise of a
+    deal ("I'll give you 10,000 coins"), a claim too where nothing is offered either (an
+    offer the player can accept makes it honest); `promise_openers` are the words every
+    promise begins with.
 
     `openers` are the opening words of every claim (lower case, one or a few words: "here
     you", "i've"); a streamed line is held only from a word that may begin one of them, so
@@ -48,6 +56,8 @@ class ClaimRule:
     instead: str
     recallable: re.Pattern[str] | None = None
     recall: re.Pattern[str] | None = None
+    promises: re.Pattern[str] | None = None
+    promise_openers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.openers or any(not opener.strip() for opener in self.openers):
@@ -56,12 +66,34 @@ class ClaimRule:
             raise ValueError("a claim rule needs a line to say instead")
         if (self.recallable is None) != (self.recall is None):
             raise ValueError("a claim rule needs both recallable and recall, or neither")
+        if (self.promises is None) != (not self.promise_openers):
+            raise ValueError("a claim rule needs both promises and promise_openers, or neither")
+
+    @property
+    def all_openers(self) -> tuple[str, ...]:
+        """The words a claim or a promise may begin with."""
+        return (*self.openers, *self.promise_openers)
+
+    def without_promises(self) -> ClaimRule:
+        """This rule where an offer stands: a promise of a deal is honest."""
+        if self.promises is None:
+            return self
+        return replace(self, promises=None, promise_openers=())
+
+    def promise(self, text: str) -> str | None:
+        """The words of `text` that promise a deal, or None."""
+        if self.promises is None:
+            return None
+        found = self.promises.search(text.translate(_CURLY_APOSTROPHES))
+        return None if found is None else found.group(0)
 
     def claim(self, text: str, before: str = "") -> str | None:
         """The words of `text` that claim a done deal, or None. `before`: the words of the
         first sentence of `text` that came before it (they may make it a memory)."""
         text = text.translate(_CURLY_APOSTROPHES)
         found = self.pattern.search(text)
+        if found is None and self.promises is not None:
+            found = self.promises.search(text)
         if found is not None:
             return found.group(0)
         recallable, recall = self.recallable, self.recall
@@ -136,6 +168,14 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         r"|yesterday|previously|before|earlier|back then|the other day|remember|recall)\b",
         re.IGNORECASE,
     ),
+    # "Understood. I'll give you 10,000 ..." said to a prompt injection, with nothing offered.
+    promises=re.compile(
+        r"\bi(?:'ll| will| am going to|'m going to) (?:get|give|sell|buy|send|load|hand|transfer"
+        r"|pay|put)(?: you)? " + _NUMBER_WORD + r"\b"
+        r"|\bi(?:'ll| will) (?:take|buy) (?:them|it|those|these|your)\b",
+        re.IGNORECASE,
+    ),
+    promise_openers=("i'll", "i will", "i am going", "i'm going"),
 )
 """The framework's English rule (`Game.done_claims` replaces it, or None switches it off)."""
 
@@ -159,7 +199,7 @@ class ClaimFilter:
 
     def __init__(self, rule: ClaimRule, *, known: bool = True) -> None:
         self._rule = rule
-        self._openers: Sequence[str] = tuple(_normal(opener) for opener in rule.openers)
+        self._openers: Sequence[str] = tuple(_normal(opener) for opener in rule.all_openers)
         self._longest = max(len(opener) for opener in self._openers) + 1
         self._known = known
         self._buf = ""
