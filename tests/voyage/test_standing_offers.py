@@ -116,3 +116,28 @@ def test_the_npcs_offers_make_room_before_a_standing_deal() -> None:
         desk.propose(_draft("buy", qty))
     assert desk.pending[0].id == standing.id
     assert [o.draft.arguments["qty"] for o in desk.pending] == [10, 3]
+
+
+async def test_a_hand_in_picked_after_the_goods_left_is_refused_and_nothing_moves(
+    tmp_path: Path,
+) -> None:
+    async with (
+        serving_voyage(tmp_path) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        stack.world.run_action(_job_and_gel(10))
+        await me.hello()
+        [hand_in] = _hand_ins(await me.open("e1", SMUGGLER))
+        # The gel leaves the hold between the offer and the pick.
+        stack.world.run_action(lambda tx: tx.move_cargo(PLAYER_ID, SMUGGLER, "medgel", 3))
+        with stack.world.snapshot() as reader:
+            before = reader.credits(PLAYER_ID)
+        picked = await me.pick("e1", hand_in["id"])
+        with stack.world.snapshot() as reader:
+            after = reader.credits(PLAYER_ID)
+            quest = reader.quest(QUEST)
+    assert actions(picked) == [("complete_quest", False)]
+    assert after == before
+    assert quest is not None and quest.status == "accepted"
+    # Short of goods, the hand-in no longer stands.
+    assert _hand_ins(picked) == []
