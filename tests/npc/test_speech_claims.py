@@ -101,6 +101,9 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
         ("Done: you've just received the credits.", "Done: "),
         ("You bought 2 medical gel for 4,400 cr. Need anything else?", "Need anything else?"),
         ("Fine. I paid you 900 for them.", "Fine. "),
+        # A line of our own 1.5B probe: "You've" is one word.
+        ("You've bought 10 jars of gel at 1,100. You have 38,000 left.", "You have 38,000 left."),
+        ("Good, you have bought 2 drive parts.", "Good, "),
         # A deal remembered is no claim, in its own sentence only.
         (MEMORY, MEMORY),
         (MEMORY_AFTER, MEMORY_AFTER),

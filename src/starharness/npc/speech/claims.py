@@ -158,7 +158,7 @@ ENGLISH_CLAIMS: Final = ClaimRule(
     # offered; a returning player may be greeted with "Last time you bought ...".
     recallable=re.compile(
         r"\b(?:sold|paid) (?:you|it|them|\d|the)\b"
-        r"|\byou (?:just |now |have |'ve )?(?:bought|purchased|paid for)\b"
+        r"|\byou(?:'ve| have)? (?:just |now )?(?:bought|purchased|paid for)\b"
         r"|\byou(?:'ve| have)? (?:just )?sold (?:me|it|them|\d|the)\b",
         re.IGNORECASE,
     ),
