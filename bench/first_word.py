@@ -328,7 +328,7 @@ async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
     """Each NPC's first request as the harness sends it, cut to its static prefix (the system
     message and the tools), from the game served against the mock LLM playing llama.cpp."""
     from starharness.eval import scripted_player
-    from starharness.mockllm import MockLlmServer
+    from starharness.mockllm import SESSION_HEADER, MockLlmServer
     from starharness.mockllm.capabilities import LLAMA_CPP
     from starharness.npc import GameKit, ServerSettings, start_server
     from starharness.voyage import GAME, PLAYER_ID
@@ -346,7 +346,13 @@ async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
                         for number, npc in enumerate(npcs):
                             seen = len(mock.requests)
                             await me.open(f"w{number}", npc, timeout_s=30)
-                            first = mock.requests[seen].body
+                            # The NPC server warms prefixes itself (the llama-cpp profile):
+                            # its requests carry no player line and may be any NPC's.
+                            first = next(
+                                sent.body
+                                for sent in mock.requests[seen:]
+                                if sent.headers.get(SESSION_HEADER, "").startswith("enc-")
+                            )
                             body = {**first, "messages": first["messages"][:1]}
                             body.update(stream=False, max_tokens=1)
                             found.append(json.dumps(body).encode())

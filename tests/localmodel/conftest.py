@@ -47,7 +47,7 @@ def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedModel
             pytest.fail(f"serve-local exited before serving: {''.join(printed)}")
         printed.append(line)
         found = _URL.search(line)
-    served = ServedModel(process, found.group(1), int(found.group(2)))
+    served = ServedModel(process, found.group(1), int(found.group(2)), log)
     print(f"serve-local ready in {time.perf_counter() - started:.1f} s at {served.base_url}")
     try:
         yield served

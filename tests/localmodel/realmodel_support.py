@@ -36,8 +36,12 @@ def require_real_model() -> Path:
 class ServedModel:
     """`star-harness models serve-local` running as a process, and the base URL it printed."""
 
-    def __init__(self, process: subprocess.Popen[str], base_url: str, child: int) -> None:
+    def __init__(
+        self, process: subprocess.Popen[str], base_url: str, child: int, log: Path
+    ) -> None:
         self.process = process
         self.base_url = base_url
         self.child = child
         """The llama.cpp server's pid: serve-local's own child."""
+        self.log = log
+        """The llama.cpp server's log (`--log-file`)."""

@@ -5,6 +5,7 @@ JSON), streamed and not, comes back in the OpenAI shape the harness reads."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -95,3 +96,28 @@ def test_an_unknown_forced_tool_is_refused(real_model: ServedModel) -> None:
     }
     answer = httpx.post(f"{real_model.base_url}/chat/completions", json=payload, timeout=300)
     assert answer.status_code >= 400
+
+
+_STATES = re.compile(r"star-harness state cache: (\d+) states, \d+ MiB; (\d+) superseded")
+
+
+def test_a_conversations_next_turn_replaces_its_saved_state(real_model: ServedModel) -> None:
+    """The server's state cache keeps one state per conversation, not one per completion: the
+    second turn's state holds the first's tokens, so the first's is dropped."""
+    forced = {"type": "function", "function": {"name": "npc_speak"}}
+    system = {"role": "system", "content": "You are Ilse, who runs the dock office. " * 8}
+    first = [system, {"role": "user", "content": "Hello there."}]
+    choice = _post(real_model, messages=first, tools=[TOOL], tool_choice=forced, max_tokens=32)
+    (call,) = choice["message"]["tool_calls"]
+    said_before = len(_STATES.findall(real_model.log.read_text()))
+    second = [
+        *first,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "user", "content": "Any ships leaving today?"},
+    ]
+    _post(real_model, messages=second, tools=[TOOL], tool_choice=forced, max_tokens=32)
+    saves = _STATES.findall(real_model.log.read_text())[said_before:]
+    assert saves, "the second turn saved no state through the lean cache"
+    states, superseded = saves[-1]
+    assert int(superseded) >= 1, saves
+    assert int(states) >= 1

@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from voyage_e2e_support import Player, actions, offers, serving_voyage
 
+from starharness.mockllm.capabilities import FULL, LLAMA_CPP, MockCapabilities
 from starharness.npc.actions import OfferDraft, OfferTerms
 from starharness.npc.encounter.offer_desk import OfferDesk
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
@@ -78,6 +80,30 @@ async def test_no_hand_in_while_short_and_no_refusal_written(tmp_path: Path) -> 
     # Nobody asked for the hand-in, so nothing was refused: the audit has no row of it.
     assert "complete_quest" not in rows
     assert [o["label"][:26] for o in _hand_ins(ready)] == ["Hand over 10 medical gel f"]
+
+
+@pytest.mark.parametrize(
+    ("plays", "provider"), [(FULL, "openai-compatible"), (LLAMA_CPP, "llama-cpp")]
+)
+async def test_a_job_taken_with_the_goods_aboard_can_be_handed_in_in_the_same_turn(
+    tmp_path: Path, plays: MockCapabilities, provider: str
+) -> None:
+    async with (
+        serving_voyage(tmp_path, plays=plays, provider=provider) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        stack.world.run_action(lambda tx: tx.move_cargo(SMUGGLER, PLAYER_ID, "medgel", 10))
+        await me.hello()
+        greeted = await me.open("e1", SMUGGLER)
+        took_job = await me.say("e1", "I'll take the job.")
+        with stack.world.snapshot() as reader:
+            quest = reader.quest(QUEST)
+    assert _hand_ins(greeted) == []
+    assert actions(took_job) == [("offer_quest", True)]
+    assert quest is not None and quest.status == "accepted"
+    # The options of the turn that took the job already hold its hand-in, not the next turn's.
+    [hand_in] = _hand_ins(took_job)
+    assert hand_in["label"].startswith("Hand over 10 medical gel")
 
 
 def _draft(action: str, qty: int) -> OfferDraft:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from llama_cpp import Llama, llama_chat_format
+from llama_cpp import Llama, LlamaRAMCache, LlamaState, llama_chat_format
 from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
 
 from .call_opening import split_opening
@@ -35,6 +35,7 @@ from .chat_prompt import (
     read_tools,
     render,
 )
+from .prompt_states import superseded
 
 _SAMPLING: Final = (
     "temperature",
@@ -62,6 +63,38 @@ _CALLS: dict[str, tuple[str, LlamaGrammar]] = {}
 _ANY_JSON: Final = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
 
 
+class _LeanStateCache(LlamaRAMCache):
+    """The server's RAM state cache, keeping no state a newer one makes redundant (see
+    `prompt_states`): warmed NPC prefixes outlive a long conversation instead of being the
+    first states evicted."""
+
+    def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
+        super().__init__(capacity_bytes)
+        self._verbose = verbose
+
+    def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
+        newer = tuple(key)
+        dropped = superseded(list(self.cache_state), newer)
+        for old in dropped:
+            del self.cache_state[tuple(old)]
+        super().__setitem__(newer, value)
+        if self._verbose:
+            print(
+                f"star-harness state cache: {len(self.cache_state)} states, "
+                f"{self.cache_size / 2**20:.0f} MiB; {len(dropped)} superseded",
+                file=sys.stderr,
+            )
+
+
+def _keep_states_lean(llama: Llama) -> None:
+    """Swap the server's plain RAM cache (`--cache_type ram`) for the lean one, states kept."""
+    cache = llama.cache
+    if type(cache) is LlamaRAMCache:
+        lean = _LeanStateCache(cache.capacity_bytes, verbose=llama.verbose)
+        lean.cache_state.update(cache.cache_state)
+        llama.set_cache(lean)
+
+
 def handle_chat(
     *,
     llama: Llama,
@@ -75,6 +108,7 @@ def handle_chat(
     **options: Any,
 ) -> Any:
     """One chat completion: plain text, a forced named call, or the model's own choice."""
+    _keep_states_lean(llama)
     try:
         functions = read_tools(tools)
         prompt = render(read_messages(messages), functions) + generation_prompt()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -49,6 +49,10 @@ class EncounterBinding:
     propose: Propose | None = None
     """Holds an offer for the player to accept (an encounter); None where no player can accept
     (a resident), so actions that take from the player are refused there."""
+    committed: Callable[[], Awaitable[None]] | None = None
+    """Awaited after an action committed on the model's word, before the model hears its
+    result: the encounter re-reads the deals the change may have opened (a job just taken
+    can be handed in at once), so this turn's options already show them."""
 
     def role(self, role: Role) -> str:
         return self.npc_id if role is Role.NPC else self.player_id

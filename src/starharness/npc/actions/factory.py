@@ -181,18 +181,20 @@ async def _run(action: GameAction[Any], public: BaseModel, run: ToolRunContext) 
         return await _offer(action, binding, public)
     if binding.calls.inline:
         result, outcome = _attempt(action, binding, public)
-        binding.report(outcome)
-        return result
-    # The world blocks (SQLite): the whole transaction runs in one worker thread.
-    attempt = binding.calls.thread(_attempt, action, binding, public)
-    try:
-        result, outcome = await asyncio.shield(attempt)
-    except asyncio.CancelledError:
-        # The thread cannot be stopped; once it has committed, the commit must still be reported.
-        result, outcome = await attempt
-        binding.report(outcome)
-        raise
+    else:
+        # The world blocks (SQLite): the whole transaction runs in one worker thread.
+        attempt = binding.calls.thread(_attempt, action, binding, public)
+        try:
+            result, outcome = await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            # The thread cannot be stopped; once it has committed, the commit must still be
+            # reported.
+            result, outcome = await attempt
+            binding.report(outcome)
+            raise
     binding.report(outcome)
+    if outcome.ok and binding.committed is not None:
+        await binding.committed()
     return result
 
 

@@ -223,6 +223,7 @@ class Encounter:
             self._on_attempt,
             calls=self._calls,
             propose=self._offers.propose,
+            committed=self._stand,
         )
 
         def setup(layer: Context) -> None:
