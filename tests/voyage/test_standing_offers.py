@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voyage_e2e_support import Player, actions, offers, serving_voyage
+from voyage_e2e_support import PLANS, Player, actions, offers, serving_voyage
 
-from starharness.mockllm.capabilities import FULL, LLAMA_CPP, MockCapabilities
+from starharness.mockllm.capabilities import MockCapabilities
 from starharness.npc.actions import OfferDraft, OfferTerms
 from starharness.npc.encounter.offer_desk import OfferDesk
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
@@ -82,9 +82,7 @@ async def test_no_hand_in_while_short_and_no_refusal_written(tmp_path: Path) -> 
     assert [o["label"][:26] for o in _hand_ins(ready)] == ["Hand over 10 medical gel f"]
 
 
-@pytest.mark.parametrize(
-    ("plays", "provider"), [(FULL, "openai-compatible"), (LLAMA_CPP, "llama-cpp")]
-)
+@pytest.mark.parametrize(("plays", "provider"), PLANS)
 async def test_a_job_taken_with_the_goods_aboard_can_be_handed_in_in_the_same_turn(
     tmp_path: Path, plays: MockCapabilities, provider: str
 ) -> None:

@@ -6,15 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voyage_e2e_support import Player, actions, serving_voyage
+from voyage_e2e_support import PLANS, Player, actions, serving_voyage
 
-from starharness.mockllm.capabilities import FULL, LLAMA_CPP, MockCapabilities
+from starharness.mockllm.capabilities import MockCapabilities
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
-
-PLANS = [
-    pytest.param(FULL, "openai-compatible", id="native"),
-    pytest.param(LLAMA_CPP, "llama-cpp", id="decide-act-speak"),
-]
 
 
 def _offers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,15 +11,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from stack_support import start_runtime
 from starharness.mockllm import MockCapabilities, MockLlmServer
-from starharness.mockllm.capabilities import FULL
+from starharness.mockllm.capabilities import FULL, LLAMA_CPP
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
 from starharness.npc.client import FrameConnection, connect
 from starharness.voyage import GAME, VoyageWorld
 from world_support import WorldPlace
 
 WAIT_S = 15.0
+PLANS = [
+    pytest.param(FULL, "openai-compatible", id="native"),
+    pytest.param(LLAMA_CPP, "llama-cpp", id="decide-act-speak"),
+]
+"""Both turn plans, as (`plays`, `provider`) for `serving_voyage`."""
 """Generous: only a broken test waits this long."""
 
 Frame = dict[str, Any]
