@@ -99,9 +99,11 @@ async def test_a_job_taken_with_the_goods_aboard_can_be_handed_in_in_the_same_tu
     assert _hand_ins(greeted) == []
     assert actions(took_job) == [("offer_quest", True)]
     assert quest is not None and quest.status == "accepted"
-    # The options of the turn that took the job already hold its hand-in, not the next turn's.
+    # The options of the turn that took the job already hold its hand-in, not the next turn's,
+    # and before any offer the NPC made earlier.
     [hand_in] = _hand_ins(took_job)
     assert hand_in["label"].startswith("Hand over 10 medical gel")
+    assert offers(took_job)[0]["id"] == hand_in["id"]
 
 
 def _draft(action: str, qty: int) -> OfferDraft:

@@ -138,16 +138,19 @@ class OfferDesk:
         return option_id in self._settled
 
     def items(self) -> list[OptionItem]:
-        """The pending offers as option items, in the order the NPC made them; showing them
-        clears `dirty`."""
+        """The pending offers as option items: the game's standing deals first (a job's
+        hand-in before the NPC's older bid for the same goods), then the NPC's in the order it
+        made them; showing them clears `dirty`."""
         self.dirty = False
+        standing = [offer for offer in self._pending if offer.id in self._standing]
+        own = [offer for offer in self._pending if offer.id not in self._standing]
         return [
             OptionItem(
                 id=offer.id,
                 label=offer.label,
                 offer=WireOfferTerms(action=offer.draft.action, cost=offer.cost),
             )
-            for offer in self._pending
+            for offer in (*standing, *own)
         ]
 
 
