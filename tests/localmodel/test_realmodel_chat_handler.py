@@ -98,26 +98,44 @@ def test_an_unknown_forced_tool_is_refused(real_model: ServedModel) -> None:
     assert answer.status_code >= 400
 
 
-_STATES = re.compile(r"star-harness state cache: (\d+) states, \d+ MiB; (\d+) superseded")
+_SAVED = re.compile(r"star-harness state cache: (\d+) states, \d+ MiB; (\d+) superseded")
+_RESTORED = re.compile(r"star-harness state restored: (\d+) tokens")
+_REUSED = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens")
+_FORCED = {"type": "function", "function": {"name": "npc_speak"}}
 
 
-def test_a_conversations_next_turn_replaces_its_saved_state(real_model: ServedModel) -> None:
-    """The server's state cache keeps one state per conversation, not one per completion: the
-    second turn's state holds the first's tokens, so the first's is dropped."""
-    forced = {"type": "function", "function": {"name": "npc_speak"}}
-    system = {"role": "system", "content": "You are Ilse, who runs the dock office. " * 8}
-    first = [system, {"role": "user", "content": "Hello there."}]
-    choice = _post(real_model, messages=first, tools=[TOOL], tool_choice=forced, max_tokens=32)
+def _turn(model: ServedModel, messages: list[dict[str, Any]], line: str) -> list[dict[str, Any]]:
+    """`messages` with the player's `line` and the forced call the model answered with."""
+    asked = [*messages, {"role": "user", "content": line}]
+    choice = _post(model, messages=asked, tools=[TOOL], tool_choice=_FORCED, max_tokens=32)
     (call,) = choice["message"]["tool_calls"]
-    said_before = len(_STATES.findall(real_model.log.read_text()))
-    second = [
-        *first,
-        {"role": "assistant", "content": "", "tool_calls": [call]},
-        {"role": "user", "content": "Any ships leaving today?"},
-    ]
-    _post(real_model, messages=second, tools=[TOOL], tool_choice=forced, max_tokens=32)
-    saves = _STATES.findall(real_model.log.read_text())[said_before:]
-    assert saves, "the second turn saved no state through the lean cache"
-    states, superseded = saves[-1]
-    assert int(superseded) >= 1, saves
-    assert int(states) >= 1
+    return [*asked, {"role": "assistant", "content": "", "tool_calls": [call]}]
+
+
+def test_a_state_is_saved_when_another_conversation_takes_the_model_not_after_each_turn(
+    real_model: ServedModel,
+) -> None:
+    """One conversation's turns save no state (the next continues the live context); a turn
+    of another saves it, and the first conversation's next turn restores it and evaluates
+    only its new tokens."""
+    ilse = [{"role": "system", "content": "You are Ilse, who runs the dock office. " * 8}]
+    brandt = [{"role": "system", "content": "You are Brandt, a trader on the ring. " * 8}]
+    ilse = _turn(real_model, ilse, "Hello there.")
+    at = len(real_model.log.read_text())
+    ilse = _turn(real_model, ilse, "Any ships leaving today?")
+    assert not _SAVED.findall(real_model.log.read_text()[at:]), "a turn of one conversation"
+    at = len(real_model.log.read_text())
+    _turn(real_model, brandt, "What do you buy?")
+    switched = real_model.log.read_text()[at:]
+    saves = _SAVED.findall(switched)
+    assert len(saves) == 1, switched[-2000:]
+    at = len(real_model.log.read_text())
+    _turn(real_model, ilse, "And tomorrow?")
+    back = real_model.log.read_text()[at:]
+    (restored,) = _RESTORED.findall(back)
+    reused, remaining = (int(n) for n in _REUSED.findall(back)[0])
+    # Only the new line and its framing are evaluated, not Ilse's whole conversation again.
+    assert int(restored) > 100 and reused >= int(restored) - 48, back[-2000:]
+    assert remaining < 40, back[-2000:]
+    # Brandt's conversation went to the cache when Ilse's took the model again.
+    assert len(_SAVED.findall(back)) == 1, back[-2000:]

@@ -14,6 +14,7 @@ import json
 import runpy
 import sys
 import time
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -35,7 +36,7 @@ from .chat_prompt import (
     read_tools,
     render,
 )
-from .prompt_states import superseded
+from .prompt_states import plan_move, superseded
 
 _SAMPLING: Final = (
     "temperature",
@@ -64,9 +65,9 @@ _ANY_JSON: Final = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
 
 
 class _LeanStateCache(LlamaRAMCache):
-    """The server's RAM state cache, keeping no state a newer one makes redundant (see
-    `prompt_states`): warmed NPC prefixes outlive a long conversation instead of being the
-    first states evicted."""
+    """A RAM state cache keeping no state a newer one makes redundant (see `prompt_states`):
+    warmed NPC prefixes outlive a long conversation instead of being the first states
+    evicted."""
 
     def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
         super().__init__(capacity_bytes)
@@ -86,13 +87,52 @@ class _LeanStateCache(LlamaRAMCache):
             )
 
 
-def _keep_states_lean(llama: Llama) -> None:
-    """Swap the server's plain RAM cache (`--cache_type ram`) for the lean one, states kept."""
-    cache = llama.cache
-    if type(cache) is LlamaRAMCache:
-        lean = _LeanStateCache(cache.capacity_bytes, verbose=llama.verbose)
-        lean.cache_state.update(cache.cache_state)
-        llama.set_cache(lean)
+class _StateShelf:
+    """The server's state cache, run by this handler instead of by `Llama.create_completion`:
+    a state is saved when a request is about to overwrite it, not after every completion (see
+    `prompt_states.plan_move`)."""
+
+    def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
+        self._states = _LeanStateCache(capacity_bytes, verbose=verbose)
+        self._verbose = verbose
+
+    def before(self, llama: Llama, prompt: str) -> None:
+        """Save the live context or restore a saved one, as `prompt` needs."""
+        # As create_completion tokenizes it: a beginning-of-text token only where the model
+        # declares one.
+        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        # `input_ids` is the whole context's buffer; the first `n_tokens` are evaluated.
+        live: list[int] = llama.input_ids[: llama.n_tokens].tolist()
+        states = self._states.cache_state
+        move = plan_move(live, states, tokens)
+        restored = states.get(move.restore) if move.restore is not None else None
+        if move.save_live:
+            self._states[live] = llama.save_state()
+        if restored is not None and move.restore is not None:
+            if move.restore in states:
+                states.move_to_end(move.restore)
+            llama.load_state(restored)
+            if self._verbose:
+                print(
+                    f"star-harness state restored: {restored.n_tokens} tokens",
+                    file=sys.stderr,
+                )
+
+
+_SHELVES: weakref.WeakKeyDictionary[Llama, _StateShelf] = weakref.WeakKeyDictionary()
+
+
+def _shelf(llama: Llama) -> _StateShelf | None:
+    """The model's state shelf, taking over the server's plain RAM cache (`--cache_type ram`)
+    on first use; None when the server keeps no states or keeps them on disk."""
+    shelf = _SHELVES.get(llama)
+    if shelf is None:
+        cache = llama.cache
+        if type(cache) is not LlamaRAMCache:
+            return None
+        shelf = _SHELVES[llama] = _StateShelf(cache.capacity_bytes, verbose=llama.verbose)
+        llama.set_cache(None)
+    return shelf
 
 
 def handle_chat(
@@ -108,7 +148,6 @@ def handle_chat(
     **options: Any,
 ) -> Any:
     """One chat completion: plain text, a forced named call, or the model's own choice."""
-    _keep_states_lean(llama)
     try:
         functions = read_tools(tools)
         prompt = render(read_messages(messages), functions) + generation_prompt()
@@ -118,6 +157,9 @@ def handle_chat(
         raise ValueError(str(exc)) from None
     sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
     stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
+    shelf = _shelf(llama)
+    if shelf is not None:
+        shelf.before(llama, prompt)
     if forced is None and tool_choice in ("auto", "required") and functions:
         forced = _choose(llama, prompt, functions, sampling, words=tool_choice == "auto")
     if forced is None:

@@ -34,7 +34,10 @@ local server's default is about 0.8) a small model reads the same line as a sale
 a purchase the next. Sent when the agent sets no temperature; speech keeps the server's."""
 OUTCOME_PREFIX: Final = "Result of your decision: "
 """Starts the context message that repeats a decision's result for a server that shows the
-model no tool results."""
+model no tool results (see `outcome_for_model`)."""
+_BOOKKEEPING: Final = ("offered", "facts")
+"""Result fields the repeated result leaves out: the offer's id (the player picks it, the model
+never names it) and a refusal's `facts` (numbers for code; its `hint` says them in words)."""
 DESCRIPTION: Final = (
     "Decide what you do about what the player just said, before you answer: one of your "
     f"actions with its arguments, or {NO_ACTION!r} to only talk. The world checks it; you speak "
@@ -106,10 +109,26 @@ def define_decision_tool(
         # Nothing happened on "none": a repeated result would only put a JSON message between
         # the player's words and the NPC's answer, and a small model answers that message.
         if plan is not None and not plan.shows_tool_results and decision.tool is not None:
-            run.defer_context(OUTCOME_PREFIX + json.dumps(result, ensure_ascii=False))
+            run.defer_context(OUTCOME_PREFIX + outcome_for_model(decision.name, result))
         return result
 
     return define_raw_tool(name, DESCRIPTION, schema, parse, execute, concurrency_safe=False)
+
+
+def outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
+    """`result` as the model reads it in a context message: compact JSON without bookkeeping,
+    and without `action` when it is the action the model decided (the rules may answer with
+    another, such as a purchase for a misread sale, and then the model must see it).
+
+    These tokens stand between the decision and the NPC's first word: an offer's full result
+    is 74 tokens with its message framing on the 1.5B development model, this one 52, about
+    half a second less on two cores."""
+    kept = {
+        key: value
+        for key, value in result.items()
+        if key not in _BOOKKEEPING and not (key == "action" and value == decided)
+    }
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
 
 
 def without_talk_only(messages: list[Message], name: str = DECISION_TOOL) -> list[Message]:
