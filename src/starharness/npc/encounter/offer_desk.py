@@ -142,15 +142,15 @@ class OfferDesk:
         hand-in before the NPC's older bid for the same goods), then the NPC's in the order it
         made them; showing them clears `dirty`."""
         self.dirty = False
-        standing = [offer for offer in self._pending if offer.id in self._standing]
-        own = [offer for offer in self._pending if offer.id not in self._standing]
+        # A stable sort: each group keeps the order its offers were made in.
+        ordered = sorted(self._pending, key=lambda offer: offer.id not in self._standing)
         return [
             OptionItem(
                 id=offer.id,
                 label=offer.label,
                 offer=WireOfferTerms(action=offer.draft.action, cost=offer.cost),
             )
-            for offer in (*standing, *own)
+            for offer in ordered
         ]
 
 
