@@ -246,7 +246,8 @@ def _evaluated(log: str) -> list[Evaluated]:
             Evaluated(
                 int(match.group(1)) if match else None,
                 int(match.group(2)) if match else None,
-                "_create_completion: cache hit" in block,
+                # llama-cpp-python's own cache, or serve-local's (`prompt_states`).
+                "_create_completion: cache hit" in block or "star-harness state restored" in block,
                 float(prompt.group(1)) / 1000 if prompt else None,
                 int(generation.group(2)) if generation else None,
                 float(generation.group(1)) / 1000 if generation else None,

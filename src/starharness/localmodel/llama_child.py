@@ -69,9 +69,10 @@ class _LeanStateCache(LlamaRAMCache):
     warmed NPC prefixes outlive a long conversation instead of being the first states
     evicted."""
 
-    def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
+    def __init__(self, capacity_bytes: int) -> None:
         super().__init__(capacity_bytes)
-        self._verbose = verbose
+        self.last_superseded = 0
+        """How many states the last save dropped as redundant."""
 
     def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
         newer = tuple(key)
@@ -79,21 +80,17 @@ class _LeanStateCache(LlamaRAMCache):
         for old in dropped:
             del self.cache_state[tuple(old)]
         super().__setitem__(newer, value)
-        if self._verbose:
-            print(
-                f"star-harness state cache: {len(self.cache_state)} states, "
-                f"{self.cache_size / 2**20:.0f} MiB; {len(dropped)} superseded",
-                file=sys.stderr,
-            )
+        self.last_superseded = len(dropped)
 
 
 class _StateShelf:
     """The server's state cache, run by this handler instead of by `Llama.create_completion`:
     a state is saved when a request is about to overwrite it, not after every completion (see
-    `prompt_states.plan_move`)."""
+    `prompt_states.plan_move`). With `verbose`, the log says each save and restore and what
+    it cost."""
 
     def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
-        self._states = _LeanStateCache(capacity_bytes, verbose=verbose)
+        self._states = _LeanStateCache(capacity_bytes)
         self._verbose = verbose
 
     def before(self, llama: Llama, prompt: str) -> None:
@@ -107,16 +104,27 @@ class _StateShelf:
         move = plan_move(live, states, tokens)
         restored = states.get(move.restore) if move.restore is not None else None
         if move.save_live:
+            started = time.perf_counter()
             self._states[live] = llama.save_state()
+            self._say(
+                f"star-harness state cache: {len(states)} states, "
+                f"{self._states.cache_size / 2**20:.0f} MiB; "
+                f"{self._states.last_superseded} superseded "
+                f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s)"
+            )
         if restored is not None and move.restore is not None:
+            started = time.perf_counter()
             if move.restore in states:
                 states.move_to_end(move.restore)
             llama.load_state(restored)
-            if self._verbose:
-                print(
-                    f"star-harness state restored: {restored.n_tokens} tokens",
-                    file=sys.stderr,
-                )
+            self._say(
+                f"star-harness state restored: {restored.n_tokens} tokens "
+                f"in {time.perf_counter() - started:.2f} s"
+            )
+
+    def _say(self, line: str) -> None:
+        if self._verbose:
+            print(line, file=sys.stderr)
 
 
 _SHELVES: weakref.WeakKeyDictionary[Llama, _StateShelf] = weakref.WeakKeyDictionary()
