@@ -102,7 +102,8 @@ class _StateShelf:
         live: list[int] = llama.input_ids[: llama.n_tokens].tolist()
         states = self._states.cache_state
         move = plan_move(live, states, tokens)
-        restored = states.get(move.restore) if move.restore is not None else None
+        # Taken before the save, which may drop it from the cache as redundant.
+        restored = None if move.restore is None else states[move.restore]
         if move.save_live:
             started = time.perf_counter()
             self._states[live] = llama.save_state()
@@ -112,7 +113,7 @@ class _StateShelf:
                 f"{self._states.last_superseded} superseded "
                 f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s)"
             )
-        if restored is not None and move.restore is not None:
+        if move.restore is not None and restored is not None:
             started = time.perf_counter()
             if move.restore in states:
                 states.move_to_end(move.restore)

@@ -93,5 +93,8 @@ def plan_move(
     # What the live context keeps after the move: the prompt's prefix of it, or what the
     # restored state has of it.
     kept = shared_prefix(live, prompt if restore is None else restore)
+    if len(live) - kept <= slack:
+        return StateMove(save_live=False, restore=restore)
+    # Only now, on a switch: whether a saved state already holds the live context.
     held = any(superseded([live], key, slack) or tuple(live) == key for key in keys)
-    return StateMove(save_live=len(live) - kept > slack and not held, restore=restore)
+    return StateMove(save_live=not held, restore=restore)

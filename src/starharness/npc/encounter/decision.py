@@ -34,7 +34,7 @@ local server's default is about 0.8) a small model reads the same line as a sale
 a purchase the next. Sent when the agent sets no temperature; speech keeps the server's."""
 OUTCOME_PREFIX: Final = "Result of your decision: "
 """Starts the context message that repeats a decision's result for a server that shows the
-model no tool results (see `outcome_for_model`)."""
+model no tool results (see `_outcome_for_model`)."""
 _BOOKKEEPING: Final = ("offered", "facts")
 """Result fields the repeated result leaves out: the offer's id (the player picks it, the model
 never names it) and a refusal's `facts` (numbers for code; its `hint` says them in words)."""
@@ -109,13 +109,13 @@ def define_decision_tool(
         # Nothing happened on "none": a repeated result would only put a JSON message between
         # the player's words and the NPC's answer, and a small model answers that message.
         if plan is not None and not plan.shows_tool_results and decision.tool is not None:
-            run.defer_context(OUTCOME_PREFIX + outcome_for_model(decision.name, result))
+            run.defer_context(OUTCOME_PREFIX + _outcome_for_model(decision.name, result))
         return result
 
     return define_raw_tool(name, DESCRIPTION, schema, parse, execute, concurrency_safe=False)
 
 
-def outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
+def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     """`result` as the model reads it in a context message: compact JSON without bookkeeping,
     and without `action` when it is the action the model decided (the rules may answer with
     another, such as a purchase for a misread sale, and then the model must see it).
