@@ -29,9 +29,9 @@ the end: the machine is shared, and every number depends on it.
 
 With `--model`, the bench also reads the server's own log: for each request, the prompt tokens
 it evaluated (those past the prefix it reused) and the tokens it generated, with their times,
-so the report says where a turn's seconds go. `--warm` first sends each NPC's static prefix
-(its system message and tools, taken from the same game served against the mock LLM) with
-max_tokens 1, as a server start would, and reports what that costs.
+so the report says where a turn's seconds go. `--warm` lets the NPC server warm the model
+server first (each NPC's static prefix and the opening of its scene, with max_tokens 1) and
+waits for it, as a player arriving after the warm-up would, and reports what that costs.
 
 Run: uv run --group local-model python bench/first_word.py --model PATH [--says 6]
      [--npcs npc-karsk npc-brandt] [--cache-mb MB] [--n-batch N] [--warm]
@@ -326,15 +326,14 @@ async def _floors(base_url: str, turns: list[Turn], sent: list[Sent]) -> None:
 
 
 async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
-    """Each NPC's first request as the harness sends it, cut to its static prefix (the system
-    message and the tools), from the game served against the mock LLM playing llama.cpp."""
-    from starharness.eval import scripted_player
+    """Each NPC's warming request as the NPC server sends it (its static prefix, then the
+    opening every player's scene with it shares), from the game served against the mock LLM
+    playing llama.cpp: what the floor's fresh server is warmed with."""
     from starharness.mockllm import SESSION_HEADER, MockLlmServer
     from starharness.mockllm.capabilities import LLAMA_CPP
-    from starharness.npc import GameKit, ServerSettings, start_server
-    from starharness.voyage import GAME, PLAYER_ID
+    from starharness.npc import ServerSettings, start_server
+    from starharness.voyage import GAME
 
-    found: list[bytes] = []
     with tempfile.TemporaryDirectory(prefix="first-word-prefix-") as tmp:
         async with MockLlmServer(responder=GAME.offline_responder, plays=LLAMA_CPP) as mock:
             ctx = await _start_runtime()(mock.base_url, max_attempts=1, provider="llama-cpp")
@@ -342,26 +341,32 @@ async def _prefixes(npcs: Sequence[str]) -> list[bytes]:
                 settings = ServerSettings(port=0, world=Path(tmp) / "world.db")
                 running = await start_server(ctx, GAME, settings)
                 try:
-                    kit = GameKit.of(GAME)
-                    async with scripted_player(running.ws_url, kit.protocol, PLAYER_ID) as me:
-                        for number, npc in enumerate(npcs):
-                            seen = len(mock.requests)
-                            await me.open(f"w{number}", npc, timeout_s=30)
-                            # The NPC server warms prefixes itself (the llama-cpp profile):
-                            # its requests carry no player line and may be any NPC's.
-                            first = next(
-                                sent.body
-                                for sent in mock.requests[seen:]
-                                if sent.headers.get(SESSION_HEADER, "").startswith("enc-")
-                            )
-                            body = {**first, "messages": first["messages"][:1]}
-                            body.update(stream=False, max_tokens=1)
-                            found.append(json.dumps(body).encode())
+                    await running.server.prefix_warmer.wait()
                 finally:
                     await running.stop()
             finally:
                 await ctx.dispose()
+    found: list[bytes] = []
+    for npc in npcs:
+        first = next(
+            sent.body
+            for sent in mock.requests
+            if sent.headers.get(SESSION_HEADER) == f"prefix-warming:{npc}"
+        )
+        found.append(json.dumps({**first, "stream": False}).encode())
     return found
+
+
+async def _await_warming(running: Any) -> None:
+    """Until the NPC server has warmed every NPC (as a player arriving after it would find)."""
+    warmer = running.server.prefix_warmer
+    began = time.perf_counter()
+    await warmer.wait()
+    print(
+        f"  warm-up  the NPC server warmed {len(warmer.warmed)} NPCs (prefix and scene "
+        f"opening) in {time.perf_counter() - began:6.2f} s  load {_load()}",
+        flush=True,
+    )
 
 
 async def _warm(base_url: str, npcs: Sequence[str], bodies: list[bytes]) -> None:
@@ -373,7 +378,7 @@ async def _warm(base_url: str, npcs: Sequence[str], bodies: list[bytes]) -> None
             began = time.perf_counter()
             (await client.post(url, content=body, headers=_JSON)).raise_for_status()
             print(
-                f"  warm-up  {npc:10} static prefix evaluated in "
+                f"  warm-up  {npc:10} prefix and scene opening evaluated in "
                 f"{time.perf_counter() - began:6.2f} s  load {_load()}",
                 flush=True,
             )
@@ -492,10 +497,6 @@ async def _main(args: argparse.Namespace) -> int:
     evaluated: list[Evaluated] | None = None
     try:
         warm = await _prefixes(args.npcs) if args.warm else []
-        if warm:
-            await _warm(base_url, args.npcs, warm)
-        sent.clear()
-        logged = log.stat().st_size if server is not None else 0
         ctx = await _start_runtime()(
             base_url, max_attempts=1, first_byte_s=args.turn_timeout, provider="llama-cpp"
         )
@@ -511,6 +512,10 @@ async def _main(args: argparse.Namespace) -> int:
                 ),
             )
             try:
+                if args.warm:
+                    await _await_warming(running)
+                sent.clear()
+                logged = log.stat().st_size if server is not None else 0
                 print(f"turns ({args.says} warm says, npcs {' '.join(args.npcs)}):", flush=True)
                 turns = await _play(running.ws_url, args.npcs, args.says, sent, args.turn_timeout)
             finally:

@@ -29,7 +29,10 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.startswith("load average at start: ")
     assert "--logits_all false --interrupt_requests false --n_batch 128 --n_ubatch 128" in out
-    assert out.count("  warm-up  ") == 4  # the harness's server, then the floor's
+    # The NPC server warms every NPC before the first greeting; the floor's fresh server, the
+    # bench's two NPCs with the same requests.
+    assert out.count("  warm-up  the NPC server warmed 4 NPCs (prefix and scene opening)") == 1
+    assert out.count("prefix and scene opening evaluated in") == 2
     assert out.count("  greeting ") == 2 and out.count("  warm     ") == 3
     assert out.count("  floor    ") == 5
     assert "a fresh server" in out  # the state cache is on: the floor does not reuse it

@@ -14,6 +14,7 @@ from starharness.eval import scripted_player
 from starharness.mockllm import ChatRequest, MockLlmServer
 from starharness.mockllm.capabilities import LLAMA_CPP as PLAYS_LLAMA_CPP
 from starharness.npc import GameKit, RunningServer, ServerSettings, TurnSettings, start_server
+from starharness.npc.world import scene_opening
 from starharness.voyage import GAME, PLAYER_ID
 from starharness.voyage.game import play_offline
 
@@ -52,7 +53,7 @@ async def _until_open(running: RunningServer) -> None:
 
 
 def _is_warming(body: Any) -> bool:
-    return isinstance(body, dict) and len(body.get("messages", [])) == 1
+    return isinstance(body, dict) and body.get("max_tokens") == 1
 
 
 async def test_every_npc_prefix_is_warmed_and_a_greeting_begins_with_it(tmp_path: Path) -> None:
@@ -64,10 +65,12 @@ async def test_every_npc_prefix_is_warmed_and_a_greeting_begins_with_it(tmp_path
         assert warmer.warmed == npcs and len(npcs) >= 4
         warm_bodies = [record.body for record in mock.requests]
         assert len(warm_bodies) == len(npcs) and all(_is_warming(b) for b in warm_bodies)
-        for body in warm_bodies:
-            assert body["max_tokens"] == 1
+        for npc, body in zip(npcs, warm_bodies, strict=True):
             assert body["messages"][0]["role"] == "system"
             assert body["tool_choice"] == {"type": "function", "function": {"name": "decide"}}
+            # The prefix is followed by the opening every player's scene with the NPC shares.
+            assert [m["role"] for m in body["messages"]] == ["system", "user"]
+            assert body["messages"][1]["content"] == scene_opening(running.server.world, npc)
 
         async with scripted_player(running.ws_url, GameKit.of(GAME).protocol, PLAYER_ID) as me:
             for npc in ("npc-karsk", "npc-brandt"):
@@ -78,7 +81,11 @@ async def test_every_npc_prefix_is_warmed_and_a_greeting_begins_with_it(tmp_path
                 # Byte-equal: the server's cache reuses only an identical token prefix.
                 assert greeting["messages"][0] == warmed["messages"][0]
                 assert greeting["tools"] == warmed["tools"]
-                assert len(greeting["messages"]) > 1
+                scene = greeting["messages"][1]["content"]
+                opening = warmed["messages"][1]["content"]
+                assert scene.startswith(opening + "\n") and "The player: " in scene
+                assert "The player: " not in opening and "Memories" not in opening
+                assert len(greeting["messages"]) > 2
 
 
 async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) -> None:
@@ -86,7 +93,9 @@ async def test_warming_stops_when_a_player_opens_an_encounter(tmp_path: Path) ->
     warm_seen = asyncio.Event()
 
     async def responder(request: ChatRequest) -> Any:
-        if len(request.messages) == 1:  # a prefix being warmed: held until the player is in
+        if (
+            request.body.get("max_tokens") == 1
+        ):  # a prefix being warmed: held until the player is in
             warm_seen.set()
             await release.wait()
         return await asyncio.to_thread(OFFLINE, request)
@@ -117,7 +126,7 @@ async def test_a_greetings_turn_limit_does_not_run_while_a_prefix_is_being_warme
 
     async def responder(request: ChatRequest) -> Any:
         async with one_at_a_time:
-            if len(request.messages) == 1:
+            if request.body.get("max_tokens") == 1:
                 warm_seen.set()
                 await release.wait()
             return await asyncio.to_thread(OFFLINE, request)

@@ -220,3 +220,25 @@ def test_a_statement_the_store_cannot_place_counts_as_writing_every_table() -> N
     assert written_table('DELETE FROM "memories" WHERE id = 1') == "memories"
     assert written_table("PRAGMA user_version = 3") == ANY_TABLE
     assert written_table("WITH x AS (SELECT 1) UPDATE market SET price = 1") == ANY_TABLE
+
+
+def test_every_scene_begins_with_the_npcs_scene_opening(placed_world: VoyageWorld) -> None:
+    # What the prefix warmer evaluates before anyone talks: a greeting reuses it only if the
+    # scene begins with it byte for byte, and it must hold nothing of one player.
+    world = placed_world
+    npcs = [npc.id for npc in world.npcs()]
+    openings = {npc: world.scene_opening(npc) for npc in npcs}
+    for npc in npcs:
+        assert world.scene(npc, PLAYER_ID).startswith(openings[npc] + "\n")
+        assert "The player" not in openings[npc] and "Memories" not in openings[npc]
+    world.run_action(lambda tx: tx.add_credits(PLAYER_ID, 5_000))
+    world.run_action(lambda tx: tx.remember(SMUGGLER, PLAYER_ID, "They asked about spice."))
+    world.run_action(lambda tx: tx.set_attitude(SMUGGLER, PLAYER_ID, 70))
+    for npc in npcs:
+        assert world.scene_opening(npc) == openings[npc]  # the player's changes stay theirs
+        assert world.scene(npc, PLAYER_ID).startswith(openings[npc] + "\n")
+    with world.transaction() as tx:
+        tx.set_price(OMEGA, "fuel", 777)
+    opening = world.scene_opening(SMUGGLER)
+    assert opening != openings[SMUGGLER] and "fuel cells [fuel] 40 at 777" in opening
+    assert world.scene(SMUGGLER, PLAYER_ID).startswith(opening + "\n")

@@ -138,6 +138,24 @@ class ReadsMeetings(Protocol):
         ...
 
 
+@runtime_checkable
+class SharesSceneOpening(Protocol):
+    """Optional on a world: the text every player's scene with an NPC begins with."""
+
+    def scene_opening(self, npc_id: str) -> str:
+        """What `scene(npc_id, player_id)` begins with now whoever the player is, followed
+        there by a newline and the player's part ("" when no line is shared). A caching model
+        server evaluates it with the NPC's prefix before anyone meets the NPC, so a greeting
+        evaluates only the player's part of its scene."""
+        ...
+
+
+def scene_opening(world: object, npc_id: str) -> str:
+    """The world's `scene_opening(npc_id)` where it has one (`SharesSceneOpening`), else ""."""
+    opening: Callable[[str], str] | None = getattr(world, "scene_opening", None)
+    return "" if opening is None else opening(npc_id)
+
+
 def reading_together(world: object) -> AbstractContextManager[object]:
     """The world's `reading()` where it has one (`ReadsTogether`), else nothing."""
     # getattr, not isinstance: a runtime protocol check costs more than the reads it saves.

@@ -1,10 +1,13 @@
 """Each NPC's static prompt prefix, evaluated by a caching model server before anyone talks.
 
 On a local model server the longest part of a greeting is the NPC's system message and tools
-(about 2,000 tokens for the sample game's NPCs: 40 s on two busy cores). The server keeps evaluated
-prompts in its cache, so sending each NPC's prefix once, with one token to generate, while no
-player talks, leaves a greeting only its scene to evaluate. Only for providers whose profile
-asks for it (`ProviderProfile.warm_prefixes`); a cloud model is never sent these requests.
+(about 2,000 tokens for the sample game's NPCs: 40 s on two busy cores), and then its scene (about
+300 tokens: 8 s). The server keeps evaluated prompts in its cache, so sending each NPC's prefix
+once, with one token to generate, while no player talks, leaves a greeting little to evaluate:
+the prefix is followed by the opening every player's scene with the NPC shares, where the world
+says what it is (`SharesSceneOpening`), so the greeting evaluates the player's part alone. Only
+for providers whose profile asks for it (`ProviderProfile.warm_prefixes`); a cloud model is
+never sent these requests.
 
 The prefix is built as an encounter builds it (the archetype's preset layer, then the NPC's
 persona) and a test holds it byte-equal to the first request of a real encounter. Warming
@@ -22,9 +25,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ...runtime.kernel import Context
-from ...runtime.llm import LLM, LlmError, LlmRequest, NamedToolChoice, ProviderProfile, ToolSchema
+from ...runtime.llm import (
+    LLM,
+    LlmError,
+    LlmRequest,
+    NamedToolChoice,
+    ProviderProfile,
+    ToolSchema,
+    UserMessage,
+)
 from ...runtime.loop import AgentOptions
 from ...runtime.prompt import PROMPT
 from ...runtime.tools import TOOLS
@@ -34,6 +46,8 @@ from .plans import DECIDE_ACT_SPEAK
 from .presets import ArchetypePresets
 
 _log = logging.getLogger("starharness.npc.encounter")
+_CONTEXT_SOURCE: Final = "context"
+"""The source the runtime logs dynamic context under (an encounter's scene is one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +85,14 @@ class PrefixWarmer:
         options: AgentOptions,
         npcs: Callable[[], Awaitable[Sequence[NpcCard]]],
         busy: Callable[[], bool],
+        scene_opening: Callable[[str], Awaitable[str]] | None = None,
     ) -> None:
         self._ctx = ctx
         self._presets = presets
         self._options = options
         self._npcs = npcs
         self._busy = busy
+        self._scene_opening = scene_opening
         self._task: asyncio.Task[None] | None = None
         self._in_flight: asyncio.Event | None = None
         """Set when the warming request in flight has ended (None: none in flight)."""
@@ -134,10 +150,12 @@ class PrefixWarmer:
             if not npc.alive:
                 continue
             prefix = await static_prefix(self._presets, npc)
+            opening = await self._opening(npc.id)
             request = LlmRequest(
                 model=model,
                 system=prefix.system,
-                messages=[],
+                # As an encounter logs its scene: a context message of its own, first.
+                messages=[UserMessage(opening, source=_CONTEXT_SOURCE)] if opening else [],
                 session_id=f"prefix-warming:{npc.id}",
                 tools=prefix.tools,
                 tool_choice=NamedToolChoice(prefix.forced) if prefix.forced else "none",
@@ -161,3 +179,14 @@ class PrefixWarmer:
             len(self.warmed),
             time.perf_counter() - began,
         )
+
+    async def _opening(self, npc_id: str) -> str:
+        """The NPC's scene opening, or "" (and the prefix is warmed without it) when the world
+        has none or fails to read it."""
+        if self._scene_opening is None:
+            return ""
+        try:
+            return await self._scene_opening(npc_id)
+        except Exception as exc:
+            _log.warning("prefix warming: no scene opening for %s (%s)", npc_id, exc)
+            return ""

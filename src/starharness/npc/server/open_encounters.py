@@ -18,7 +18,7 @@ from ..encounter import (
     meet_together,
 )
 from ..frames import EncounterOpen, ErrorCode, FrameError
-from ..world import NpcCard, World
+from ..world import NpcCard, World, scene_opening
 from ..world_calls import WorldCalls
 from .connection import Connection
 from .fanout import Fanout
@@ -61,7 +61,12 @@ class OpenEncounters:
         )
         self._owners: dict[Encounter, Connection] = {}
         self.prefix_warmer = PrefixWarmer(
-            ctx, self._presets, agent_options, self._all_npcs, lambda: bool(self._owners)
+            ctx,
+            self._presets,
+            agent_options,
+            self._all_npcs,
+            lambda: bool(self._owners),
+            self._scene_opening,
         )
         """Evaluates every NPC's static prompt on a local model server before anyone talks."""
         self._scene_ends: set[asyncio.Task[None]] = set()
@@ -214,6 +219,9 @@ class OpenEncounters:
 
     async def _all_npcs(self) -> list[NpcCard]:
         return await self._calls.run(_npcs_of, self._world)
+
+    async def _scene_opening(self, npc_id: str) -> str:
+        return await self._calls.run(scene_opening, self._world, npc_id)
 
     async def aclose(self) -> None:
         """Close every encounter (disposing its agent) and the scenes ending on their own."""

@@ -186,31 +186,60 @@ def render_scene(data: SceneData, budget: MemoryBudget | None = None) -> str:
 
     In the third person, as a sheet: a scene that says "you have 48,000 credits" comes back
     from a small model to the player as "You have 48,000 credits".
+
+    What every player's scene with this NPC shares comes first (`render_opening`), the player
+    after it: a caching model server evaluates the opening before anyone meets the NPC, and a
+    greeting then evaluates only the player's lines.
     """
-    npc = data.npc.name
+    hold = _hold(data.player_hold, data.good_names)
     lines = [
-        f"Day {data.day}. {data.place.name}: {data.place.description}".rstrip(": "),
-        f"{npc}: {data.npc.credits:,} credits.",
+        render_opening(_side_of(data)),
+        f"{PLAYER}{data.player.name}, {data.player.credits:,} credits; hold: {hold}.",
     ]
-    if data.sells:
-        lines.append(f"{SELLS}" + _wares(data.sells, True))
-    if data.buys:
-        lines.append(f"{BUYS}" + _wares(data.buys, False))
-    lines.append(
-        f"{PLAYER}{data.player.name}, {data.player.credits:,} credits; hold: "
-        + _hold(data.player_hold, data.good_names)
-        + "."
-    )
     lines.append(f"{ATTITUDE}{data.attitude} ({attitude_word(data.attitude)}).")
-    lines.extend(_quest_lines(data))
+    active = [q for q in data.player_quests if q.status == "accepted"]
+    if active:
+        lines.append(PLAYER_JOBS + "; ".join(_quest(q) for q in active) + ".")
     if data.intel:
         lines.append(INTEL + "; ".join(_intel(item) for item in data.intel) + ".")
-    if data.routes:
-        lines.append(PASSAGE + "; ".join(_route(r, data.route_names) for r in data.routes))
-    if data.news:
-        lines.append("News here: " + " ".join(f"(day {n.day}) {n.headline}" for n in data.news))
     lines.append(MEMORIES + summarise_memories(data.memories, data.good_names, budget))
     return "\n".join(lines)
+
+
+def render_opening(side: NpcSide) -> str:
+    """The lines every scene with this NPC begins with now, whoever the player: place and time,
+    the NPC's money and wares, its open jobs, passage and news."""
+    lines = [
+        f"Day {side.day}. {side.place.name}: {side.place.description}".rstrip(": "),
+        f"{side.npc.name}: {side.npc.credits:,} credits.",
+    ]
+    if side.sells:
+        lines.append(f"{SELLS}" + _wares(side.sells, True))
+    if side.buys:
+        lines.append(f"{BUYS}" + _wares(side.buys, False))
+    if side.open_quests:
+        lines.append(OPEN_JOBS + "; ".join(_quest(q) for q in side.open_quests) + ".")
+    if side.routes:
+        lines.append(PASSAGE + "; ".join(_route(r, side.route_names) for r in side.routes))
+    if side.news:
+        lines.append("News here: " + " ".join(f"(day {n.day}) {n.headline}" for n in side.news))
+    return "\n".join(lines)
+
+
+def _side_of(data: SceneData) -> NpcSide:
+    return NpcSide(
+        day=data.day,
+        place=data.place,
+        npc=data.npc,
+        sells=data.sells,
+        buys=data.buys,
+        open_quests=data.open_quests,
+        intel=data.intel,
+        routes=data.routes,
+        route_names=data.route_names,
+        news=data.news,
+        good_names=data.good_names,
+    )
 
 
 def _wares(wares: list[Ware], with_units: bool) -> str:
@@ -223,16 +252,6 @@ def _hold(hold: dict[str, int], names: dict[str, str]) -> str:
     if not hold:
         return "empty"
     return ", ".join(f"{qty} {names.get(good, good)}" for good, qty in hold.items())
-
-
-def _quest_lines(data: SceneData) -> list[str]:
-    lines: list[str] = []
-    active = [q for q in data.player_quests if q.status == "accepted"]
-    if active:
-        lines.append(PLAYER_JOBS + "; ".join(_quest(q) for q in active) + ".")
-    if data.open_quests:
-        lines.append(OPEN_JOBS + "; ".join(_quest(q) for q in data.open_quests) + ".")
-    return lines
 
 
 def _quest(quest: Quest) -> str:

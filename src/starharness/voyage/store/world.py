@@ -31,7 +31,14 @@ from .errors import (
 from .memory import MemoryBudget
 from .reader import WorldReader
 from .rows import Actor
-from .scene import NPC_SIDE_TABLES, NpcSide, gather_npc_side, gather_scene, render_scene
+from .scene import (
+    NPC_SIDE_TABLES,
+    NpcSide,
+    gather_npc_side,
+    gather_scene,
+    render_opening,
+    render_scene,
+)
 from .social import SocialRules
 from .sqlite_conn import DEFAULT_BUSY_TIMEOUT_S
 from .sqlite_open import open_sqlite, rebuild_sqlite
@@ -288,24 +295,31 @@ class VoyageWorld:
     def scene(self, npc_id: str, player_id: str) -> str:
         """What the NPC sees now, memories of the player folded to fit the budget."""
         with self.snapshot() as reader:
-            # Every player's scene with an NPC shares its NPC side: read it again only after a
-            # commit that may have changed a table it reads (ours, or any by another connection:
-            # the token changes), or on every call when the backend cannot tell (PostgreSQL).
-            # Memories are read per pair below, so the memory row every closing encounter
-            # commits keeps the cache. The lock of `snapshot` covers the cache on SQLite.
-            token = self._backend.state_token(NPC_SIDE_TABLES)
-            side = None
-            if token is not None:
-                if token != self._npc_sides_token:
-                    self._npc_sides = {}
-                    self._npc_sides_token = token
-                side = self._npc_sides.get(npc_id)
-            if side is None:
-                side = gather_npc_side(reader, npc_id)
-                if token is not None:
-                    self._npc_sides[npc_id] = side
-            data = gather_scene(reader, npc_id, player_id, side)
+            data = gather_scene(reader, npc_id, player_id, self._npc_side(reader, npc_id))
         return render_scene(data, self._memory_budget)
+
+    def scene_opening(self, npc_id: str) -> str:
+        """The framework's `SharesSceneOpening`: what every player's scene with this NPC
+        begins with now (see `render_scene`)."""
+        with self.snapshot() as reader:
+            return render_opening(self._npc_side(reader, npc_id))
+
+    def _npc_side(self, reader: WorldReader, npc_id: str) -> NpcSide:
+        # Every player's scene with an NPC shares its NPC side: read it again only after a
+        # commit that may have changed a table it reads (ours, or any by another connection:
+        # the token changes), or on every call when the backend cannot tell (PostgreSQL).
+        # Memories are read per pair in `gather_scene`, so the memory row every closing
+        # encounter commits keeps the cache. The lock of `snapshot` covers the cache on SQLite.
+        token = self._backend.state_token(NPC_SIDE_TABLES)
+        if token is None:
+            return gather_npc_side(reader, npc_id)
+        if token != self._npc_sides_token:
+            self._npc_sides = {}
+            self._npc_sides_token = token
+        side = self._npc_sides.get(npc_id)
+        if side is None:
+            side = self._npc_sides[npc_id] = gather_npc_side(reader, npc_id)
+        return side
 
     def attitude(self, npc_id: str, player_id: str) -> int:
         with self._single_read() as reader:
