@@ -16,6 +16,7 @@ from typer.testing import CliRunner, Result
 from stack_support import start_runtime
 from starharness.cli import inspect_cmd
 from starharness.mockllm import MockLlmServer
+from starharness.mockllm.capabilities import FULL, LLAMA_CPP
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
 from starharness.runtime.session import SessionsConfig, SqliteStore, StoredSession
 from starharness.runtime.session import event_types as ev
@@ -38,15 +39,19 @@ async def serving_lore(
     game: Game = GAME,
     world: str | Path | None = None,
     password_env: str | None = None,
+    local: bool = False,
 ) -> AsyncIterator[LoreStack]:
     """`game` on a fresh world (a file under tmp_path unless `world` names a database), its
-    sessions in an SQLite file `inspect` can read afterwards."""
+    sessions in an SQLite file `inspect` can read afterwards; `local`: through the `llama-cpp`
+    provider, against a mock that plays llama-cpp-python's server."""
     sessions = tmp_path / "sessions.db"
     config = SessionsConfig(store="sqlite", path=sessions, max_write_delay_ms=0)
     place = world if world is not None else tmp_path / "world.db"
     settings = ServerSettings(port=0, world=place, world_password_env=password_env)
-    async with MockLlmServer(responder=game.offline_responder) as mock:
-        ctx = await start_runtime(mock.base_url, sessions=config, max_attempts=1)
+    plays = LLAMA_CPP if local else FULL
+    async with MockLlmServer(responder=game.offline_responder, plays=plays) as mock:
+        provider = "llama-cpp" if local else "openai-compatible"
+        ctx = await start_runtime(mock.base_url, sessions=config, max_attempts=1, provider=provider)
         try:
             running = await start_server(ctx, game, settings)
             try:

@@ -173,3 +173,20 @@ def test_words_too_common_to_tell_entries_apart_are_not_ranked_beside_rarer_ones
     assert query is not None
     found = index.search(query)
     assert found and all("busy" in e.text and "station" in e.text for e in found)
+
+
+def test_recall_gives_at_most_the_entries_asked_for_best_first() -> None:
+    lore = Lore(
+        (
+            LoreEntry("a", "Spice is sold openly at the bay."),
+            LoreEntry("b", "Spice spoils in the damp."),
+            LoreEntry("c", "Spice prices double in winter."),
+        ),
+        max_entries=3,
+    )
+    search = MemoryLoreIndex(lore).search
+    every = recall(lore, search, "n", "spice")
+    assert len(every) == 3
+    assert recall(lore, search, "n", "spice", 1) == every[:1]
+    with pytest.raises(LoreError, match="local_max_entries"):
+        Lore((), local_max_entries=0)

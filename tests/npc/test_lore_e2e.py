@@ -69,6 +69,27 @@ async def test_lore_already_given_in_the_encounter_is_not_sent_again(tmp_path: P
     assert given.count(_PIRATE_BAY) == 1, given
 
 
+async def test_a_model_on_this_machine_gets_the_best_entry_alone(tmp_path: Path) -> None:
+    # Every lore token is evaluated before a local model's first word: one entry a turn.
+    question = "Kessler's Hollow: pirates, the ice shelves, who fights in the bay?"
+    given: dict[bool, list[str]] = {}
+    for local in (False, True):
+        place = tmp_path / ("local" if local else "cloud")
+        place.mkdir()
+        async with (
+            serving_lore(place, local=local) as stack,
+            Player(stack.running.ws_url, PLAYER_ID) as me,
+        ):
+            await me.meet("e1", SMUGGLER)
+            session_id = stack.running.server.encounters[0].session_id
+            await me.say("e1", question)
+            await me.close("e1")
+        stored = await stored_session(stack.sessions, session_id)
+        given[local] = [line for text in logged_contexts(stored) for line in lore_lines(text)]
+    assert len(given[False]) > 1, given
+    assert given[True] == given[False][:1] and LORE.local_max_entries == 1, given
+
+
 async def test_faction_and_npc_lore_reach_only_those_who_may_know_it(tmp_path: Path) -> None:
     question = "Which lower locks do the crews use on odd days, and how deep is Vex's debt?"
     given: dict[str, list[str]] = {}

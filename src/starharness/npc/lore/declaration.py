@@ -194,6 +194,11 @@ class Lore:
     budget: int = 480
     """Small by default: a 1.5B model's whole context is a few thousand tokens."""
     max_entries: int = 3
+    local_max_entries: int = 1
+    """The most entries a turn gets when the model runs on this machine (a provider whose
+    profile warms prefixes, such as `llama-cpp`): the model then reads every entry before the
+    NPC's first word, about 25 tokens and 0.5-0.8 s each for the 1.5B development model on two
+    cores."""
     measure: Callable[[str], int] = len
     stopwords: frozenset[str] = DEFAULT_STOPWORDS
     max_words: int = 12
@@ -202,8 +207,10 @@ class Lore:
     def __post_init__(self) -> None:
         from .recall import render_lore  # the block's format lives with its reader
 
-        if self.budget < 1 or self.max_entries < 1 or self.max_words < 1:
-            raise LoreError("budget, max_entries and max_words must be at least 1")
+        if min(self.budget, self.max_entries, self.local_max_entries, self.max_words) < 1:
+            raise LoreError(
+                "budget, max_entries, local_max_entries and max_words must be at least 1"
+            )
         seen: set[str] = set()
         members = {name for names in self.factions.values() for name in names}
         for entry in self.entries:

@@ -55,12 +55,16 @@ def lore_lines(context: str) -> list[str]:
     return found
 
 
-def within_budget(lore: Lore, hits: Iterable[LoreEntry]) -> tuple[LoreEntry, ...]:
-    """The best hits, in order, whose block fits the budget: one too long for what is left is
-    passed over for a shorter one after it."""
+def within_budget(
+    lore: Lore, hits: Iterable[LoreEntry], most: int | None = None
+) -> tuple[LoreEntry, ...]:
+    """The best hits, in order, whose block fits the budget, at most `most` (default:
+    `lore.max_entries`): one too long for what is left is passed over for a shorter one after
+    it."""
+    limit = lore.max_entries if most is None else most
     chosen: list[LoreEntry] = []
     for entry in hits:
-        if len(chosen) >= lore.max_entries:
+        if len(chosen) >= limit:
             break
         if lore.measure(render_lore((*chosen, entry))) <= lore.budget:
             chosen.append(entry)
@@ -76,15 +80,20 @@ def query_for(lore: Lore, npc_id: str, said: str) -> LoreQuery | None:
 
 
 def recall(
-    lore: Lore, search: Callable[[LoreQuery], Sequence[LoreEntry]], npc_id: str, said: str
+    lore: Lore,
+    search: Callable[[LoreQuery], Sequence[LoreEntry]],
+    npc_id: str,
+    said: str,
+    most: int | None = None,
 ) -> tuple[LoreEntry, ...]:
-    """The entries the NPC is given this turn (blocks: run it where world calls run)."""
+    """The entries the NPC is given this turn, at most `most` (default: `lore.max_entries`).
+    Blocks: run it where world calls run."""
     query = query_for(lore, npc_id, said)
     if query is None:
         return ()
     allowed = set(query.knowers)
     # The index filters by knower already; this check keeps a world's own index honest.
-    return within_budget(lore, (e for e in search(query) if e.knower in allowed))
+    return within_budget(lore, (e for e in search(query) if e.knower in allowed), most)
 
 
 _MEMORY: weakref.WeakKeyDictionary[Lore, MemoryLoreIndex] = weakref.WeakKeyDictionary()
@@ -108,10 +117,15 @@ class LoreRecall:
     before in this encounter, as dynamic context. What it was given is already in its
     history; giving it again would only make a model server evaluate it again."""
 
-    __slots__ = ("_given", "_lore", "_npc_id", "_search", "entries", "text")
+    __slots__ = ("_given", "_lore", "_most", "_npc_id", "_search", "entries", "text")
 
-    def __init__(self, lore: Lore | None, world: object, npc_id: str) -> None:
+    def __init__(
+        self, lore: Lore | None, world: object, npc_id: str, *, local: bool = False
+    ) -> None:
+        """`local`: the model runs on this machine, so a turn gets at most
+        `lore.local_max_entries` entries."""
         self._lore = lore
+        self._most = None if lore is None or not local else lore.local_max_entries
         self._npc_id = npc_id
         self._search = None if lore is None else lore_search(lore, world)
         self._given: set[str] = set()
@@ -125,7 +139,7 @@ class LoreRecall:
         if lore is None or search is None:
             return
         try:
-            found = await calls.run(recall, lore, search, self._npc_id, said)
+            found = await calls.run(recall, lore, search, self._npc_id, said, self._most)
         except Exception:
             _log.exception("lore search for %s failed; this turn has no lore", self._npc_id)
             found = ()
