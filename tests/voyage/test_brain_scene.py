@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from starharness.npc.encounter.scene_changes import GONE_PREFIX, scene_changes
 from starharness.voyage import VoyageWorld
-from starharness.voyage.brain import parse_scene
+from starharness.voyage.brain import SceneView, parse_scene
+from starharness.voyage.brain.scene import apply_changes
 from starharness.voyage.content import BROKER, DOCK_MASTER, KESSLER, PLAYER_ID, SMUGGLER
 
 
@@ -78,3 +82,25 @@ def test_a_hostile_broker_and_free_intel(world: VoyageWorld) -> None:
     assert [(j.id, j.min_attitude) for j in view.open_jobs] == [("quest-parts", 0)]
     dock = parse_scene(world.scene(DOCK_MASTER, PLAYER_ID))
     assert [(i.id, i.price) for i in dock.intel] == [("intel-hiring", 0)]
+
+
+def test_a_changes_block_read_over_the_first_scene_gives_the_scene_now(
+    world: VoyageWorld,
+) -> None:
+    # On a local model the brain is sent the first scene and then only how it changed.
+    first = world.scene(SMUGGLER, PLAYER_ID)
+    with world.transaction() as tx:
+        tx.move_cargo(SMUGGLER, PLAYER_ID, "fuel", 2)
+        tx.add_credits(PLAYER_ID, -900)
+        tx.add_credits(SMUGGLER, 900)
+        tx.accept_quest("quest-medgel", PLAYER_ID)  # its "on offer" line goes
+        tx.set_attitude(SMUGGLER, PLAYER_ID, 35)
+    now = world.scene(SMUGGLER, PLAYER_ID)
+    block = scene_changes(first, now)
+    assert GONE_PREFIX + "Jobs on offer to the player: " in block
+    read = apply_changes(parse_scene(first), block)
+    expected = parse_scene(now)
+    memory = {"memory_count", "hearsay_count", "last_deal", "word"}
+    for name in (f.name for f in dataclasses.fields(SceneView) if f.name not in memory):
+        assert getattr(read, name) == getattr(expected, name), name
+    assert read.open_jobs == [] and read.their_jobs and read.held("fuel") == 2

@@ -20,10 +20,12 @@ from starharness.npc.encounter.decision import (
     OUTCOME_PREFIX,
 )
 from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
+from starharness.npc.encounter.scene_changes import CHANGES_HEADING
 from starharness.runtime.llm import DEEPSEEK, OPENAI, OPENAI_COMPATIBLE, ToolSchema
 from starharness.runtime.llm import LLAMA_CPP as LLAMA_CPP_PROFILE
 from starharness.runtime.llm.wire import to_wire_tools
 from starharness.voyage import GAME
+from starharness.voyage.brain.scene import CHANGES_HEADING as BRAIN_CHANGES_HEADING
 from starharness.voyage.content import PLAYER_ID, SMUGGLER
 
 BUY = "I'll buy 2 fuel cells"
@@ -488,3 +490,42 @@ async def test_a_promise_is_heard_beside_an_offer_and_never_without_one(tmp_path
     # The model's view holds what the player heard, not the promise.
     later = json.dumps(bodies[-1]["messages"])
     assert "I'll give you" not in later and "Understood." in later
+
+
+def _scenes(body: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The full scenes and the changes blocks among a request's messages."""
+    texts = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
+    full = [t for t in texts if t.startswith("Day ")]
+    return full, [t for t in texts if t.startswith(CHANGES_HEADING)]
+
+
+async def test_on_a_local_model_a_changed_scene_is_sent_as_its_changes(tmp_path: Path) -> None:
+    for provider, plays in (("llama-cpp", LLAMA_CPP), ("openai-compatible", FULL)):
+        place = tmp_path / provider
+        place.mkdir()
+        async with (
+            serving_voyage(place, plays=plays, provider=provider) as stack,
+            Player(stack.running.ws_url, PLAYER_ID) as me,
+        ):
+            await me.hello()
+            await me.open("e1", SMUGGLER)
+            offered = await me.say("e1", BUY)
+            bought = await me.pick("e1", offers(offered)[0]["id"])
+            after = await me.say("e1", "Anything else?")
+            reaction = _chat_bodies(stack)[-1]
+        assert actions(bought) == [("player_buys", True)] and line(after), after
+        full, changes = _scenes(reaction)
+        if provider == "openai-compatible":
+            # A model on someone else's machine reads the whole scene again, as it changed.
+            assert len(full) == 2 and changes == []
+            continue
+        # The deal changed money, stock and the hold: said once, as lines of their own.
+        assert len(full) == 1 and len(changes) == 1, reaction["messages"]
+        said = changes[0].split("\n")[1:]
+        assert "The player: Captain Ash, 11,100 credits; hold: 2 fuel cells." in said
+        assert any(
+            s.startswith("Sells from the hold") and "fuel cells [fuel] 38" in s for s in said
+        )
+        assert not any(s.startswith(("Day ", "Buys", "Attitude", "Intel")) for s in said), said
+        # The offline brain reads the block by its heading.
+        assert BRAIN_CHANGES_HEADING == CHANGES_HEADING

@@ -50,6 +50,7 @@ from .meeting import meet
 from .offer_desk import OfferDesk, acceptance_note, offers_meant
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
+from .scene_changes import scene_changes
 
 if TYPE_CHECKING:
     from .prefix_warmer import PrefixWarmer
@@ -65,6 +66,8 @@ TRANSCRIPT_KIND: Final = "npc-encounter"
 PERSONA_SECTION: Final = "npc.persona"
 PERSONA_ORDER: Final = 0
 SCENE_CONTEXT: Final = "npc.scene"
+SCENE_CHANGES_CONTEXT: Final = "npc.scene-changes"
+"""On a local model: how the scene changed since the model first read it (`scene_changes`)."""
 HEARD_CONTEXT: Final = "npc.heard"
 """In a scene of several NPCs: what this NPC heard the others say since it last spoke."""
 GREETING_SOURCE: Final = "encounter"
@@ -100,6 +103,7 @@ class Encounter:
         "_reconsidered",
         "_running",
         "_scene",
+        "_scene_first",
         "_send_frame",
         "_turn_started",
         "heard",
@@ -124,6 +128,9 @@ class Encounter:
         self._running = False
         self._turn_started = 0.0
         self._scene = ""
+        self._scene_first: str | None = None
+        """The scene as the model first read it, when only its changes are logged after it
+        (`scene_changes`); None until then, and always on a provider that is not local."""
         self.heard = ""
         """What the scene this encounter is part of says this NPC heard (empty: nothing, and
         no context entry); set by the scene before each of this NPC's turns."""
@@ -159,8 +166,8 @@ class Encounter:
         )
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
         self._preset = host.preset(npc.archetype)
-        self._lore = LoreRecall(kit.game.lore, host.world, npc.id)
         self._plan = self._preset.plan
+        self._lore = LoreRecall(kit.game.lore, host.world, npc.id, local=self._plan.local_prompts)
         # A claim of a deal the world did not make is never heard. The decision runs before
         # the line, so whether the turn committed is known while it streams; on the native
         # plan a claim waits for the step's actions.
@@ -231,6 +238,8 @@ class Encounter:
             prompt = layer.get(PROMPT)
             prompt.section(PERSONA_SECTION, PERSONA_ORDER, self.npc.persona)
             prompt.context(SCENE_CONTEXT, 0, self._scene_text)
+            if self._plan.local_prompts:
+                prompt.context(SCENE_CHANGES_CONTEXT, 0.25, self._scene_changes)
             prompt.context(HEARD_CONTEXT, 0.5, lambda _ctx: self.heard)
             prompt.context(LORE_CONTEXT, LORE_ORDER, self._lore.context)
             layer.provide(ENCOUNTER, binding)
@@ -485,7 +494,15 @@ class Encounter:
         handle.agent.followup(message)
 
     def _scene_text(self, ctx: Context) -> str:
-        return self._scene
+        if not self._plan.local_prompts:
+            return self._scene
+        if self._scene_first is None and self._scene:
+            self._scene_first = self._scene
+        return self._scene_first or ""
+
+    def _scene_changes(self, ctx: Context) -> str:
+        first = self._scene_first
+        return "" if first is None else scene_changes(first, self._scene)
 
     def _remember_options(self, options: tuple[SpokenOption, ...]) -> None:
         self._options = {option.id: option.label for option in options}

@@ -9,7 +9,7 @@ the world answered. Never chosen from a model's name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from ...runtime.kernel import ServiceKey
@@ -30,6 +30,10 @@ class PlanChoice:
     shows_tool_results: bool = True
     """False: the decision's result is also added as a logged context message, because the
     server's chat template drops tool messages."""
+    local_prompts: bool = False
+    """True: the model server evaluates every prompt token on this machine (its profile warms
+    prefixes), so each token of a turn's context is waited for: a turn gets less lore, and a
+    changed scene is sent as its changes (`scene_changes`)."""
 
     def log_data(self) -> dict[str, object]:
         return {"plan": self.plan, "reason": self.reason}
@@ -43,6 +47,13 @@ TURN_PLAN: ServiceKey[PlanChoice] = ServiceKey(
 
 def choose_plan(profile: ProviderProfile | None, override: TurnPlanName | None) -> PlanChoice:
     """The plan for a provider with `profile` (None: it declares nothing), or the game's."""
+    choice = _choose(profile, override)
+    if profile is not None and profile.warm_prefixes:
+        return replace(choice, local_prompts=True)
+    return choice
+
+
+def _choose(profile: ProviderProfile | None, override: TurnPlanName | None) -> PlanChoice:
     shows = True if profile is None else profile.shows_tool_results
     if override is not None:
         if override not in PLAN_NAMES:

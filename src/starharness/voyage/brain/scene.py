@@ -6,7 +6,9 @@ The brain sees the world only through this text, never through the store.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, fields
+from itertools import takewhile
 
 from ..content.prices import BUYS_LINE as _BUYS
 from ..content.prices import SELLS_LINE as _SELLS
@@ -44,6 +46,10 @@ _HEARSAY_FOLDED = re.compile(r"\b(\d+) (?:witnessed|gossip) memories")
 _SEEN = re.compile(r"^Saw them ")
 _SAID = re.compile(r"^(.+?) says: (.*)$")
 
+CHANGES_HEADING = "Changed since the scene above (the rest is as it was):"
+"""The first line of the block the NPC framework logs, on a local model, when the scene changed
+(`starharness.npc.encounter.scene_changes`; a test holds the two equal)."""
+_GONE = "No longer so: "
 SCENE_MARK = "Attitude to the player:"
 """A line every scene has; a user message containing it is a scene, not the player."""
 
@@ -162,6 +168,33 @@ def parse_scene(text: str) -> SceneView:
             break
         _read_line(view, line.strip())
     return view
+
+
+def is_scene_changes(text: str) -> bool:
+    return text.startswith(CHANGES_HEADING)
+
+
+def apply_changes(view: SceneView, text: str) -> SceneView:
+    """The scene `view` was read from, changed as the changes block `text` says (the NPC
+    framework logs one on a local model instead of the whole scene again): its lines are read
+    over the view, and what a line no longer so had set is cleared. Memories are read from the
+    new lines alone (the block leaves out the memories that did not change)."""
+    changed = deepcopy(view)
+    blank = SceneView()
+    lines = text.splitlines()[1:]
+    for index, line in enumerate(lines):
+        if line.startswith(_GONE):
+            was = SceneView()
+            _read_line(was, line[len(_GONE) :].strip())
+            for name in (f.name for f in fields(SceneView)):
+                if getattr(was, name) != getattr(blank, name):
+                    setattr(changed, name, deepcopy(getattr(blank, name)))
+        elif line.startswith(_MEMORIES):
+            rest = takewhile(lambda more: not more.startswith(_GONE), lines[index + 1 :])
+            _read_memories(changed, "\n".join([line[len(_MEMORIES) :], *rest]))
+        elif not line.startswith("- "):
+            _read_line(changed, line.strip())
+    return changed
 
 
 def number(text: str) -> int:

@@ -11,7 +11,7 @@ from starharness.responder import ChatMessage, ChatRequest
 
 from .heard import Answering, Heard, is_heard, is_lore, read_answering, read_heard, read_lore
 from .options import Option
-from .scene import SceneView, is_scene, parse_scene
+from .scene import SceneView, apply_changes, is_scene, is_scene_changes, parse_scene
 from .tools import DECIDE, NO_ACTION, OFFERED, OUTCOME_PREFIX, SELL_GOODS, SPEAK
 
 _BAND = re.compile(r"(\d+)% (?:off|of|over) the going price")
@@ -84,6 +84,8 @@ def read_transcript(request: ChatRequest) -> Transcript:
             text = message.text
             if text.startswith(OUTCOME_PREFIX):
                 _attach_outcome(out, text[len(OUTCOME_PREFIX) :])
+            elif is_scene_changes(text):
+                out.scene = apply_changes(out.scene or SceneView(), text)
             elif is_scene(text):
                 out.scene = parse_scene(text)
             elif is_heard(text):
