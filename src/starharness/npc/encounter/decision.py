@@ -39,20 +39,10 @@ _BOOKKEEPING: Final = ("offered", "facts")
 """Result fields the repeated result leaves out: the offer's id (the player picks it, the model
 never names it) and a refusal's `facts` (numbers for code; its `hint` says them in words)."""
 DESCRIPTION: Final = (
-    "Decide what you do about what the player just said, before you answer. Act on a deal: "
-    "when the player asks for something you sell or give (goods, a berth, intel, a job), "
-    "offers to sell you something, or agrees to what you proposed, choose one of your actions "
-    f"with its arguments. For anything else (small talk, an opinion, a question about you or "
-    f"the place) choose {NO_ACTION!r} and only talk. The world checks an action; you speak "
+    "Decide what you do about what the player just said, before you answer: one of your "
+    f"actions with its arguments, or {NO_ACTION!r} to only talk. The world checks it; you speak "
     "after you have seen what happened."
 )
-"""A small model forced to call `decide` acts on nearly every line: on the 1.5B development
-model, with "one of your actions with its arguments, or 'none' to only talk", five of six
-questions and remarks got an action nobody asked for (a trade of 12 medical gel on "Who runs
-the customs office here?"): a decision and a result the player waits for (about 3 s on two
-cores) before an answer that then pushes a deal. Said when to act, and with talking listed
-first, one of six did; all four asked deals still acted (bench/first_word.py with ten lines no
-scenario holds)."""
 
 
 class DecisionDefinitionError(ValueError):
@@ -218,16 +208,14 @@ def _schema(actions: Sequence[ToolDefinition[Any]]) -> dict[str, Any]:
                 "additionalProperties": False,
             }
         )
-    # First: a small model reads the choices in order, and talking is the common one.
-    variants.insert(
-        0,
+    variants.append(
         {
             "type": "object",
-            "description": "Only talk: the player asked, told or greeted you, and made no deal.",
+            "description": "Do nothing this time; only talk.",
             "properties": {"name": {"type": "string", "enum": [NO_ACTION]}},
             "required": ["name"],
             "additionalProperties": False,
-        },
+        }
     )
     schema: dict[str, Any] = {
         "type": "object",
