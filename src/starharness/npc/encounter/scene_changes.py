@@ -2,9 +2,9 @@
 
 The scene is dynamic context: the runtime logs it again whenever its text changes, and the
 model reads it again in full. After an accepted deal (the NPC's money and stock, the player's
-money and hold) or something an NPC witnessed, that is about 300 tokens for Omega station, which
-a local model on two cores evaluates before the NPC's first word: 9.9 s measured on the 1.5B
-development model, for a turn after another NPC gave the player a job. On a provider whose model
+money and hold) or something an NPC witnessed, that is about 300 tokens for the sample game's
+scenes, which a local model on two cores evaluates before the NPC's first word: 9.9 s measured
+on the 1.5B development model, for a turn after another NPC gave the player a job. On a provider whose model
 runs on this machine (`PlanChoice.local_prompts`), an encounter keeps the scene it first logged
 and logs only its changes as a context entry of their own: the lines that are new, then those
 no longer true.
