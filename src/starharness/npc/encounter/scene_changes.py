@@ -4,10 +4,10 @@ The scene is dynamic context: the runtime logs it again whenever its text change
 model reads it again in full. After an accepted deal (the NPC's money and stock, the player's
 money and hold) or something an NPC witnessed, that is about 300 tokens for the sample game's
 scenes, which a local model on two cores evaluates before the NPC's first word: 9.9 s measured
-on the 1.5B development model, for a turn after another NPC gave the player a job. On a provider whose model
-runs on this machine (`PlanChoice.local_prompts`), an encounter keeps the scene it first logged
-and logs only its changes as a context entry of their own: the lines that are new, then those
-no longer true.
+on the 1.5B development model, for a turn after another NPC gave the player a job. On a
+provider whose model runs on this machine (`PlanChoice.local_prompts`), an encounter keeps the
+scene it first logged and logs only its changes as a context entry of their own: the lines
+that are new, then those no longer true.
 
 A line's key is its text up to the first ": " (all of it without one). A line gone from the
 scene is listed as gone only when no new line has its key: a changed line ("The player: ...")
