@@ -43,28 +43,6 @@ class Ware:
     units: int
 
 
-@dataclass(frozen=True, slots=True)
-class SceneData:
-    """Everything a scene shows, read in one snapshot."""
-
-    day: int
-    place: Location
-    npc: Actor
-    player: Actor
-    player_hold: dict[str, int]
-    sells: list[Ware]
-    buys: list[Ware]
-    attitude: int
-    player_quests: list[Quest]
-    open_quests: list[Quest]
-    intel: list[Intel]
-    routes: list[Route]
-    route_names: dict[str, str]
-    news: list[NewsItem]
-    memories: list[Memory]
-    good_names: dict[str, str]
-
-
 def attitude_word(score: int) -> str:
     """One word for an attitude score (see _ATTITUDE_WORDS)."""
     for upper, word in _ATTITUDE_WORDS:
@@ -93,6 +71,20 @@ class NpcSide:
     route_names: dict[str, str]
     news: list[NewsItem]
     good_names: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SceneData:
+    """Everything a scene shows, read in one snapshot: the NPC's side, then the player's."""
+
+    side: NpcSide
+    player: Actor
+    player_hold: dict[str, int]
+    attitude: int
+    player_quests: list[Quest]
+    intel: list[Intel]
+    """The NPC's intel this player has not bought yet."""
+    memories: list[Memory]
 
 
 NPC_SIDE_TABLES = frozenset(
@@ -162,22 +154,13 @@ def gather_scene(
     # What this player bought already is no longer for sale to them.
     bought = {memory.ref for memory in memories if memory.kind == INTEL_MEMORY}
     return SceneData(
-        day=side.day,
-        place=side.place,
-        npc=side.npc,
+        side=side,
         player=player,
         player_hold=reader.cargo(player_id),
-        sells=side.sells,
-        buys=side.buys,
         attitude=reader.attitude(npc_id, player_id),
         player_quests=[q for q in reader.quests_of(player_id) if q.giver_id == npc_id],
-        open_quests=side.open_quests,
         intel=[item for item in side.intel if item.id not in bought],
-        routes=side.routes,
-        route_names=side.route_names,
-        news=side.news,
         memories=memories,
-        good_names=side.good_names,
     )
 
 
@@ -191,9 +174,9 @@ def render_scene(data: SceneData, budget: MemoryBudget | None = None) -> str:
     after it: a caching model server evaluates the opening before anyone meets the NPC, and a
     greeting then evaluates only the player's lines.
     """
-    hold = _hold(data.player_hold, data.good_names)
+    hold = _hold(data.player_hold, data.side.good_names)
     lines = [
-        render_opening(_side_of(data)),
+        render_opening(data.side),
         f"{PLAYER}{data.player.name}, {data.player.credits:,} credits; hold: {hold}.",
     ]
     lines.append(f"{ATTITUDE}{data.attitude} ({attitude_word(data.attitude)}).")
@@ -202,7 +185,7 @@ def render_scene(data: SceneData, budget: MemoryBudget | None = None) -> str:
         lines.append(PLAYER_JOBS + "; ".join(_quest(q) for q in active) + ".")
     if data.intel:
         lines.append(INTEL + "; ".join(_intel(item) for item in data.intel) + ".")
-    lines.append(MEMORIES + summarise_memories(data.memories, data.good_names, budget))
+    lines.append(MEMORIES + summarise_memories(data.memories, data.side.good_names, budget))
     return "\n".join(lines)
 
 
@@ -224,22 +207,6 @@ def render_opening(side: NpcSide) -> str:
     if side.news:
         lines.append("News here: " + " ".join(f"(day {n.day}) {n.headline}" for n in side.news))
     return "\n".join(lines)
-
-
-def _side_of(data: SceneData) -> NpcSide:
-    return NpcSide(
-        day=data.day,
-        place=data.place,
-        npc=data.npc,
-        sells=data.sells,
-        buys=data.buys,
-        open_quests=data.open_quests,
-        intel=data.intel,
-        routes=data.routes,
-        route_names=data.route_names,
-        news=data.news,
-        good_names=data.good_names,
-    )
 
 
 def _wares(wares: list[Ware], with_units: bool) -> str:
