@@ -139,3 +139,20 @@ def test_a_state_is_saved_when_another_conversation_takes_the_model_not_after_ea
     assert remaining < 40, back[-2000:]
     # Brandt's conversation went to the cache when Ilse's took the model again.
     assert len(_SAVED.findall(back)) == 1, back[-2000:]
+
+
+def test_a_restored_state_answers_as_the_live_context_did(real_model: ServedModel) -> None:
+    """The state a switch saved is the conversation itself: restored, it gives the answer the
+    live context gave to the same request (greedy)."""
+    mira = [{"role": "system", "content": "You are Mira, who sells fuel on the ring. " * 8}]
+    other = [{"role": "system", "content": "You are Oskar, a miner resting at the bar. " * 8}]
+    mira = _turn(real_model, mira, "Good evening.")
+    asked = [*mira, {"role": "user", "content": "What does a cell cost?"}]
+    live = _post(real_model, messages=asked, tools=[TOOL], tool_choice=_FORCED, max_tokens=32)
+    _turn(real_model, other, "Long shift?")
+    at = len(real_model.log.read_text())
+    again = _post(real_model, messages=asked, tools=[TOOL], tool_choice=_FORCED, max_tokens=32)
+    assert _RESTORED.findall(real_model.log.read_text()[at:]), "the switch back restored"
+    # The call ids differ (each names its completion); what the NPC said may not.
+    (said,), (said_again,) = live["message"]["tool_calls"], again["message"]["tool_calls"]
+    assert said_again["function"] == said["function"]

@@ -5,20 +5,25 @@ Run as `python -m starharness.localmodel.llama_child FLAGS` with the flags of
 llama-cpp-python's public handler registry, then runs that server unchanged; the server's
 own chat formats stay available by name.
 
-Only this module imports llama_cpp, and only the child process imports this module.
+Only this module and `grammar_filter`, which it imports, import llama_cpp, and only the child
+process imports them.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import runpy
 import sys
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-from llama_cpp import Llama, LlamaRAMCache, LlamaState, llama_chat_format
+import llama_cpp
+from llama_cpp import Llama, LlamaRAMCache, llama_chat_format
 from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
 
 from .call_opening import split_opening
@@ -36,6 +41,7 @@ from .chat_prompt import (
     read_tools,
     render,
 )
+from .grammar_filter import GrammarFilter
 from .prompt_states import plan_move, superseded
 
 _SAMPLING: Final = (
@@ -56,41 +62,41 @@ _SAMPLING: Final = (
     "logits_processor",
     "logit_bias",
 )
-_GRAMMARS: dict[str, LlamaGrammar] = {}
-"""A grammar by its schema: building one from a large `anyOf` schema costs more than a token,
+_GRAMMARS: dict[str, str] = {}
+"""A grammar (GBNF) by its schema: converting a large `anyOf` schema costs more than a token,
 and an NPC sends the same schema on every turn."""
-_CALLS: dict[str, tuple[str, LlamaGrammar]] = {}
+_CALLS: dict[str, tuple[str, str]] = {}
 """A forced call's fixed opening and the grammar of the rest, by its schema."""
-_ANY_JSON: Final = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+_PARSED: dict[str, LlamaGrammar] = {}
+"""A grammar for the sampler chain, by its text (see `_constrained`)."""
 
 
-class _LeanStateCache(LlamaRAMCache):
-    """A RAM state cache keeping no state a newer one makes redundant (see `prompt_states`):
-    warmed NPC prefixes outlive a long conversation instead of being the first states
-    evicted."""
+@dataclass(frozen=True, slots=True)
+class _SavedState:
+    """The model's state as llama.cpp serializes it (its attention cache and last logits)."""
 
-    def __init__(self, capacity_bytes: int) -> None:
-        super().__init__(capacity_bytes)
-        self.last_superseded = 0
-        """How many states the last save dropped as redundant."""
-
-    def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
-        newer = tuple(key)
-        dropped = superseded(list(self.cache_state), newer)
-        for old in dropped:
-            del self.cache_state[tuple(old)]
-        super().__setitem__(newer, value)
-        self.last_superseded = len(dropped)
+    data: ctypes.Array[ctypes.c_uint8]
+    size: int
 
 
 class _StateShelf:
     """The server's state cache, run by this handler instead of by `Llama.create_completion`:
     a state is saved when a request is about to overwrite it, not after every completion (see
-    `prompt_states.plan_move`). With `verbose`, the log says each save and restore and what
-    it cost."""
+    `prompt_states.plan_move`), and a state a newer one makes redundant is dropped, so warmed
+    NPC prefixes outlive a long conversation instead of being the first states evicted. With
+    `verbose`, the log says each save and restore and what it cost.
+
+    A state is llama.cpp's own bytes, saved and restored through its state API, not
+    `Llama.save_state`: that one also copies `batch x vocabulary` floats of logits nothing
+    reads here (74 MiB with a 150k vocabulary, not counted in the cache's budget) and copies
+    the model state three times; on two cores a save took 0.13-0.33 s and a restore 0.07-0.41 s
+    for 2,400 tokens of the 1.5B model, against 0.01 s each this way. Every turn of one NPC
+    after another's pays one of each before the NPC's first word."""
 
     def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
-        self._states = _LeanStateCache(capacity_bytes)
+        self._capacity = capacity_bytes
+        self._states: OrderedDict[tuple[int, ...], _SavedState] = OrderedDict()
+        self._bytes = 0
         self._verbose = verbose
 
     def before(self, llama: Llama, prompt: str) -> None:
@@ -100,28 +106,56 @@ class _StateShelf:
         tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         # `input_ids` is the whole context's buffer; the first `n_tokens` are evaluated.
         live: list[int] = llama.input_ids[: llama.n_tokens].tolist()
-        states = self._states.cache_state
-        move = plan_move(live, states, tokens)
+        move = plan_move(live, self._states, tokens)
         # Taken before the save, which may drop it from the cache as redundant.
-        restored = None if move.restore is None else states[move.restore]
+        restored = None if move.restore is None else self._states[move.restore]
         if move.save_live:
             started = time.perf_counter()
-            self._states[live] = llama.save_state()
+            dropped = self._save(llama, tuple(live))
             self._say(
-                f"star-harness state cache: {len(states)} states, "
-                f"{self._states.cache_size / 2**20:.0f} MiB; "
-                f"{self._states.last_superseded} superseded "
+                f"star-harness state cache: {len(self._states)} states, "
+                f"{self._bytes / 2**20:.0f} MiB; {dropped} superseded "
                 f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s)"
             )
         if move.restore is not None and restored is not None:
             started = time.perf_counter()
-            if move.restore in states:
-                states.move_to_end(move.restore)
-            llama.load_state(restored)
+            if move.restore in self._states:
+                self._states.move_to_end(move.restore)
+            self._load(llama, move.restore, restored, whole_prompt=len(tokens) == len(move.restore))
             self._say(
-                f"star-harness state restored: {restored.n_tokens} tokens "
+                f"star-harness state restored: {len(move.restore)} tokens "
                 f"in {time.perf_counter() - started:.2f} s"
             )
+
+    def _save(self, llama: Llama, key: tuple[int, ...]) -> int:
+        """Save the live state under `key`; how many saved states it made redundant."""
+        size = llama_cpp.llama_state_get_size(llama.ctx)
+        data = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_get_data(llama.ctx, data, size)
+        if written > size:
+            raise RuntimeError(f"llama.cpp wrote {written} bytes of state into {size}")
+        dropped = superseded(list(self._states), key)
+        for old in dropped:
+            self._bytes -= self._states.pop(tuple(old)).size
+        self._states[key] = _SavedState(data, written)
+        self._bytes += written
+        while self._bytes > self._capacity and self._states:
+            _, evicted = self._states.popitem(last=False)
+            self._bytes -= evicted.size
+        return len(dropped)
+
+    @staticmethod
+    def _load(
+        llama: Llama, key: tuple[int, ...], state: _SavedState, *, whole_prompt: bool
+    ) -> None:
+        if llama_cpp.llama_state_set_data(llama.ctx, state.data, state.size) != state.size:
+            raise RuntimeError("llama.cpp refused a saved state")
+        # A prompt that is exactly the saved tokens would be answered from the restored
+        # logits without a decode; the last token is left to be evaluated again instead, as
+        # `Llama.load_state` asks of its callers.
+        held = len(key) - 1 if whole_prompt else len(key)
+        llama.input_ids[:held] = key[:held]
+        llama.n_tokens = held
 
     def _say(self, line: str) -> None:
         if self._verbose:
@@ -172,34 +206,34 @@ def handle_chat(
     if forced is None and tool_choice in ("auto", "required") and functions:
         forced = _choose(llama, prompt, functions, sampling, words=tool_choice == "auto")
     if forced is None:
+        checked: GrammarFilter | None = None
+        constrained: dict[str, Any] = {**sampling, "grammar": grammar}
         if grammar is None and answer_schema is not None:
-            grammar = _grammar(answer_schema) if answer_schema else _ANY_JSON
+            gbnf = _grammar(answer_schema) if answer_schema else JSON_GBNF
+            constrained, checked = _constrained(llama, gbnf, sampling)
         text_prompt = prompt + (f"{MESSAGE_PREFIX}\n" if functions else "")
         completion: Any = llama.create_completion(
-            prompt=text_prompt,
-            stream=stream,
-            stop=stops,
-            max_tokens=max_tokens,
-            grammar=grammar,
-            **sampling,
+            prompt=text_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
-        return _text_chunks(completion) if stream else _text_answer(completion)
+        if stream:
+            return _checked(_text_chunks(completion), checked)
+        return _text_answer(_whole(completion, checked))
     tool = next((tool for tool in functions if tool.name == forced), None)
     if tool is None:
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
     opening, rest = _call_grammar(tool.parameters)
+    constrained, checked = _constrained(llama, rest, sampling)
     call: Any = llama.create_completion(
         prompt=f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}",
         stream=stream,
         stop=stops,
         max_tokens=max_tokens,
-        grammar=rest,
-        **sampling,
+        **constrained,
     )
     if stream:
-        return _call_chunks(tool.name, call, opening)
-    return _call_answer(tool.name, call, opening)
+        return _checked(_call_chunks(tool.name, call, opening), checked)
+    return _call_answer(tool.name, _whole(call, checked), opening)
 
 
 def _choose(
@@ -225,26 +259,55 @@ def _choose(
     return text.removeprefix(CALL_PREFIX).removesuffix(":")
 
 
-def _grammar(schema: dict[str, object]) -> LlamaGrammar:
+def _grammar(schema: dict[str, object]) -> str:
     text = json.dumps(schema)
     grammar = _GRAMMARS.get(text)
     if grammar is None:
-        grammar = _GRAMMARS[text] = LlamaGrammar.from_json_schema(text, verbose=False)
+        grammar = _GRAMMARS[text] = json_schema_to_gbnf(text)
     return grammar
 
 
-def _call_grammar(schema: dict[str, object]) -> tuple[str, LlamaGrammar]:
+def _call_grammar(schema: dict[str, object]) -> tuple[str, str]:
     """The call's opening for the prompt (see `call_opening`) and the grammar of the rest."""
     text = json.dumps(schema)
     known = _CALLS.get(text)
     if known is None:
         opening = split_opening(json_schema_to_gbnf(text))
-        if opening is None:
-            known = ("", _grammar(schema))
-        else:
-            known = (opening.text, LlamaGrammar.from_string(opening.grammar, verbose=False))
+        known = ("", _grammar(schema)) if opening is None else (opening.text, opening.grammar)
         _CALLS[text] = known
     return known
+
+
+def _constrained(
+    llama: Llama, gbnf: str, sampling: dict[str, Any]
+) -> tuple[dict[str, Any], GrammarFilter | None]:
+    """`sampling` with the grammar `gbnf` applied: as a `GrammarFilter` where it applies (the
+    filter is returned, to be asked afterwards whether it ended the answer), else in the
+    sampler chain."""
+    checked = GrammarFilter.for_sampling(llama, gbnf, sampling)
+    if checked is None:
+        parsed = _PARSED.get(gbnf)
+        if parsed is None:
+            parsed = _PARSED[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
+        return {**sampling, "grammar": parsed}, None
+    return checked.sampling(sampling), checked
+
+
+def _whole(completion: Any, checked: GrammarFilter | None) -> Any:
+    """A whole completion, refused when the grammar filter had to end it."""
+    if checked is not None and checked.broken is not None:
+        raise ValueError(f"the answer broke its grammar: {checked.broken}")
+    return completion
+
+
+def _checked(
+    chunks: Iterator[dict[str, Any]], checked: GrammarFilter | None
+) -> Iterator[dict[str, Any]]:
+    """A streamed completion; when the grammar filter had to end it, the server's log says
+    why (the client sees the answer end and finds it incomplete)."""
+    yield from chunks
+    if checked is not None and checked.broken is not None:
+        print(f"star-harness: an answer broke its grammar: {checked.broken}", file=sys.stderr)
 
 
 def _head(chunk: Mapping[str, Any]) -> dict[str, Any]:
