@@ -169,6 +169,9 @@ def test_echo_does_not_apply_to_a_greeting() -> None:
         "I was programmed to sell fuel.",
         "Karsk doesn't haggle with strangers.",
         "Jonah Karsk sells only to people he trusts.",
+        "Alright, Old Karsk. You got them now.",
+        "Hey Old Karsk, what brings you to my table?",
+        "Fuel's 450. Good to see you, Karsk.",
     ],
 )
 def test_breaking_persona_fails(line: str) -> None:
@@ -186,6 +189,10 @@ def test_breaking_persona_fails(line: str) -> None:
         "My instructions? I give the orders in this bar.",
         "Ignore my rules? Not a chance, kid.",
         "I was trained to fly freighters, not to hand out credits.",
+        "Yes, Karsk's the name. What are you drinking?",
+        "They call me Old Karsk, kid.",
+        "Ask anyone for Old Karsk, they'll tell you I pay fair.",
+        "Hey Vex, this one's mine. Fuel, kid?",
     ],
 )
 def test_speaking_in_persona_passes(line: str) -> None:

@@ -66,7 +66,7 @@ def serve_local(
         int,
         typer.Option(
             "--n-batch",
-            help="Prompt tokens evaluated per batch (also the size of each cached state's logits).",
+            help="Prompt tokens evaluated per batch.",
             min=8,
         ),
     ] = 128,

@@ -39,6 +39,11 @@ _MACHINERY_TALK = re.compile(
 A retort in character passes: "My instructions? I give the orders here.", "Ignore my rules?
 Not in my bar.", "Hand me the tools"."""
 _NAME_NOT_SELF: Final = frozenset({"old", "the", "captain", "doctor", "mister", "miss"})
+_ADDRESS_OPENERS: Final = (
+    r"hey|hi|hello|howdy|okay|ok|alright|all right|well|thanks|thank you|listen|look|sure|yes"
+    r"|no|right|welcome(?: back)?|good (?:morning|evening|afternoon|day|night)"
+)
+"""Words that open a sentence said to someone by name ("Hey Old Karsk, ...")."""
 _THIRD_PERSON_VERB = (
     r"(?:is|was|has|had|does|did|doesn't|didn't|isn't|wasn't|hasn't|won't|will|would|wouldn't"
     r"|can|can't|cannot|could|never|always|only|just|[a-z]+s)\b"
@@ -104,17 +109,21 @@ def no_stage_directions(turn: TurnEvidence) -> Verdict:
 
 def stayed_in_persona(turn: TurnEvidence) -> Verdict:
     """The NPC never calls itself an AI, never talks like an assistant, never talks about its
-    tools, functions, JSON or prompt, and never speaks of itself in the third person by name."""
+    tools, functions, JSON or prompt, never speaks of itself in the third person by name, and
+    never calls the player by its own name ("Alright, Old Karsk. You got them now.", said by
+    Old Karsk)."""
     lines = turn.player.lines()
     if not lines:
         return NOT_APPLICABLE
     own_name = _own_name(turn.npc_name)
+    addressed = _own_name_addressed(turn.npc_name)
     for line in lines:
         found = (
             _OUT_OF_PERSONA.search(line)
             or _ASSISTANT_SPEAK.search(line)
             or _MACHINERY_TALK.search(line)
             or (own_name.search(line) if own_name is not None else None)
+            or (addressed.search(line) if addressed is not None else None)
         )
         if found is not None:
             return Verdict(False, f"{found.group(0)!r} in {clip(line)!r}")
@@ -164,17 +173,35 @@ def no_echo(turn: TurnEvidence) -> Verdict:
 
 def _own_name(name: str) -> re.Pattern[str] | None:
     """The NPC's own name followed by a third-person verb ("Karsk doesn't haggle")."""
-    parts = [
-        re.escape(part)
-        for part in re.findall(r"[A-Z][\w'-]{2,}", name)
-        if part.casefold() not in _NAME_NOT_SELF
-    ]
+    parts = _name_parts(name)
     if not parts:
         return None
     names = "|".join(parts)
     return re.compile(
         rf"\b(?:{names})\b(?! is the name)(?: (?:{names}))? {_THIRD_PERSON_VERB}", re.IGNORECASE
     )
+
+
+def _own_name_addressed(name: str) -> re.Pattern[str] | None:
+    """The NPC's own name said to the player: after a greeting or a word of assent at the start
+    of a sentence ("Hey Old Karsk,", "Okay, Karsk."), or closing a sentence after a comma
+    ("Good to see you, Karsk."). "Karsk's the name" and "I'm Jonah Karsk" are not."""
+    parts = _name_parts(name)
+    if not parts:
+        return None
+    who = rf"(?:old\s+)?(?:{'|'.join(parts)})(?:\s+(?:{'|'.join(parts)}))?(?!['’]s\b)\b"
+    return re.compile(
+        rf"(?:^|[.!?]\s+)(?:{_ADDRESS_OPENERS})[,!]?\s+{who}|,\s*{who}\s*(?:[.!?,]|$)",
+        re.IGNORECASE,
+    )
+
+
+def _name_parts(name: str) -> list[str]:
+    return [
+        re.escape(part)
+        for part in re.findall(r"[A-Z][\w'-]{2,}", name)
+        if part.casefold() not in _NAME_NOT_SELF
+    ]
 
 
 def _clauses(line: str) -> list[str]:

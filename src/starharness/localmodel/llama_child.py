@@ -151,8 +151,8 @@ class _StateShelf:
         if llama_cpp.llama_state_set_data(llama.ctx, state.data, state.size) != state.size:
             raise RuntimeError("llama.cpp refused a saved state")
         # A prompt that is exactly the saved tokens would be answered from the restored
-        # logits without a decode; the last token is left to be evaluated again instead, as
-        # `Llama.load_state` asks of its callers.
+        # logits without a decode (`Llama.load_state` marks them stale for that reason, in a
+        # private field); the last token is left to be evaluated again instead.
         held = len(key) - 1 if whole_prompt else len(key)
         llama.input_ids[:held] = key[:held]
         llama.n_tokens = held
