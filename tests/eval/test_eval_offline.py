@@ -34,6 +34,8 @@ async def test_every_shipped_scenario_plays_and_scores_every_turn(tmp_path: Path
         steps = next(s for s in scenarios.scenarios if s.name == scenario.name).steps
         assert len(scenario.turns) == sum(1 for step in steps if step.starts_turn)
         for turn in scenario.turns:
+            # Read from the wire's encounter.opened: the persona rules judge names by it.
+            assert turn.npc in {"Jonah Karsk", "Ilse Brandt", "Vex", "Nadia Okoro"}, turn.npc
             assert set(turn.verdicts) == set(RULES)
             assert turn.tokens.estimated is False and turn.tokens.input > 0
             # The offline brain is the control: it keeps every rule that applies.

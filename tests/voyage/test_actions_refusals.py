@@ -28,7 +28,7 @@ async def test_stock_refusal_names_what_the_npc_holds(world: VoyageWorld) -> Non
     result = await _refused(
         Bench(world), "player_buys", "insufficient_stock", good_id="fuel", qty=50, unit_price=450
     )
-    assert result["hint"] == "you hold only 40 fuel cells; sell at most 40"
+    assert result["hint"] == "you hold only 40 fuel cells; the player can buy at most 40"
     assert result["facts"] == {"good_id": "fuel", "have": 40, "want": 50}
 
 

@@ -146,7 +146,7 @@ def test_a_stock_refusal_offers_what_is_left() -> None:
         {
             "ok": False,
             "reason": "insufficient_stock",
-            "hint": "you hold only 40 fuel cells; sell at most 40",
+            "hint": "you hold only 40 fuel cells; the player can buy at most 40",
             "facts": {"good_id": "fuel", "have": 40, "want": 50},
         },
     )

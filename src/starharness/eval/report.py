@@ -32,6 +32,9 @@ class ScoredTurn:
 
     index: int
     said: str
+    npc: str
+    """The NPC's name as `encounter.opened` gave it (blank when unknown): the rules that judge
+    its name read this one."""
     lines: list[str]
     options: list[Frame]
     actions: list[Frame]
@@ -50,6 +53,7 @@ class ScoredTurn:
         return cls(
             index=evidence.index,
             said=player.said,
+            npc=evidence.npc_name,
             lines=player.lines(),
             options=list(options[-1].get("items") or []) if options else [],
             actions=player.of_type("action"),
@@ -65,6 +69,7 @@ class ScoredTurn:
         return {
             "index": self.index,
             "said": self.said,
+            "npc": self.npc,
             "lines": self.lines,
             "options": self.options,
             "actions": self.actions,

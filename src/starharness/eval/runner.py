@@ -90,8 +90,9 @@ class _EncounterSoFar:
     accepted: set[str] = field(default_factory=set[str])
 
     def see_name(self, turn: PlayerTurn) -> None:
+        # Frames as they came over the wire: their fields are camelCase.
         for frame in turn.of_type("encounter.opened"):
-            self.npc_name = str(frame.get("npc_name") or self.npc_name)
+            self.npc_name = str(frame.get("npcName") or self.npc_name)
 
     def after(self, turn: PlayerTurn, committed: list[AuditRow]) -> None:
         self.offers_shown.update(str(item.get("id")) for item in turn.offers())

@@ -3,7 +3,9 @@
 Each guard runs inside the action's transaction, so what it read is still true when `apply`
 writes. Two voices per refusal: the hint speaks to the NPC ("you" is the NPC), who reads it and
 tells the player in its own voice; the player line is what the player's action card shows
-("you" is the player).
+("you" is the player). A hint says what the *player* can buy or sell, as the actions are named
+(`player_buys`, `player_sells`): "they hold only 3 fuel cells; buy at most 3" (the NPC's side)
+was followed by `player_buys` on the 1.5B model, the direction turned around.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def has_stock(tx: WorldTx, args: Priced) -> Refusal | None:
         return None
     name = good_name(tx, args.good_id)
     hint = (
-        f"you hold only {have} {name}; sell at most {have}"
+        f"you hold only {have} {name}; the player can buy at most {have}"
         if have
         else f"you hold no {name} right now; offer something else"
     )
@@ -82,7 +84,7 @@ def has_cargo(tx: WorldTx, args: Priced) -> Refusal | None:
         return None
     name = good_name(tx, args.good_id)
     hint = (
-        f"they hold only {have} {name}; buy at most {have}"
+        f"they hold only {have} {name}; the player can sell you at most {have}"
         if have
         else f"they hold no {name}; they have nothing of it to sell"
     )
