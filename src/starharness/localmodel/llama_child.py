@@ -89,9 +89,9 @@ class _StateShelf:
     A state is llama.cpp's own bytes, saved and restored through its state API, not
     `Llama.save_state`: that one also copies `batch x vocabulary` floats of logits nothing
     reads here (74 MiB with a 150k vocabulary, not counted in the cache's budget) and copies
-    the model state three times; on two cores a save took 0.13-0.33 s and a restore 0.07-0.41 s
-    for 2,400 tokens of the 1.5B model, against 0.01 s each this way. Every turn of one NPC
-    after another's pays one of each before the NPC's first word."""
+    the model state three times: on two cores, 0.13-0.65 s to save and 0.07-0.42 s to restore
+    2,000-3,200 tokens of the 1.5B model, against 0.04-0.07 s and 0.01 s this way. Every turn
+    of one NPC after another's pays one of each before the NPC's first word."""
 
     def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
         self._capacity = capacity_bytes
