@@ -189,7 +189,8 @@ def _own_name_addressed(name: str) -> re.Pattern[str] | None:
     parts = _name_parts(name)
     if not parts:
         return None
-    who = rf"(?:old\s+)?(?:{'|'.join(parts)})(?:\s+(?:{'|'.join(parts)}))?(?!['’]s\b)\b"
+    names = "|".join(parts)
+    who = rf"(?:old\s+)?(?:{names})(?:\s+(?:{names}))?(?!['’]s\b)\b"
     return re.compile(
         rf"(?:^|[.!?]\s+)(?:{_ADDRESS_OPENERS})[,!]?\s+{who}|,\s*{who}\s*(?:[.!?,]|$)",
         re.IGNORECASE,

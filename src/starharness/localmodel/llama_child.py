@@ -272,7 +272,7 @@ def _call_grammar(schema: dict[str, object]) -> tuple[str, str]:
     text = json.dumps(schema)
     known = _CALLS.get(text)
     if known is None:
-        opening = split_opening(json_schema_to_gbnf(text))
+        opening = split_opening(_grammar(schema))
         known = ("", _grammar(schema)) if opening is None else (opening.text, opening.grammar)
         _CALLS[text] = known
     return known
