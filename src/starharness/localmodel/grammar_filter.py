@@ -35,6 +35,8 @@ from __future__ import annotations
 import ctypes
 import math
 import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import llama_cpp
@@ -47,6 +49,46 @@ MAX_TOP_K: Final = 100
 but the best few would change which tokens it samples from."""
 
 _TOKEN_DATA: Final = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Forced:
+    """What a grammar forces next: `text` (bytes), and whether it then allows only the end."""
+
+    text: bytes
+    ends: bool
+
+
+def byte_tokens(llama: Llama) -> dict[int, int] | None:
+    """A token of one byte, by token, for every byte value the model has one for: the probe
+    `GrammarFilter.forced` steps with. None when one of `NEEDED_BYTES` has none, and then
+    nothing is forced. A byte-level vocabulary has them (Qwen's has all 256; SmolLM2's lacks
+    six control characters, the two bytes UTF-8 never uses and the lead bytes of planes 4 to
+    16, which a JSON grammar forces nowhere)."""
+    found = _BYTE_TOKENS.get(llama)
+    if found is None:
+        found = {}
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        if vocab is not None:
+            piece = ctypes.create_string_buffer(8)
+            seen: set[int] = set()
+            for token in range(llama.n_vocab()):
+                if llama_cpp.llama_vocab_is_control(vocab, token):
+                    continue
+                size = llama_cpp.llama_token_to_piece(vocab, token, piece, len(piece), 0, False)
+                if size == 1 and piece.raw[0] not in seen:
+                    seen.add(piece.raw[0])
+                    found[token] = piece.raw[0]
+        _BYTE_TOKENS[llama] = found
+    return found if set(found.values()) >= NEEDED_BYTES else None
+
+
+NEEDED_BYTES: Final = frozenset(
+    [0x09, 0x0A, 0x0D, *range(0x20, 0x7F), *range(0x80, 0xC0), *range(0xC2, 0xF1)]
+)
+"""The bytes a probe for forced text must try: tab, newlines, printable ASCII, and UTF-8's
+continuation bytes and the lead bytes up to plane 3 (emoji included)."""
+_BYTE_TOKENS: weakref.WeakKeyDictionary[Llama, dict[int, int]] = weakref.WeakKeyDictionary()
 
 
 class GrammarError(RuntimeError):
@@ -125,12 +167,8 @@ class GrammarFilter:
             return self._only_end(scores)
         if self._prompt is None:
             self._prompt = self._seen = len(input_ids)  # the grammar starts after the prompt
-        for token in input_ids[self._seen :].tolist():
-            if not self._allowed(np.array([token], dtype=np.intc), np.zeros(1, np.single))[0]:
-                self.broken = f"the model generated token {token}, which the grammar refuses"
-                return self._only_end(scores)
-            llama_cpp.llama_sampler_accept(self._sampler, token)
-        self._seen = len(input_ids)
+        if not self.accept(input_ids[self._seen :].tolist()):
+            return self._only_end(scores)
         self._penalize(input_ids[self._prompt :][-self._window :], scores)
         if self._top_k is None:
             best = np.array([int(np.argmax(scores))], dtype=np.intc)
@@ -140,6 +178,43 @@ class GrammarFilter:
         count = min(self._top_k, len(scores))
         likely = np.argpartition(-scores, count - 1)[:count].astype(np.intc)
         return self._mask(likely, scores)
+
+    def accept(self, tokens: Sequence[int]) -> bool:
+        """Advance the grammar over `tokens`, the answer's next ones, each checked first; False,
+        with `broken` saying why, at the first it refuses. Tokens the filter is called with
+        after the ones accepted here are its own to accept."""
+        for token in tokens:
+            if not self._allowed(np.array([token], dtype=np.intc), np.zeros(1, np.single))[0]:
+                self.broken = f"the model generated token {token}, which the grammar refuses"
+                return False
+            llama_cpp.llama_sampler_accept(self._sampler, token)
+            self._seen += 1
+        return True
+
+    def forced(self, bytes_by_token: Mapping[int, int], limit: int) -> Forced:
+        """The text the grammar allows next and nothing else, up to `limit` bytes, found byte
+        by byte on a copy of the grammar: a byte is forced when it is the only one of
+        `bytes_by_token` (see `byte_tokens`) the grammar allows
+        and it does not allow the end yet."""
+        probe = llama_cpp.llama_sampler_clone(self._sampler)
+        if not probe:
+            return Forced(b"", ends=False)
+        try:
+            candidates = np.array([*bytes_by_token, self._end], dtype=np.intc)
+            forced = bytearray()
+            while len(forced) < limit:
+                allowed = candidates[
+                    self._allowed(candidates, np.zeros(len(candidates), np.single), probe)
+                ]
+                if len(allowed) == 1 and allowed[0] == self._end:
+                    return Forced(bytes(forced), ends=True)
+                if len(allowed) != 1:
+                    break
+                forced.append(bytes_by_token[int(allowed[0])])
+                llama_cpp.llama_sampler_accept(probe, int(allowed[0]))
+            return Forced(bytes(forced), ends=False)
+        finally:
+            llama_cpp.llama_sampler_free(probe)
 
     def _penalize(self, generated: npt.NDArray[np.intc], scores: npt.NDArray[np.single]) -> None:
         """llama.cpp's repetition penalties on `scores`, in place, for the `generated` tokens."""
@@ -168,10 +243,13 @@ class GrammarFilter:
         return scores
 
     def _allowed(
-        self, tokens: npt.NDArray[np.intc], logits: npt.NDArray[np.single]
+        self,
+        tokens: npt.NDArray[np.intc],
+        logits: npt.NDArray[np.single],
+        grammar: Any = None,
     ) -> npt.NDArray[np.bool_]:
-        """Which of `tokens` (with their `logits`) the grammar allows next; a token already at
-        minus infinity is not allowed."""
+        """Which of `tokens` (with their `logits`) the grammar (or the copy of it `grammar`)
+        allows next; a token already at minus infinity is not allowed."""
         data = np.zeros(len(tokens), dtype=_TOKEN_DATA)
         data["id"] = tokens
         data["logit"] = logits
@@ -180,7 +258,8 @@ class GrammarFilter:
             data=pointer, size=len(tokens), selected=-1, sorted=False
         )
         # The binding declares an array pointer; byref passes one without a copy.
-        llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(array))  # pyright: ignore[reportArgumentType]
+        sampler = self._sampler if grammar is None else grammar
+        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(array))  # pyright: ignore[reportArgumentType]
         # The grammar sets a refused token's logit to minus infinity, in place.
         return np.isfinite(data["logit"])
 

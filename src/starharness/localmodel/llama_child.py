@@ -5,8 +5,10 @@ Run as `python -m starharness.localmodel.llama_child FLAGS` with the flags of
 llama-cpp-python's public handler registry, then runs that server unchanged; the server's
 own chat formats stay available by name.
 
-Only this module and `grammar_filter`, which it imports, import llama_cpp, and only the child
-process imports them.
+Only this module and `grammar_filter` and `jump_forward`, which it imports, import llama_cpp,
+and only the child process imports them. A greedy forced call (a decision) is completed by
+`jump_forward`, the text its grammar forces evaluated in batches; the rest by llama-cpp-python's
+own completion.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import llama_cpp
 from llama_cpp import Llama, LlamaRAMCache, llama_chat_format
 from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
 
+from . import jump_forward
 from .call_opening import split_opening
 from .chat_prompt import (
     CALL_PREFIX,
@@ -41,6 +44,7 @@ from .chat_prompt import (
     read_tools,
     render,
 )
+from .forced_text import compact
 from .grammar_filter import GrammarFilter
 from .prompt_states import plan_move, superseded
 
@@ -223,14 +227,20 @@ def handle_chat(
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
     opening, rest = _call_grammar(tool.parameters)
-    constrained, checked = _constrained(llama, rest, sampling)
-    call: Any = llama.create_completion(
-        prompt=f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}",
-        stream=stream,
-        stop=stops,
-        max_tokens=max_tokens,
-        **constrained,
-    )
+    call_prompt = f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}"
+    call: Any
+    if jump_forward.applies(llama, sampling, stops, END):
+        _, checked = _constrained(llama, compact(rest), sampling)
+        assert checked is not None, "a greedy completion's grammar is always a filter"
+        chunks = jump_forward.complete(
+            llama, call_prompt, checked, max_tokens=max_tokens, model=sampling.get("model")
+        )
+        call = chunks if stream else _joined(chunks)
+    else:
+        constrained, checked = _constrained(llama, rest, sampling)
+        call = llama.create_completion(
+            prompt=call_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
+        )
     if stream:
         return _checked(_call_chunks(tool.name, call, opening), checked)
     return _call_answer(tool.name, _whole(call, checked), opening)
@@ -298,6 +308,15 @@ def _whole(completion: Any, checked: GrammarFilter | None) -> Any:
     if checked is not None and checked.broken is not None:
         raise ValueError(f"the answer broke its grammar: {checked.broken}")
     return completion
+
+
+def _joined(chunks: Iterator[dict[str, Any]]) -> dict[str, Any]:
+    """A streamed completion as one, the shape `create_completion` returns without `stream`."""
+    parts = list(chunks)
+    last = parts[-1]
+    text = "".join(part["choices"][0]["text"] for part in parts)
+    choice = {**last["choices"][0], "text": text}
+    return {**last, "choices": [choice]}
 
 
 def _checked(
