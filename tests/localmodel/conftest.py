@@ -9,11 +9,23 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from realmodel_support import ServedModel, require_real_model
 
 _URL = re.compile(r"local model serving at (http://\S+/v1) \(llama.cpp server pid (\d+)\)")
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[Any]:
+    """SmolLM2 loaded in this process (llama-cpp-python's `Llama`), for one test module."""
+    path = require_real_model()
+    from llama_cpp import Llama
+
+    model = Llama(model_path=str(path), n_ctx=2048, n_threads=2, verbose=False)
+    yield model
+    model.close()
 
 
 @pytest.fixture(scope="session")

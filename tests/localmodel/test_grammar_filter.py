@@ -5,12 +5,10 @@ answer instead of aborting the process."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from realmodel_support import require_real_model
 
 from starharness.localmodel.call_opening import split_opening
 from starharness.npc.encounter import GameKit
@@ -24,16 +22,6 @@ _PLAYER_LINES = (
     "I have ore to sell, 5 units, what do you pay?",
     "Nice weather on the ring today.",
 )
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Any]:
-    path = require_real_model()
-    from llama_cpp import Llama
-
-    model = Llama(model_path=str(path), n_ctx=2048, n_threads=2, verbose=False)
-    yield model
-    model.close()
 
 
 def _calls() -> list[tuple[str, str]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -97,16 +96,6 @@ _PLAYER_LINES = (
 )
 
 
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Any]:
-    path = require_real_model()
-    from llama_cpp import Llama
-
-    model = Llama(model_path=str(path), n_ctx=2048, n_threads=2, verbose=False)
-    yield model
-    model.close()
-
-
 def _prompt(line: str, opening: str) -> str:
     return (
         "<|im_start|>system\nYou are Old Karsk, a trader in a bar. You sell fuel cells and buy"
@@ -149,6 +138,7 @@ def _jump(llama: Any, prompt: str, grammar: str) -> tuple[str, dict[str, Any], i
     return text, chunks[-1], passes.count - 1
 
 
+@pytest.mark.realmodel
 def test_a_decision_is_the_grammar_bound_chains_in_half_the_passes(llama: Any) -> None:
     """The same action as the grammar-bound chain's greedy answer, line by line, in at most
     half its forward passes. Not always the same arguments on SmolLM2: under the grammar the
@@ -180,6 +170,7 @@ def test_a_decision_is_the_grammar_bound_chains_in_half_the_passes(llama: Any) -
     assert ours_passes <= chain_passes / 2, (ours_passes, chain_passes)
 
 
+@pytest.mark.realmodel
 def test_a_forced_ending_takes_no_pass(llama: Any) -> None:
     llama.reset()
     grammar = 'root ::= "{\\"a\\":" ("1" | "2") ",\\"b\\":\\"xyz\\"}"'
@@ -190,6 +181,7 @@ def test_a_forced_ending_takes_no_pass(llama: Any) -> None:
     assert passes == 1  # after the model chose the opening token; the rest is forced
 
 
+@pytest.mark.realmodel
 def test_after_the_servers_own_completion_the_grammar_is_this_answers(llama: Any) -> None:
     """`Llama.sample` would reuse the sampler chain the last `create_completion` built, with
     that completion's grammar, finished, in it: the answer was empty."""
@@ -209,6 +201,7 @@ def test_after_the_servers_own_completion_the_grammar_is_this_answers(llama: Any
     assert json.loads(opening + text)["action"]["name"]
 
 
+@pytest.mark.realmodel
 def test_a_length_limit_ends_the_answer_as_the_servers_does(llama: Any) -> None:
     from starharness.localmodel import jump_forward
     from starharness.localmodel.grammar_filter import GrammarFilter
