@@ -33,6 +33,7 @@ from llama_cpp import Llama
 
 from .forced_text import batched_text
 from .grammar_filter import GrammarFilter, byte_tokens
+from .prompt_states import shared_prefix
 
 _MAX_FORCED: Final = 256
 """Bytes forced in one step at most; the next step forces the rest."""
@@ -113,7 +114,7 @@ def complete(
                 text += whole
                 generated += len(more)
         yield chunk(decoder.decode(text), None)
-        if forced.ends and (not forced.text or (more and whole == forced.text)):
+        if forced.ends and (more or not whole):
             finish = "stop"  # nothing but the end is allowed: no pass to generate it
             break
         if generated >= limit:
@@ -136,12 +137,7 @@ def _evaluate_prompt(llama: Llama, tokens: list[int]) -> None:
     """Evaluate what of `tokens` the context does not hold yet (at least the last token, for
     its logits), logging it as llama-cpp-python's own completion does."""
     held: list[int] = llama.input_ids[: llama.n_tokens].tolist()
-    common = 0
-    for ours, theirs in zip(held, tokens, strict=False):
-        if ours != theirs:
-            break
-        common += 1
-    common = min(common, len(tokens) - 1)
+    common = min(shared_prefix(held, tokens), len(tokens) - 1)
     if llama.verbose:
         print(
             f"Llama.generate: {common} prefix-match hit, "
