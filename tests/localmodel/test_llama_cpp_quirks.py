@@ -229,10 +229,10 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
     # The greeting only speaks (nothing is decided on walking up); every say decides first.
     assert forced == ["npc_speak"] + ["decide", "npc_speak"] * (len(turns) - 1)
     assert all(body["tool_choice"]["function"]["name"] == "decide" for body in warming)
-    # A decision's result is repeated for the model (the server hides tool results). A
-    # decision to only talk leaves the view: the speech request is the decision's own prompt
-    # (the player's words the last thing said), so a server that keeps that prompt evaluates
-    # only the other call's opening.
+    # A decision's result is repeated for the model (the server hides tool results), and the
+    # decision leaves the view: a decision to only talk makes the speech request the
+    # decision's own prompt (the player's words the last thing said), an acting one adds only
+    # the repeated result, which names the action. A small model copies calls it sees.
     outcomes = {"none": 0, "action": 0}
     for decide, speak in itertools.pairwise(turn_bodies):
         if decide["tool_choice"]["function"]["name"] != "decide":
@@ -244,10 +244,22 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
         outcomes["action"] += 1
         added = speak["messages"][len(decide["messages"]) :]
         assert speak["messages"][: len(decide["messages"])] == decide["messages"]
-        assert [m["role"] for m in added] == ["assistant", "tool", "user"]
-        assert json.loads(added[0]["tool_calls"][0]["function"]["arguments"])["action"]["name"]
-        assert added[-1]["content"].startswith(OUTCOME_PREFIX)
-    assert outcomes["none"] >= 1
+        assert [m["role"] for m in added] == ["user"]
+        assert added[0]["content"].startswith(OUTCOME_PREFIX + '{"action":"player_buys"')
+    assert outcomes == {"none": 2, "action": 1}
+    # No decision is ever in view, and every turn's prompt continues the last one's (the
+    # prompt the server kept), whatever the decisions before it were.
+    for body in turn_bodies:
+        for message in body["messages"]:
+            assert all(
+                call["function"]["name"] != "decide" for call in message.get("tool_calls") or ()
+            )
+    for earlier, later in itertools.pairwise(turn_bodies):
+        assert later["messages"][: len(earlier["messages"])] == earlier["messages"]
+        if earlier["tool_choice"]["function"]["name"] == "npc_speak":
+            # The server kept the speech it generated: it comes next.
+            answer = later["messages"][len(earlier["messages"])]
+            assert [call["function"]["name"] for call in answer["tool_calls"]] == ["npc_speak"]
     assert all(turn.verdicts["completed"].passed for turn in turns)
     assert all(turn.verdicts["spoke_via_action"].passed for turn in turns)
 
@@ -260,6 +272,8 @@ def _greeting_file(tmp_path: Path) -> Path:
         "    player: player-1\n"
         "    steps:\n"
         "      - open: npc-karsk\n"
+        "      - say: Evening. What do you trade?\n"
+        "      - say: I'd like to buy 2 fuel cells at the going price.\n"
         "      - say: Evening. What do you trade?\n"
     )
     return path

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starharness.npc import GameKit
-from starharness.npc.encounter.decision import NO_ACTION
+from starharness.npc.encounter.decision import DECISION_TOOL, NO_ACTION, decisions_out_of_view
+from starharness.runtime.llm import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from starharness.runtime.llm.quirks import strict_compatible
 from starharness.runtime.tools import ToolArgsError
 from starharness.voyage import GAME
@@ -70,3 +71,38 @@ def test_any_text_is_a_decision_or_a_clear_error(raw: str) -> None:
         assert str(exc)
     else:
         assert decision.name
+
+
+def _decided(call_id: str, action: str) -> AssistantMessage:
+    arguments = json.dumps({"action": {"name": action}})
+    return AssistantMessage(tool_calls=(ToolCall(call_id, DECISION_TOOL, arguments),))
+
+
+_SPOKE = AssistantMessage(tool_calls=(ToolCall("s1", "npc_speak", '{"line":"Aye."}'),))
+_CONVERSATION: list[Message] = [
+    UserMessage("Evening."),
+    _decided("d1", NO_ACTION),
+    ToolMessage("d1", '{"ok":true,"action":"none"}'),
+    _SPOKE,
+    ToolMessage("s1", "The player heard you."),
+    UserMessage("Two fuel cells."),
+    _decided("d2", "player_buys"),
+    ToolMessage("d2", '{"action":"player_buys","ok":true}'),
+    UserMessage('Result of your decision: {"action":"player_buys","ok":true}', source="context"),
+    UserMessage("Sell me a ship."),
+    _decided("d3", "sell_ship"),
+    ToolMessage("d3", "unknown action", is_error=True),
+]
+
+
+def test_decisions_the_model_need_not_read_again_leave_its_view() -> None:
+    hidden = decisions_out_of_view(_CONVERSATION, results_repeated=True)
+    # Talking only and acting both leave (the acting one's result is repeated in context);
+    # the unreadable call stays, with its error: nothing repeats it.
+    assert [m for m in _CONVERSATION if m not in hidden] == _CONVERSATION[1:3] + _CONVERSATION[6:8]
+    # Where tool results are shown, the acting decision's call carries its result: it stays.
+    shown = decisions_out_of_view(_CONVERSATION)
+    assert [m for m in _CONVERSATION if m not in shown] == _CONVERSATION[1:3]
+    # Nothing to hide: the same list, not a copy.
+    only_speech = _CONVERSATION[3:6]
+    assert decisions_out_of_view(only_speech, results_repeated=True) is only_speech

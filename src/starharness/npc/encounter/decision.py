@@ -14,7 +14,7 @@ from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
-from ...runtime.llm import AssistantMessage, Message, ToolMessage, UserMessage
+from ...runtime.llm import AssistantMessage, Message, ToolMessage
 from ...runtime.tools import (
     ToolArgsError,
     ToolDefinition,
@@ -117,53 +117,64 @@ def define_decision_tool(
 
 def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     """`result` as the model reads it in a context message: compact JSON without bookkeeping,
-    and without `action` when it is the action the model decided (the rules may answer with
-    another, such as a purchase for a misread sale, and then the model must see it).
+    naming the action first (the decision call itself leaves the model's view, see
+    `decisions_out_of_view`; the rules may also answer with another action, such as a
+    purchase for a misread sale).
 
     These tokens stand between the decision and the NPC's first word: an offer's full result
-    is 74 tokens with its message framing on the 1.5B development model, this one 52, about
-    half a second less on two cores."""
-    kept = {
-        key: value
-        for key, value in result.items()
-        if key not in _BOOKKEEPING and not (key == "action" and value == decided)
-    }
+    is 74 tokens with its message framing on the 1.5B development model, this one about 56."""
+    kept = {key: value for key, value in result.items() if key not in _BOOKKEEPING}
+    kept = {"action": kept.pop("action", decided), **kept}
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
 
 
-def without_talk_only(messages: list[Message], name: str = DECISION_TOOL) -> list[Message]:
-    """`messages` without the turn's decision to only talk (and its result): `messages` itself
-    when its last decision acted, or there is none since the player's line.
+def decisions_out_of_view(
+    messages: list[Message], name: str = DECISION_TOOL, *, results_repeated: bool = False
+) -> list[Message]:
+    """`messages` without the decisions the model need not read again (and their results):
+    `messages` itself when there are none.
 
-    Such a decision changes nothing, and in view it only stands between the player's words and
-    the NPC's answer. Out of view, the speech request is the decision's own prompt with a
-    different call opening: a server that keeps the prompt it just evaluated evaluates a few
-    tokens before the first word instead of the decision call and its result (about a second
-    on two cores with the 1.5B model)."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, UserMessage):
-            if message.source == _CONTEXT_SOURCE:
-                continue
-            return messages
-        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+    A decision to only talk changes nothing, and in view it only stands between the player's
+    words and the NPC's answer. Out of view, the speech request is the decision's own prompt
+    with a different call opening: a server that keeps the prompt it just evaluated evaluates
+    a few tokens before the first word instead of the decision call and its result (about a
+    second on two cores with the 1.5B model). Every turn's such decision stays out, so the
+    next turn's prompt begins with the one the server kept.
+
+    With `results_repeated` (the server shows no tool results, so each acting decision's
+    result is repeated in a context message that names the action), every decision that
+    ran leaves the view too: a small model copies the calls it sees. With its earlier offers
+    in view, the 1.5B development model made the same offer again on three questions about
+    other things (the news, a person, the goods' quality); without them it only talked on all
+    three (docs/npc-framework.md). A call whose arguments were
+    refused (an error result, repeated nowhere) stays in view."""
+    hidden: set[str] = set()
+    errors: set[str] = set()
+    for message in messages:
+        if isinstance(message, ToolMessage) and message.is_error:
+            errors.add(message.call_id)
+    hid_any = False
+    for message in messages:
+        if not isinstance(message, AssistantMessage) or not message.tool_calls or message.text:
             continue
         calls = message.tool_calls
-        if message.text or not all(
-            call.name == name and _talks_only(call.arguments) for call in calls
+        if not all(call.name == name for call in calls):
+            continue
+        if all(
+            _talks_only(call.arguments) or (results_repeated and call.id not in errors)
+            for call in calls
         ):
-            return messages
-        ids = {call.id for call in calls}
-        return [
-            kept
-            for at, kept in enumerate(messages)
-            if at != index and not (isinstance(kept, ToolMessage) and kept.call_id in ids)
-        ]
-    return messages
-
-
-_CONTEXT_SOURCE: Final = "context"
-"""The source of the context messages the runtime logs before a step (the scene, lore)."""
+            hidden.update(call.id for call in calls)
+            hid_any = True
+    if not hid_any:
+        return messages
+    return [
+        message
+        for message in messages
+        if not (isinstance(message, AssistantMessage) and message.tool_calls
+                and all(call.id in hidden for call in message.tool_calls))
+        and not (isinstance(message, ToolMessage) and message.call_id in hidden)
+    ]  # fmt: skip
 
 
 def _talks_only(arguments: str) -> bool:

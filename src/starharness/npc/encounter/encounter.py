@@ -43,7 +43,7 @@ from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
 from ..speech import SpokenOption
 from ..world import NpcCard
 from .conclusion import SpeechConclusion
-from .decision import DECISION_TEMPERATURE, without_talk_only
+from .decision import DECISION_TEMPERATURE, decisions_out_of_view
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
@@ -517,10 +517,14 @@ class Encounter:
 
     async def pre_step(self, plan: StepPlan, next_: Next[StepPlan]) -> StepPlan | None:
         """Called by the preset before each step: the view holds the lines the player heard,
-        and no decision to only talk."""
+        and no decision the model need not read again."""
         messages = self._mapper.as_heard(plan.messages)
         if self._plan.plan == DECIDE_ACT_SPEAK:
-            messages = without_talk_only(messages, self._decision_name)
+            messages = decisions_out_of_view(
+                messages,
+                self._decision_name,
+                results_repeated=not self._plan.shows_tool_results,
+            )
         plan.messages = messages
         return await next_(plan)
 
