@@ -146,8 +146,8 @@ def decisions_out_of_view(
     ran leaves the view too: a small model copies the calls it sees. With its earlier offers
     in view, the 1.5B development model made the same offer again on three questions about
     other things (the news, a person, the goods' quality); without them it only talked on all
-    three (docs/npc-framework.md). A call whose arguments were
-    refused (an error result, repeated nowhere) stays in view."""
+    three (docs/npc-framework.md). A call that could not be read (an error result, repeated
+    nowhere) stays in view."""
     hidden: set[str] = set()
     errors: set[str] = set()
     for message in messages:
