@@ -14,7 +14,7 @@ from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
-from ...runtime.llm import AssistantMessage, Message, ToolMessage
+from ...runtime.llm import AssistantMessage, Message, ToolCall, ToolMessage
 from ...runtime.tools import (
     ToolArgsError,
     ToolDefinition,
@@ -122,7 +122,8 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     purchase for a misread sale).
 
     These tokens stand between the decision and the NPC's first word: an offer's full result
-    is 74 tokens with its message framing on the 1.5B development model, this one about 56."""
+    is 74 tokens with its message framing on the 1.5B development model, this one 57 (50
+    before it named the action; the decision call it replaces in view was more)."""
     kept = {key: value for key, value in result.items() if key not in _BOOKKEEPING}
     kept = {"action": kept.pop("action", decided), **kept}
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
@@ -148,25 +149,21 @@ def decisions_out_of_view(
     other things (the news, a person, the goods' quality); without them it only talked on all
     three (docs/npc-framework.md). A call that could not be read (an error result, repeated
     nowhere) stays in view."""
-    hidden: set[str] = set()
-    errors: set[str] = set()
-    for message in messages:
-        if isinstance(message, ToolMessage) and message.is_error:
-            errors.add(message.call_id)
-    hid_any = False
-    for message in messages:
-        if not isinstance(message, AssistantMessage) or not message.tool_calls or message.text:
-            continue
-        calls = message.tool_calls
-        if not all(call.name == name for call in calls):
-            continue
-        if all(
-            _talks_only(call.arguments) or (results_repeated and call.id not in errors)
-            for call in calls
-        ):
-            hidden.update(call.id for call in calls)
-            hid_any = True
-    if not hid_any:
+    errors = {m.call_id for m in messages if isinstance(m, ToolMessage) and m.is_error}
+
+    def leaves(call: ToolCall) -> bool:
+        if call.name != name:
+            return False
+        return _talks_only(call.arguments) or (results_repeated and call.id not in errors)
+
+    hidden = {
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage) and message.tool_calls and not message.text
+        and all(leaves(call) for call in message.tool_calls)
+        for call in message.tool_calls
+    }  # fmt: skip
+    if not hidden:
         return messages
     return [
         message
