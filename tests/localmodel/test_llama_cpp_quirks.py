@@ -245,7 +245,7 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
         added = speak["messages"][len(decide["messages"]) :]
         assert speak["messages"][: len(decide["messages"])] == decide["messages"]
         assert [m["role"] for m in added] == ["user"]
-        assert added[0]["content"].startswith(OUTCOME_PREFIX + '{"action":"player_buys"')
+        assert added[0]["content"].startswith(OUTCOME_PREFIX + 'player_buys: offered "Buy ')
     assert outcomes == {"none": 2, "action": 1}
     # No decision is ever in view, and every turn's prompt continues the last one's (the
     # prompt the server kept), whatever the decisions before it were.

@@ -105,13 +105,14 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     told = turn[1]["messages"][len(turn[0]["messages"]) :]
     assert [m["role"] for m in told] == ["user"]
     assert told[0]["content"].startswith(OUTCOME_PREFIX)
-    # Compact, and without what the model never uses: the offer's id, a refusal's facts.
-    repeated = json.loads(told[0]["content"].removeprefix(OUTCOME_PREFIX))
-    assert list(repeated)[:2] == ["action", "ok"]
-    assert repeated["action"] == "player_buys" and repeated["ok"] is True
-    assert repeated["offer"].startswith("Buy 2 ")
-    assert not {"offered", "facts"} & set(repeated)
-    assert ", " not in told[0]["content"].split("{", 1)[1].split('"offer"')[0]
+    # In words, the action first, and without what the model never uses (the offer's id): the
+    # label the player sees, with its total.
+    [offer] = offers(offered)
+    assert told[0]["content"] == (
+        f'{OUTCOME_PREFIX}player_buys: offered "{offer["label"]} ({offer["offer"]["cost"]})", '
+        "not done until the player accepts"
+    )
+    assert offer["id"] not in told[0]["content"]
     for body in bodies:
         assert all(
             call["function"]["name"] != DECISION_TOOL
@@ -358,7 +359,10 @@ async def test_a_refused_decision_is_made_once_more_with_the_refusal_in_view(
         second = _chat_bodies(stack)[before:]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
-    assert seen.startswith(OUTCOME_PREFIX) and "they hold no drive parts" in seen
+    # In words: the action, that it was refused and why, the hint; the refusal's facts (numbers
+    # for code) are left out.
+    assert seen.startswith(f"{OUTCOME_PREFIX}player_sells: refused (")
+    assert "they hold no drive parts" in seen and "{" not in seen
     assert actions(offered) == [("player_sells", False)]
     assert offers(offered)[0]["offer"]["action"] == "player_buys"
     assert [_forced(b) for b in second] == [DECISION_TOOL, DECISION_TOOL, "npc_speak"]
@@ -388,9 +392,10 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
             audit = [(row.action, row.ok) for row in reader.audit_log()]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
-    outcome = json.loads(seen[len(OUTCOME_PREFIX) :])
-    assert (outcome["ok"], outcome["action"]) == (True, "player_buys")
-    assert outcome["offer"] == "Buy 3 medical gel at 1,100 (3,300 cr)"
+    assert seen == (
+        f'{OUTCOME_PREFIX}player_buys: offered "Buy 3 medical gel at 1,100 (3,300 cr)", '
+        "not done until the player accepts"
+    )
     # The player sees the offer of what they asked for, not a refusal of a sale.
     assert actions(offered) == []
     assert offer["label"] == "Buy 3 medical gel at 1,100"
