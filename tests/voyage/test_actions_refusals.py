@@ -76,6 +76,24 @@ async def test_an_npc_buys_only_below_what_it_sells_at(world: VoyageWorld, unit_
     assert result["facts"] == {"going": 1_500, "low": 1_125, "high": 1_275, "asked": unit_price}
 
 
+async def test_a_sale_at_the_going_price_is_refused_with_what_the_npc_pays(
+    world: VoyageWorld,
+) -> None:
+    with world.transaction() as tx:
+        tx.add_cargo(PLAYER_ID, "parts", 3)
+    bench = Bench(world)
+    await _refused(
+        bench, "player_sells", "price_out_of_band", good_id="parts", qty=1, unit_price=1_500
+    )
+    # The player reads the band the NPC pays in, not "1,500 is out of the question: the going
+    # price is 1,500".
+    [refused] = bench.reports
+    assert (
+        refused.summary
+        == "1,500 a unit is out of the question: 1,125 to 1,275 for drive parts here."
+    )
+
+
 @pytest.mark.parametrize("unit_price", [405, 562])
 async def test_the_band_edges_are_allowed(world: VoyageWorld, unit_price: int) -> None:
     result = await Bench(world).call("player_buys", good_id="fuel", qty=1, unit_price=unit_price)

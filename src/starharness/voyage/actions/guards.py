@@ -179,8 +179,10 @@ def price_within_band(
             f"the going price of {good_name(tx, args.good_id)} here is {price:,}; name a unit "
             f"price between {band.low:,} and {band.high:,} (you said {args.unit_price:,})",
             {"going": price, "low": band.low, "high": band.high, "asked": args.unit_price},
-            f"{args.unit_price:,} a unit is out of the question: the going price of "
-            f"{good_name(tx, args.good_id)} here is {price:,}.",
+            # The band, not the going price: an NPC buys below it, and "1,100 is out of the
+            # question: the going price is 1,100" is what a player read when selling at it.
+            f"{args.unit_price:,} a unit is out of the question: {band.low:,} to "
+            f"{band.high:,} for {good_name(tx, args.good_id)} here.",
         )
 
     return guard
