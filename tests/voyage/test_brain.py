@@ -380,3 +380,25 @@ def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> No
     assert "Can't do 100" in speech(step)["line"]
     assert "405 is as low as I go" in speech(step)["line"]
     assert option_ids(step)[0] == "buy:fuel:5:405"
+
+
+def test_a_sale_asked_below_what_the_npc_pays_is_answered_with_the_deal_the_rules_offer() -> None:
+    # "sell 2 drive parts for 2,000" is 1,000 a unit, below the 1,125 to 1,275 the trader pays:
+    # the rules offer the sale at the nearest price, 1,125, and the line must name that deal
+    # (it named the top, 1,275, while the card said 1,125).
+    talk = _greeted().player("sell 2 drive parts for 2,000")
+    step = talk.ask()
+    assert only_call(step) == ("player_sells", {"good_id": "parts", "qty": 2, "unit_price": 1000})
+    talk.follow(
+        step,
+        {
+            "ok": False,
+            "reason": "price_out_of_band",
+            "hint": "the going price of drive parts here is 1,500; name a unit price between "
+            "1,125 and 1,275 (you said 1,000)",
+            "facts": {"going": 1500, "low": 1125, "high": 1275, "asked": 1000},
+        },
+    )
+    line = speech(talk.ask())["line"]
+    assert "1,125 a unit is the least I pay for drive parts" in line
+    assert "1,275" not in line

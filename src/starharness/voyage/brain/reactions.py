@@ -319,10 +319,20 @@ def _purchase_refused(
                 with_bye(sell_option(ware, have, unit)),
             )
     if ware is not None and reason == "price_out_of_band":
+        qty = min(_int(call.arguments, "qty", 1), s.scene.held(ware.good_id)) or 1
+        low = _int(facts, "low")
+        if unit and low and unit < low:
+            # The player asked less than the NPC may pay: the rules' deal in its place is at
+            # the band's nearest price, its low end, and the line names that deal, not the top.
+            return Say(
+                f"{money(low)} a unit is the least I pay for {ware.name}, {s.addr}: "
+                f"{money(low * qty)} for {qty}.",
+                "neutral",
+                with_bye(sell_option(ware, qty, low), PRICES),
+            )
         # The NPC's own call named a price the game does not allow it to pay: it offers the
         # most it may pay instead (never repeats the hint's "you said", which is about itself).
         top = min(_int(facts, "high") or buy_offer(ware.price), buy_offer(ware.price))
-        qty = min(_int(call.arguments, "qty", 1), s.scene.held(ware.good_id)) or 1
         return Say(
             f"{money(top)} a unit is the most I pay for {ware.name}, {s.addr}: "
             f"{money(top * qty)} for {qty}.",
