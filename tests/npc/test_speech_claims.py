@@ -104,6 +104,12 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
         # A line of our own 1.5B probe: "You've" is one word.
         ("You've bought 10 jars of gel at 1,100. You have 38,000 left.", "You have 38,000 left."),
         ("Good, you have bought 2 drive parts.", "Good, "),
+        # Eval of novel lines, 2026-12-07, with the offer of one drive part only made.
+        (
+            "You have successfully bought 1 drive part from me. It will arrive in your hold soon.",
+            "It will arrive in your hold soon.",
+        ),
+        ("Last time you successfully bought 2 gel.", "Last time you successfully bought 2 gel."),
         # A deal remembered is no claim, in its own sentence only.
         (MEMORY, MEMORY),
         (MEMORY_AFTER, MEMORY_AFTER),

@@ -154,11 +154,12 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         *("you bought", "you purchased", "you paid", "you sold", "you just bought"),
     ),
     instead="What can I do for you?",
-    # "You bought 2 <goods> for 4,400 cr." heard on the 1.5B model while the deal was only
-    # offered; a returning player may be greeted with "Last time you bought ...".
+    # "You bought 2 <goods> for 4,400 cr." and "You have successfully bought 1 drive part from
+    # me." heard on the 1.5B model while the deal was only offered; a returning player may be
+    # greeted with "Last time you bought ...".
     recallable=re.compile(
         r"\b(?:sold|paid) (?:you|it|them|\d|the)\b"
-        r"|\byou(?:'ve| have)? (?:just |now )?(?:bought|purchased|paid for)\b"
+        r"|\byou(?:'ve| have)? (?:just |now |successfully )?(?:bought|purchased|paid for)\b"
         r"|\byou(?:'ve| have)? (?:just )?sold (?:me|it|them|\d|the)\b",
         re.IGNORECASE,
     ),
