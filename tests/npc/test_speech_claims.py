@@ -109,6 +109,7 @@ def test_words_before_a_claim_leave_before_the_claim_is_complete() -> None:
             "You have successfully bought 1 drive part from me. It will arrive in your hold soon.",
             "It will arrive in your hold soon.",
         ),
+        ("You successfully bought 1 drive part. Anything else?", "Anything else?"),
         ("Last time you successfully bought 2 gel.", "Last time you successfully bought 2 gel."),
         # A deal remembered is no claim, in its own sentence only.
         (MEMORY, MEMORY),

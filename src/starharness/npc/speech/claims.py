@@ -145,7 +145,7 @@ ENGLISH_CLAIMS: Final = ClaimRule(
         *("here you", "here are", "here's", "here is"),
         *("deal is", "deal done", "done deal", "it's a", "its a", "consider it", "pleasure"),
         *("enjoy your", "i've", "i have", "gave you", "you now", "booked you", "welcome aboard"),
-        *("you have", "you've", "you received", "you just"),
+        *("you have", "you've", "you received", "you just", "you successfully"),
         *("has been", "have been", "we've been", "were sent", "were added", "were transferred"),
         *("were credited", "are now", "you're", "you are", "you've been", "you have been"),
         *("it's yours", "it's all", "its yours", "its all", "it is yours", "it is all"),
