@@ -402,3 +402,26 @@ def test_a_sale_asked_below_what_the_npc_pays_is_answered_with_the_deal_the_rule
     line = speech(talk.ask())["line"]
     assert "1,125 a unit is the least I pay for drive parts" in line
     assert "1,275" not in line
+
+
+def test_a_sale_priced_above_what_the_npc_pays_is_answered_with_the_most_it_pays() -> None:
+    # A picked sale at 1,400, over the 1,125 to 1,275 the trader pays for drive parts: the
+    # rules' deal in its place is at the band's nearest price, its top, and the line names it.
+    talk = _greeted(SCENE.replace("hold: empty", "hold: 3 drive parts"))
+    talk.spoke("Parts?", [("sell:parts:2:1400", "Sell 2 drive parts at 1,400 (2,800)")])
+    step = talk.player("Sell 2 drive parts at 1,400 (2,800)").ask()
+    assert only_call(step) == ("player_sells", {"good_id": "parts", "qty": 2, "unit_price": 1400})
+    talk.follow(
+        step,
+        {
+            "ok": False,
+            "reason": "price_out_of_band",
+            "hint": "the going price of drive parts here is 1,500; name a unit price between "
+            "1,125 and 1,275 (you said 1,400)",
+            "facts": {"going": 1500, "low": 1125, "high": 1275, "asked": 1400},
+        },
+    )
+    answer = talk.ask()
+    line = speech(answer)["line"]
+    assert line == "1,275 a unit is the most I pay for drive parts, kid: 2,550 for 2."
+    assert option_ids(answer)[0] == "sell:parts:2:1275"

@@ -45,9 +45,16 @@ _TAKE_JOB = re.compile(
 _TRAVEL = re.compile(
     r"\b(passage|travel|berth|ticket|fly|flight|go to|ship to|take me|leave for)\b"
 )
-_SELL_QUESTION = re.compile(r"\bwhat (do|are|have) you (got )?(sell|selling|have|got)\b")
-_SELL = re.compile(r"\b(sell|selling|offload|unload|get rid of)\b")
-_SOLD_TO_PLAYER = re.compile(r"\b(sell (me|us)|you sell)\b")
+_SELL_VERB = r"s+e+l+"
+""""Sell" typed in a hurry: each letter held down or a double one typed once ("sel", "selll").
+A pattern, not a distance from "sell": the words one letter away are English ("cell", as in
+"2 fuel cels", "self", "tell", "shell"), while no word fits this but "sell" itself. Not
+"sells" either: "who sells fuel?" asks about someone else's sale."""
+_SELLING = _SELL_VERB + r"(?:i+n+g*)?"
+""""Selling" and its typos ("seling", "sellin"): the player selling, as "selling" always was."""
+_SELL_QUESTION = re.compile(r"\bwhat (do|are|have) you (got )?(" + _SELLING + r"|have|got)\b")
+_SELL = re.compile(r"\b(" + _SELLING + r"|offload|unload|get rid of)\b")
+_SOLD_TO_PLAYER = re.compile(r"\b(" + _SELL_VERB + r" (me|us)|you " + _SELL_VERB + r")\b")
 """"Sell me three gel", "can you sell us fuel": the player buys."""
 _HAGGLE = re.compile(
     r"\b(cheaper|discount|too (much|expensive|steep|high|pricey)|lower|haggle|knock|"
@@ -57,7 +64,9 @@ _OFFER = re.compile(
     r"\b(how about|what about|i'?ll (give|pay)|would you take|(?:can|could|will|would) you do)"
     r"\s+(\d[\d,]*)\b"
 )
-_BUY = re.compile(r"\b(buy|take|purchase|get|want|need|i'?ll have|give me|gimme)\b")
+_BUY = re.compile(r"\b(b+u+y+|take|purchase|get|want|need|i'?ll have|give me|gimme)\b")
+""""Buy" with a letter held down ("buyy") too; never "by" or "bye", which are English, nor
+"buying": "are you buying fuel?" asks the NPC to buy."""
 _PRICES = re.compile(
     r"\b(price|prices|how much|cost|costs|wares|stock|goods|selling|for sale|offer)\b"
 )

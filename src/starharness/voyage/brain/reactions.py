@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..content.prices import PriceBand, buy_band
 from ..content.words import units_of
 from .offers import (
     PRICES,
@@ -16,7 +17,7 @@ from .offers import (
     with_bye,
 )
 from .options import Option
-from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer
+from .plans import Plan, Say, Situation, accepted_floor, act
 from .policy import passage_offer, which_ware
 from .scene import Ware
 from .tools import (
@@ -102,6 +103,15 @@ def _units(result: dict[str, Any]) -> str:
 def _facts(result: dict[str, Any]) -> dict[str, Any]:
     facts = result.get("facts")
     return facts if isinstance(facts, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _refused_band(facts: dict[str, Any], going: int) -> PriceBand:
+    """The band of what the NPC pays that a refusal states, else the one at `going`: the
+    rules' own band, so the brain never prices by a band of its own reckoning."""
+    low, high = _int(facts, "low"), _int(facts, "high")
+    if 0 < low <= high:
+        return PriceBand(_int(facts, "going", going), low, high)
+    return buy_band(going)
 
 
 def _ware(s: Situation, call: Call, selling: bool) -> Ware | None:
@@ -320,24 +330,21 @@ def _purchase_refused(
             )
     if ware is not None and reason == "price_out_of_band":
         qty = min(_int(call.arguments, "qty", 1), s.scene.held(ware.good_id)) or 1
-        low = _int(facts, "low")
-        if unit and low and unit < low:
-            # The player asked less than the NPC may pay: the rules' deal in its place is at
-            # the band's nearest price, its low end, and the line names that deal, not the top.
-            return Say(
-                f"{money(low)} a unit is the least I pay for {ware.name}, {s.addr}: "
-                f"{money(low * qty)} for {qty}.",
-                "neutral",
-                with_bye(sell_option(ware, qty, low), PRICES),
-            )
-        # The NPC's own call named a price the game does not allow it to pay: it offers the
-        # most it may pay instead (never repeats the hint's "you said", which is about itself).
-        top = min(_int(facts, "high") or buy_offer(ware.price), buy_offer(ware.price))
+        # The rules' deal in its place, by their own sum: the nearest price of the band they
+        # refused by. A price left out is the most the NPC pays, as the rules fill it in. The
+        # line names that deal, so it says what the rules' counter-offer card says.
+        band = _refused_band(facts, ware.price)
+        asked = unit or band.high
+        price = band.nearest(asked)
+        # Asked under the band: the least it pays. Over it (the NPC's own call named a price
+        # the game does not allow it to pay): the most, never the hint's "you said", which is
+        # about the NPC itself.
+        bound = "least" if asked < price else "most"
         return Say(
-            f"{money(top)} a unit is the most I pay for {ware.name}, {s.addr}: "
-            f"{money(top * qty)} for {qty}.",
+            f"{money(price)} a unit is the {bound} I pay for {ware.name}, {s.addr}: "
+            f"{money(price * qty)} for {qty}.",
             "neutral",
-            with_bye(sell_option(ware, qty, top), PRICES),
+            with_bye(sell_option(ware, qty, price), PRICES),
         )
     if ware is not None and reason == "insufficient_funds":
         fits = _int(facts, "max_qty")
