@@ -18,6 +18,7 @@ from starharness.cli import inspect_cmd
 from starharness.mockllm import MockLlmServer
 from starharness.mockllm.capabilities import FULL, LLAMA_CPP
 from starharness.npc import Game, RunningServer, ServerSettings, start_server
+from starharness.npc.lore import lore_lines
 from starharness.runtime.session import SessionsConfig, SqliteStore, StoredSession
 from starharness.runtime.session import event_types as ev
 from starharness.voyage import GAME
@@ -113,3 +114,15 @@ def inspect(*args: str) -> Result:
     inspect_cmd.register(app)
     app.command("unused")(lambda: None)  # keeps `inspect` a subcommand
     return CliRunner().invoke(app, ["inspect", *args])
+
+
+def given_lore(stored: StoredSession) -> list[str]:
+    """The lore entries' texts the model was given, in order: in the dynamic context, or
+    where the model runs locally, in the context a decision to only talk added."""
+    found: list[str] = []
+    for event in stored.events:
+        if event.type == ev.USER_MESSAGE:
+            data = ev.payload(event, ev.USER_MESSAGE)
+            if data.get("source") in ("context", "tool"):
+                found.extend(lore_lines(str(data["content"])))
+    return found

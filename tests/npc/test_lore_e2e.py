@@ -14,7 +14,14 @@ import json
 import sqlite3
 from pathlib import Path
 
-from lore_support import Player, inspect, logged_contexts, serving_lore, stored_session
+from lore_support import (
+    Player,
+    given_lore,
+    inspect,
+    logged_contexts,
+    serving_lore,
+    stored_session,
+)
 
 from starharness.npc import Lore
 from starharness.npc.lore import LORE_HEADING, SearchesLore, lore_lines, query_for, render_lore
@@ -85,9 +92,51 @@ async def test_a_model_on_this_machine_gets_the_best_entry_alone(tmp_path: Path)
             await me.say("e1", question)
             await me.close("e1")
         stored = await stored_session(stack.sessions, session_id)
-        given[local] = [line for text in logged_contexts(stored) for line in lore_lines(text)]
+        given[local] = given_lore(stored)
     assert len(given[False]) > 1, given
     assert given[True] == given[False][:1] and LORE.local_max_entries == 1, given
+
+
+def _decides(body: dict[str, object]) -> bool:
+    choice = body.get("tool_choice")
+    return isinstance(choice, dict) and json.dumps(choice).find('"decide"') >= 0
+
+
+async def test_a_local_model_reads_lore_only_after_deciding_to_only_talk(tmp_path: Path) -> None:
+    # On this machine every lore token is waited for: not before the decision, and not on a
+    # turn that acts (its result is what the NPC speaks about).
+    acting = "I'll buy 2 fuel cells for my run to Kessler's Hollow."
+    talking = "Tell me about Kessler's Hollow. A pirate bay?"
+    async with (
+        serving_lore(tmp_path, local=True) as stack,
+        Player(stack.running.ws_url, PLAYER_ID) as me,
+    ):
+        await me.meet("e1", SMUGGLER)
+        session_id = stack.running.server.encounters[0].session_id
+        frames = await me.say("e1", acting)
+        offers = [o for f in frames if f["t"] == "options" for o in f["items"] if "offer" in o]
+        assert offers, frames
+        answer = await me.say("e1", talking)
+        await me.close("e1")
+        sent = [r.body for r in stack.mock.requests_for(session_id)]
+    # The offline brain behind the mock reads it there too, as a model would.
+    assert _PIRATE_BAY in "".join(f["text"] for f in answer if f["t"] == "say.delta"), answer
+    stored = await stored_session(stack.sessions, session_id)
+
+    # Given once, on the talking turn: the acting turn's search found it and did not give it.
+    assert given_lore(stored) == [_PIRATE_BAY], given_lore(stored)
+    decisions = [body for body in sent if _decides(body)]
+    assert len(decisions) >= 2 and all(_PIRATE_BAY not in json.dumps(d) for d in decisions)
+    # The speech of the talking turn reads it after the player's words.
+    last = [m["content"] for m in sent[-1]["messages"]]
+    lore_at = next(i for i, text in enumerate(last) if _PIRATE_BAY in text)
+    assert last.index(talking) < lore_at, last
+    # The speech request is the decision's prompt and the lore: nothing before it moved.
+    talk_decision = decisions[-1]["messages"]
+    assert sent[-1]["messages"][: len(talk_decision)] == talk_decision
+    shown = await asyncio.to_thread(inspect, "e1", "--sessions", str(stack.sessions))
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines().count(f"lore: {_PIRATE_BAY}") == 1, shown.output
 
 
 async def test_faction_and_npc_lore_reach_only_those_who_may_know_it(tmp_path: Path) -> None:

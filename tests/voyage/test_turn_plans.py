@@ -21,6 +21,7 @@ from starharness.npc.encounter.decision import (
 )
 from starharness.npc.encounter.plans import DECIDE_ACT_SPEAK, NATIVE, choose_plan
 from starharness.npc.encounter.scene_changes import CHANGES_HEADING
+from starharness.npc.lore import LORE_HEADING
 from starharness.runtime.llm import DEEPSEEK, OPENAI, OPENAI_COMPATIBLE, ToolSchema
 from starharness.runtime.llm import LLAMA_CPP as LLAMA_CPP_PROFILE
 from starharness.runtime.llm.wire import to_wire_tools
@@ -106,10 +107,11 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     assert [m["role"] for m in told] == ["user"]
     assert told[0]["content"].startswith(OUTCOME_PREFIX)
     # In words, the action first, and without what the model never uses (the offer's id): the
-    # label the player sees, with its total.
+    # deal from the NPC's side (the game's pitch), with its total; the player's label is theirs.
     [offer] = offers(offered)
+    assert offer["label"] == "Buy 2 fuel cells at 450" and offer["offer"]["cost"] == "900 cr"
     assert told[0]["content"] == (
-        f'{OUTCOME_PREFIX}player_buys: offered "{offer["label"]} ({offer["offer"]["cost"]})", '
+        f"{OUTCOME_PREFIX}player_buys: offered to sell the player 2 fuel cells at 450 (900 cr), "
         "not done until the player accepts"
     )
     assert offer["id"] not in told[0]["content"]
@@ -393,8 +395,8 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
     assert seen == (
-        f'{OUTCOME_PREFIX}player_buys: offered "Buy 3 medical gel at 1,100 (3,300 cr)", '
-        "not done until the player accepts"
+        f"{OUTCOME_PREFIX}player_buys: offered to sell the player 3 medical gel at 1,100 "
+        "(3,300 cr), not done until the player accepts"
     )
     # The player sees the offer of what they asked for, not a refusal of a sale.
     assert actions(offered) == []
@@ -468,9 +470,13 @@ async def test_a_decision_to_only_talk_leaves_the_view_for_good(tmp_path: Path) 
         bodies = _chat_bodies(stack)[before:]
     assert line(talked) == "Quiet night." and line(again) == "Still quiet."
     assert [_forced(b) for b in bodies] == [DECISION_TOOL, "npc_speak"] * 2
-    # The speech request is the decision's own prompt: the player's words come last.
-    assert bodies[1]["messages"] == bodies[0]["messages"]
-    assert bodies[1]["messages"][-1] == {"role": "user", "content": "How is business?"}
+    # The speech request is the decision's own prompt (the player's words last), then only
+    # the lore the line found: on a local model it is given once the NPC decided to talk.
+    decided = bodies[0]["messages"]
+    assert decided[-1] == {"role": "user", "content": "How is business?"}
+    assert bodies[1]["messages"][: len(decided)] == decided
+    added = bodies[1]["messages"][len(decided) :]
+    assert [m["content"].split("\n")[0] for m in added] == [LORE_HEADING], added
     # Later turns never see it either (the prompt a server keeps stays a prefix).
     assert bodies[3]["messages"] == bodies[2]["messages"]
     later = json.dumps(bodies[3]["messages"])

@@ -149,9 +149,10 @@ def _render_events(events: Iterable[SessionEvent]) -> Iterable[str]:
 
 
 def _lore_given(data: ev.UserMessageData) -> Iterable[str]:
-    """The lore a turn's dynamic context gave the model (the context itself is in the
-    request's messages); a turn whose context did not change logs none and shows none."""
-    if data.get("source") != "context":
+    """The lore a turn's dynamic context gave the model, or, where the model runs locally,
+    the context its decision to only talk added (the text itself is in the request's
+    messages); a turn whose context did not change logs none and shows none."""
+    if data.get("source") not in ("context", "tool"):
         return
     for text in lore_lines(data["content"]):
         yield f"lore: {text}"

@@ -21,7 +21,6 @@ from .guards import Guard
 from .offers import (
     ACCEPTED_OFFER,
     OFFER_CHANGED,
-    OFFERED,
     OfferDraft,
     OfferTerms,
     Terms,
@@ -43,11 +42,6 @@ Complete = Callable[[Tx, _Args], _Args]
 """`complete(tx, args)`: the arguments with what the model may leave out filled in from the
 world (a price it did not name: the going one), inside the transaction, before the guards."""
 
-OFFER_NOTE: Final = "offered, not done: the player has not answered"
-"""What the model reads after its call became an offer (constant: it never varies per call).
-
-A status, not an instruction: a small model read a sentence addressed to it ("Tell them your
-terms; do not say the deal is done.") aloud to the player."""
 OFFER_SENTENCE: Final = (
     " It takes from the player, so calling it makes an offer: nothing changes until they accept it."
 )
@@ -269,7 +263,7 @@ async def _offer(
     refused, draft, counter = await _drafted(action, binding, public)
     if draft is not None:
         offer = propose(draft)
-        return {"ok": True, OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
+        return {"ok": True, **offer.made()}
     assert refused is not None
     if counter is not None:
         # The rules' own deal in the refused call's place; a counter refused in turn is not
@@ -290,15 +284,10 @@ async def _offer(
             if fits is not None:
                 offer = propose(fits)
                 binding.report(countered)
-                return {
-                    **countered.result,
-                    OFFERED: offer.id,
-                    "offer": offer.describe(),
-                    "status": OFFER_NOTE,
-                }
+                return {**countered.result, **offer.made()}
         if counter_draft is not None:
             offer = propose(counter_draft)
-            made = {OFFERED: offer.id, "offer": offer.describe(), "status": OFFER_NOTE}
+            made = offer.made()
             if counter.action is action or counter.explained:
                 # Fewer units, another price, or the way to what was refused: the refusal's
                 # card and hint say why.

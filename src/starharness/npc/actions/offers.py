@@ -24,6 +24,14 @@ ACCEPTED_OFFER: Final = "accepted_offer"
 """Key added to a committed offer's audited arguments: the option id the player picked."""
 OFFER_CHANGED: Final = "offer_changed"
 """Refusal reason of an offer whose terms moved between the offer and the pick."""
+PITCH: Final = "pitch"
+"""Key of the offer's pitch (`OfferTerms.pitch`) in the model's tool result, when the game
+wrote one."""
+OFFER_NOTE: Final = "offered, not done: the player has not answered"
+"""What the model reads after its call became an offer (constant: it never varies per call).
+
+A status, not an instruction: a small model read a sentence addressed to it ("Tell them your
+terms; do not say the deal is done.") aloud to the player."""
 
 _A = TypeVar("_A", bound=BaseModel, default=BaseModel)
 _Tx = TypeVar("_Tx", default=Any)
@@ -36,12 +44,16 @@ class OfferTerms:
     `label` is what the player sees on the offer ("Buy 2 loaves"), `cost` what they give
     in the game's words ("6 coins"). `quote` holds the world's values the deal was priced on
     (a going price, a fare): if any differs when the player picks the offer, the pick is
-    refused and the NPC may offer again.
+    refused and the NPC may offer again. `pitch` is the same deal from the NPC's side, for the
+    model ("sell the player 2 loaves for 6 coins", completing "offered to ..."); without it
+    the model reads the label, the player's side, and a small model then speaks as the buyer
+    ("I'll take 2 loaves").
     """
 
     label: str
     cost: str = ""
     quote: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    pitch: str = ""
 
 
 Terms = Callable[[_Tx, _A], OfferTerms]
@@ -83,6 +95,14 @@ class Offer:
         """The offer in one line, for the model and the log: label, then cost."""
         cost = self.draft.terms.cost
         return f"{self.label} ({cost})" if cost else self.label
+
+    def made(self) -> dict[str, Any]:
+        """What a model's call that became this offer returns: its id, the offer in one line,
+        its status, and the game's pitch when it wrote one."""
+        made: dict[str, Any] = {OFFERED: self.id, "offer": self.describe(), "status": OFFER_NOTE}
+        if self.draft.terms.pitch:
+            made[PITCH] = self.draft.terms.pitch
+        return made
 
 
 Propose = Callable[[OfferDraft], Offer]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 from pydantic import ValidationError
 
+from ...runtime.kernel import ServiceKey
 from ...runtime.llm import AssistantMessage, Message, ToolCall, ToolMessage
 from ...runtime.tools import (
     ToolArgsError,
@@ -22,6 +23,7 @@ from ...runtime.tools import (
     define_raw_tool,
     describe_invalid,
 )
+from ..actions.offers import OFFERED, PITCH
 from ..speech import parse_arguments
 from .entities import decode_entities
 from .plans import TURN_PLAN
@@ -36,8 +38,9 @@ OUTCOME_PREFIX: Final = "Result of your decision: "
 """Starts the context message that repeats a decision's result for a server that shows the
 model no tool results (see `_outcome_for_model`)."""
 _NOT_YET: Final = "not done until the player accepts"
-"""What an offer's result says of it in words (the tool result's `status` says it for code)."""
-_BOOKKEEPING: Final = ("offered", "facts")
+"""What an offer's result says of it in words (the tool result's `status`, `OFFER_NOTE`, says
+it as a status; these words are the ones the 1.5B development model was measured on)."""
+_BOOKKEEPING: Final = (OFFERED, "facts")
 """Result fields the repeated result leaves out: the offer's id (the player picks it, the model
 never names it) and a refusal's `facts` (numbers for code; its `hint` says them in words)."""
 DESCRIPTION: Final = (
@@ -45,6 +48,25 @@ DESCRIPTION: Final = (
     f"actions with its arguments, or {NO_ACTION!r} to only talk. The world checks it; you speak "
     "after you have seen what happened."
 )
+
+
+class TalkContext(Protocol):
+    """Context a turn gives the model only when its decision is to only talk (see
+    `TALK_CONTEXT`)."""
+
+    def take(self, *, give: bool) -> str:
+        """This turn's text, once (later calls in the turn get ""): `give` false drops it, and
+        it is not counted as given."""
+        ...
+
+
+TALK_CONTEXT: ServiceKey[TalkContext] = ServiceKey(
+    "npc.talk-context", "an encounter provides talk context only where its model runs locally"
+)
+"""On an encounter's agent layer where every prompt token is evaluated on this machine: the
+turn's lore, given after the decision and only when it is to only talk. Before the decision
+its tokens would be waited for on every turn, and on an acting turn the speech already has the
+result to read; on the 1.5B development model an entry is 35-50 tokens, 1-2 s on two cores."""
 
 
 class DecisionDefinitionError(ValueError):
@@ -97,8 +119,14 @@ def define_decision_tool(
         return Decision(tool.name, tool, parsed)
 
     async def execute(decision: Decision, run: ToolRunContext) -> dict[str, Any]:
+        talk = run.ctx.maybe(TALK_CONTEXT)
+        # Taken by the turn's first decision: a second one (after a refusal) acts on a turn
+        # that already acted.
+        talk_text = "" if talk is None else talk.take(give=decision.tool is None)
         if decision.tool is None:
             result: dict[str, Any] = {"ok": True, "action": NO_ACTION}
+            if talk_text:
+                run.defer_context(talk_text)
         else:
             value = await decision.tool.execute(decision.arguments, run)
             inner = (
@@ -131,19 +159,24 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     reason = rest.pop("reason", None)
     hint = rest.pop("hint", None)
     offer = rest.pop("offer", None)
+    pitch = rest.pop(PITCH, None)
     if offer is not None:
         rest.pop("status", None)  # the offer's note for code, said here in words
     said: list[str] = []
     if ok is False:
         why = f" ({reason})" if reason else ""
         said.append(f"refused{why}: {hint}" if hint else f"refused{why}")
-    if offer is not None:
+    if offer is not None and pitch:
+        # From the NPC's side: the label is the player's ("Buy 1 fuel cell"), and read alone
+        # a small model speaks it as the buyer ("I'll take the fuel cell").
+        said.append(f"offered to {pitch}, {_NOT_YET}")
+    elif offer is not None:
         said.append(f"offered {json.dumps(offer, ensure_ascii=False)}, {_NOT_YET}")
     elif ok is True:
         said.append("done")
     if rest:
         said.append(json.dumps(rest, ensure_ascii=False, separators=(",", ":")))
-    return f"{action}: " + "; ".join(said) if said else str(action)
+    return (f"{action}: " + "; ".join(said)) if said else str(action)
 
 
 def decisions_out_of_view(

@@ -43,7 +43,7 @@ from ..lore import LORE_CONTEXT, LORE_ORDER, LoreRecall
 from ..speech import SpokenOption
 from ..world import NpcCard
 from .conclusion import SpeechConclusion
-from .decision import DECISION_TEMPERATURE, decisions_out_of_view
+from .decision import DECISION_TEMPERATURE, TALK_CONTEXT, decisions_out_of_view
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
@@ -167,7 +167,14 @@ class Encounter:
         self._conclusion = SpeechConclusion(kit.speech_tool.name)
         self._preset = host.preset(npc.archetype)
         self._plan = self._preset.plan
-        self._lore = LoreRecall(kit.game.lore, host.world, npc.id, local=self._plan.local_prompts)
+        local = self._plan.local_prompts
+        self._lore = LoreRecall(
+            kit.game.lore,
+            host.world,
+            npc.id,
+            local=local,
+            after_decision=local and self._plan.plan == DECIDE_ACT_SPEAK,
+        )
         # A claim of a deal the world did not make is never heard. The decision runs before
         # the line, so whether the turn committed is known while it streams; on the native
         # plan a claim waits for the step's actions.
@@ -241,8 +248,11 @@ class Encounter:
             if self._plan.local_prompts:
                 prompt.context(SCENE_CHANGES_CONTEXT, 0.25, self._scene_changes)
             prompt.context(HEARD_CONTEXT, 0.5, lambda _ctx: self.heard)
-            prompt.context(LORE_CONTEXT, LORE_ORDER, self._lore.context)
             layer.provide(ENCOUNTER, binding)
+            if self._lore.after_decision:
+                layer.provide(TALK_CONTEXT, self._lore)
+            else:
+                prompt.context(LORE_CONTEXT, LORE_ORDER, self._lore.context)
 
         _log.info(
             "encounter %s with %s (%s): turn plan %s (%s)",

@@ -114,20 +114,41 @@ def lore_search(lore: Lore, world: object) -> Callable[[LoreQuery], Sequence[Lor
 
 class LoreRecall:
     """One encounter's lore: what the player's last line retrieved and the NPC was not given
-    before in this encounter, as dynamic context. What it was given is already in its
-    history; giving it again would only make a model server evaluate it again."""
+    before in this encounter. What it was given is already in its history; giving it again
+    would only make a model server evaluate it again.
 
-    __slots__ = ("_given", "_lore", "_most", "_npc_id", "_search", "entries", "text")
+    Given as the turn's dynamic context (`context`), or, with `after_decision`, only when the
+    turn's decision is to only talk (`take`, the decision tool's talk context): an entry not
+    given then can be given on a later turn."""
+
+    __slots__ = (
+        "_given",
+        "_lore",
+        "_most",
+        "_npc_id",
+        "_search",
+        "after_decision",
+        "entries",
+        "text",
+    )
 
     def __init__(
-        self, lore: Lore | None, world: object, npc_id: str, *, local: bool = False
+        self,
+        lore: Lore | None,
+        world: object,
+        npc_id: str,
+        *,
+        local: bool = False,
+        after_decision: bool = False,
     ) -> None:
         """`local`: the model runs on this machine, so a turn gets at most
-        `lore.local_max_entries` entries."""
+        `lore.local_max_entries` entries. `after_decision`: the turn's lore is given through
+        `take` instead of `context`."""
         self._lore = lore
         self._most = None if lore is None or not local else lore.local_max_entries
         self._npc_id = npc_id
         self._search = None if lore is None else lore_search(lore, world)
+        self.after_decision = after_decision
         self._given: set[str] = set()
         self.entries: tuple[LoreEntry, ...] = ()
         self.text = ""
@@ -144,8 +165,19 @@ class LoreRecall:
             _log.exception("lore search for %s failed; this turn has no lore", self._npc_id)
             found = ()
         self.entries = tuple(entry for entry in found if entry.id not in self._given)
-        self._given.update(entry.id for entry in self.entries)
         self.text = render_lore(self.entries)
+        if not self.after_decision:
+            self._given.update(entry.id for entry in self.entries)
 
     def context(self, _ctx: object) -> str:
         return self.text
+
+    def take(self, *, give: bool) -> str:
+        """The turn's lore block, once (then "" until the next `read`); with `give` false it
+        is dropped and its entries stay ungiven."""
+        text, entries = self.text, self.entries
+        self.text, self.entries = "", ()
+        if not give:
+            return ""
+        self._given.update(entry.id for entry in entries)
+        return text

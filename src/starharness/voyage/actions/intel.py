@@ -84,9 +84,17 @@ def _sell(tx: WorldTx, args: IntelArgs) -> Mapping[str, Any]:
 def _terms(tx: WorldTx, args: IntelArgs) -> OfferTerms:
     item = _intel(tx, args)
     if not item.price:
-        return OfferTerms(f'Hear the {item.kind} "{item.title}"', "free", {"price": 0})
+        return OfferTerms(
+            f'Hear the {item.kind} "{item.title}"',
+            "free",
+            {"price": 0},
+            pitch=f'tell the player the {item.kind} "{item.title}" for free',
+        )
     return OfferTerms(
-        f'Buy the {item.kind} "{item.title}"', f"{item.price:,} cr", {"price": item.price}
+        f'Buy the {item.kind} "{item.title}"',
+        f"{item.price:,} cr",
+        {"price": item.price},
+        pitch=f'sell the player the {item.kind} "{item.title}" ({item.price:,} cr)',
     )
 
 

@@ -169,20 +169,24 @@ def _quote(tx: WorldTx, args: TradeArgs) -> dict[str, Any]:
 def _buy_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
     """The player buys: they give credits."""
     name = good_name(tx, args.good_id)
+    units = units_of(args.qty, name)
     return OfferTerms(
-        f"Buy {units_of(args.qty, name)} at {args.unit_price:,}",
+        f"Buy {units} at {args.unit_price:,}",
         f"{args.total:,} cr",
         _quote(tx, args),
+        pitch=f"sell the player {units} at {args.unit_price:,} ({args.total:,} cr)",
     )
 
 
 def _sell_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
     """The player sells: they give goods."""
     name = good_name(tx, args.good_id)
+    units = units_of(args.qty, name)
     return OfferTerms(
-        f"Sell {units_of(args.qty, name)} for {args.total:,} cr",
-        units_of(args.qty, name),
+        f"Sell {units} for {args.total:,} cr",
+        units,
         _quote(tx, args),
+        pitch=f"buy {units} from the player for {args.total:,} cr",
     )
 
 

@@ -118,8 +118,18 @@ def _terms(tx: WorldTx, args: PassageArgs) -> OfferTerms:
     fare = _fare(tx, args)
     place = place_name(tx, args.destination)
     if args.work:
-        return OfferTerms(f"Work your passage to {place}", "your labour", {"fare": 0})
-    return OfferTerms(f"Passage to {place}", f"{fare:,} cr", {"fare": fare})
+        return OfferTerms(
+            f"Work your passage to {place}",
+            "your labour",
+            {"fare": 0},
+            pitch=f"let the player work a passage to {place}",
+        )
+    return OfferTerms(
+        f"Passage to {place}",
+        f"{fare:,} cr",
+        {"fare": fare},
+        pitch=f"book the player a passage to {place} ({fare:,} cr)",
+    )
 
 
 def _narrate(args: PassageArgs, effect: Mapping[str, Any]) -> str:

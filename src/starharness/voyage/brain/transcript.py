@@ -91,7 +91,12 @@ def read_transcript(request: ChatRequest) -> Transcript:
             elif is_heard(text):
                 out.heard.extend(read_heard(text))
             elif is_lore(text):
-                lore = read_lore(text)
+                # Before a line (the turn's dynamic context) it is that line's; after a line
+                # the NPC has not answered yet (given once it decided to only talk), too.
+                if out.said and not out.spoke_this_turn:
+                    out.lore = read_lore(text)
+                else:
+                    lore = read_lore(text)
             else:
                 # Context is logged before the line it came with: lore read so far is this
                 # line's, and none of it belongs to a later line.
