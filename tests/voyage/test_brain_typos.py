@@ -1,15 +1,24 @@
-"""A player who types in a hurry: a misspelt "sell" or "buy" still says which way the deal goes,
-and no ordinary word ("cell", "self", "by") turns into one."""
+"""A player who types in a hurry, or asks: a misspelt "sell" or "buy" still says which way the
+deal goes, so does a question put to the trader ("do you buy drive parts?"), and no ordinary
+word ("cell", "self", "by") turns into one."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from voyage_brain_support import ARRIVAL, Conversation, only_call, option_ids, speech
+from voyage_brain_support import (
+    ARRIVAL,
+    Conversation,
+    only_call,
+    option_ids,
+    speech,
+)
 
+from starharness.mockllm import ToolCalls
 from starharness.voyage.brain.intents import classify
 from starharness.voyage.brain.scene import SceneView, Ware
 
@@ -68,6 +77,32 @@ def test_a_misspelt_trade_word_still_says_who_sells(
     said: str, call: tuple[str, dict[str, object]]
 ) -> None:
     assert only_call(_greeted().player(said).ask()) == call
+
+
+@pytest.mark.parametrize(
+    ("said", "call"),
+    [
+        # Asked of the trader: which way the deal goes is in who buys, not in the verb alone.
+        # All four were read the other way round, and the NPC offered its own wares.
+        ("do you buy drive parts?", ("player_sells", {"good_id": "parts", "qty": 3})),
+        ("would you buy my fuel cells?", ("player_sells", {"good_id": "fuel", "qty": 2})),
+        ("are you buying fuel?", ("player_sells", {"good_id": "fuel", "qty": 2})),
+        ("are you selling fuel?", ("player_buys", {"good_id": "fuel"})),
+    ],
+)
+def test_a_question_to_the_trader_says_who_sells(
+    said: str, call: tuple[str, dict[str, object]]
+) -> None:
+    step = _greeted().player(said).ask()
+    assert isinstance(step, ToolCalls), step
+    first = step.calls[0]
+    name, arguments = first.name, json.loads(first.arguments)
+    assert (name, {k: v for k, v in arguments.items() if k in call[1]}) == call
+
+
+@pytest.mark.parametrize("said", ["will you buy me a drink?", "would you buy us a round?"])
+def test_buying_the_player_something_is_no_sale(said: str) -> None:
+    assert classify(said, TRADES, []).kind != "sell"
 
 
 def test_a_misspelt_sale_below_the_band_is_answered_with_the_least_the_npc_pays() -> None:

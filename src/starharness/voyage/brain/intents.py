@@ -54,8 +54,11 @@ _SELLING = _SELL_VERB + r"(?:i+n+g*)?"
 """"Selling" and its typos ("seling", "sellin"): the player selling, as "selling" always was."""
 _SELL_QUESTION = re.compile(r"\bwhat (do|are|have) you (got )?(" + _SELLING + r"|have|got)\b")
 _SELL = re.compile(r"\b(" + _SELLING + r"|offload|unload|get rid of)\b")
-_SOLD_TO_PLAYER = re.compile(r"\b(" + _SELL_VERB + r" (me|us)|you " + _SELL_VERB + r")\b")
-""""Sell me three gel", "can you sell us fuel": the player buys."""
+_SOLD_TO_PLAYER = re.compile(r"\b(" + _SELL_VERB + r" (me|us)|you " + _SELLING + r")\b")
+""""Sell me three gel", "can you sell us fuel", "are you selling fuel?": the player buys."""
+_BOUGHT_FROM_PLAYER = re.compile(r"\byou (b+u+y+|buying)\b(?! (me|us)\b)")
+""""Do you buy drive parts?", "would you buy my fuel cells?", "are you buying ore?": the
+player sells (never "will you buy me a drink")."""
 _HAGGLE = re.compile(
     r"\b(cheaper|discount|too (much|expensive|steep|high|pricey)|lower|haggle|knock|"
     r"come down|best price|better price|bargain|rip-?off|robbery)\b"
@@ -144,7 +147,9 @@ def _english(text: str, scene: SceneView) -> Intent:
         return Intent("jobs")
     qty = _quantity(text)
     unit, total = _prices(text)
-    if _SELL.search(text) and not _SELL_QUESTION.search(text) and not _SOLD_TO_PLAYER.search(text):
+    if _BOUGHT_FROM_PLAYER.search(text) or (
+        _SELL.search(text) and not _SELL_QUESTION.search(text) and not _SOLD_TO_PLAYER.search(text)
+    ):
         good = named_good(text, {w.good_id: w.name for w in scene.buys} or scene.goods())
         return Intent("sell", good, qty, unit or total, price_is_total=unit is None and bool(total))
     sold = {w.good_id: w.name for w in scene.sells} or scene.goods()
