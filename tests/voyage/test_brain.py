@@ -6,7 +6,14 @@ import json
 
 import pytest
 from voyage_action_support import action_tools
-from voyage_brain_support import ARRIVAL, Conversation, only_call, option_ids, speech
+from voyage_brain_support import (
+    ARRIVAL,
+    Conversation,
+    only_call,
+    option_ids,
+    price_refusal,
+    speech,
+)
 
 from starharness.mockllm import ChatRequest, Success, ToolCalls
 from starharness.voyage.actions import MOODS, SPEECH
@@ -368,13 +375,7 @@ def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> No
     )
     talk.follow(
         talk.ask(),
-        {
-            "ok": False,
-            "reason": "price_out_of_band",
-            "hint": "the going price of fuel cells here is 450; name a unit price between 338 "
-            "and 562 (you said 100)",
-            "facts": {"going": 450, "low": 338, "high": 562, "asked": 100},
-        },
+        price_refusal("fuel cells", 450, 338, 562, 100),
     )
     step = talk.ask()
     assert "Can't do 100" in speech(step)["line"]
@@ -391,13 +392,7 @@ def test_a_sale_asked_below_what_the_npc_pays_is_answered_with_the_deal_the_rule
     assert only_call(step) == ("player_sells", {"good_id": "parts", "qty": 2, "unit_price": 1000})
     talk.follow(
         step,
-        {
-            "ok": False,
-            "reason": "price_out_of_band",
-            "hint": "the going price of drive parts here is 1,500; name a unit price between "
-            "1,125 and 1,275 (you said 1,000)",
-            "facts": {"going": 1500, "low": 1125, "high": 1275, "asked": 1000},
-        },
+        price_refusal("drive parts", 1_500, 1_125, 1_275, 1_000),
     )
     line = speech(talk.ask())["line"]
     assert "1,125 a unit is the least I pay for drive parts" in line
@@ -413,13 +408,7 @@ def test_a_sale_priced_above_what_the_npc_pays_is_answered_with_the_most_it_pays
     assert only_call(step) == ("player_sells", {"good_id": "parts", "qty": 2, "unit_price": 1400})
     talk.follow(
         step,
-        {
-            "ok": False,
-            "reason": "price_out_of_band",
-            "hint": "the going price of drive parts here is 1,500; name a unit price between "
-            "1,125 and 1,275 (you said 1,400)",
-            "facts": {"going": 1500, "low": 1125, "high": 1275, "asked": 1400},
-        },
+        price_refusal("drive parts", 1_500, 1_125, 1_275, 1_400),
     )
     answer = talk.ask()
     line = speech(answer)["line"]

@@ -15,6 +15,7 @@ from voyage_brain_support import (
     Conversation,
     only_call,
     option_ids,
+    price_refusal,
     speech,
 )
 
@@ -113,13 +114,7 @@ def test_a_misspelt_sale_below_the_band_is_answered_with_the_least_the_npc_pays(
     assert only_call(step) == ("player_sells", {"good_id": "fuel", "qty": 3, "unit_price": 1})
     talk.follow(
         step,
-        {
-            "ok": False,
-            "reason": "price_out_of_band",
-            "hint": "the going price of fuel cells here is 450; name a unit price between 338 "
-            "and 382 (you said 1)",
-            "facts": {"going": 450, "low": 338, "high": 382, "asked": 1},
-        },
+        price_refusal("fuel cells", 450, 338, 382, 1),
     )
     answer = talk.ask()
     assert speech(answer)["line"] == "338 a unit is the least I pay for fuel cells, kid: 676 for 2."

@@ -119,6 +119,17 @@ class Conversation:
                 self.result(call_id, result)
 
 
+def price_refusal(good: str, going: int, low: int, high: int, asked: int) -> dict[str, Any]:
+    """The rules' refusal of a unit price out of the band, as the model reads it."""
+    return {
+        "ok": False,
+        "reason": "price_out_of_band",
+        "hint": f"the going price of {good} here is {going:,}; name a unit price between "
+        f"{low:,} and {high:,} (you said {asked:,})",
+        "facts": {"going": going, "low": low, "high": high, "asked": asked},
+    }
+
+
 def only_call(step: Step) -> tuple[str, dict[str, Any]]:
     assert isinstance(step, ToolCalls), step
     assert len(step.calls) == 1, step.calls
