@@ -50,7 +50,7 @@ async def test_a_sale_of_gel_the_player_does_not_hold_is_offered_as_their_purcha
         OFFERED: "offer-1",
         "offer": "Buy 3 medical gel at 1,100 (3,300 cr)",
         "status": OFFER_NOTE,
-        PITCH: "sell the player 3 medical gel at 1,100 (3,300 cr)",
+        PITCH: "I sell you 3 medical gel at 1,100 (3,300 cr)",
     }
     # Nothing moved; the player is shown the offer, not a refusal of what they never asked.
     assert ledger(world) == before

@@ -111,7 +111,7 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     [offer] = offers(offered)
     assert offer["label"] == "Buy 2 fuel cells at 450" and offer["offer"]["cost"] == "900 cr"
     assert told[0]["content"] == (
-        f"{OUTCOME_PREFIX}player_buys: offered to sell the player 2 fuel cells at 450 (900 cr), "
+        f'{OUTCOME_PREFIX}player_buys: offered "I sell you 2 fuel cells at 450 (900 cr)", '
         "not done until the player accepts"
     )
     assert offer["id"] not in told[0]["content"]
@@ -395,8 +395,8 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
     assert seen == (
-        f"{OUTCOME_PREFIX}player_buys: offered to sell the player 3 medical gel at 1,100 "
-        "(3,300 cr), not done until the player accepts"
+        f'{OUTCOME_PREFIX}player_buys: offered "I sell you 3 medical gel at 1,100 (3,300 cr)", '
+        "not done until the player accepts"
     )
     # The player sees the offer of what they asked for, not a refusal of a sale.
     assert actions(offered) == []

@@ -44,10 +44,11 @@ class OfferTerms:
     `label` is what the player sees on the offer ("Buy 2 loaves"), `cost` what they give
     in the game's words ("6 coins"). `quote` holds the world's values the deal was priced on
     (a going price, a fare): if any differs when the player picks the offer, the pick is
-    refused and the NPC may offer again. `pitch` is the same deal from the NPC's side, for the
-    model ("sell the player 2 loaves for 6 coins", completing "offered to ..."); without it
-    the model reads the label, the player's side, and a small model then speaks as the buyer
-    ("I'll take 2 loaves").
+    refused and the NPC may offer again. `pitch` is the same deal in the NPC's own words, to the
+    player, for the model ("I sell you 2 loaves for 6 coins"); without it the model reads the
+    label, the player's side, and a small model then speaks as the buyer ("I'll take 2
+    loaves"). In the first person: a pitch about "the player" the 1.5B development model
+    narrated ("You offer to sell 10 medical gel to the player").
     """
 
     label: str

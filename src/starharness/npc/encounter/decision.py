@@ -167,9 +167,10 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
         why = f" ({reason})" if reason else ""
         said.append(f"refused{why}: {hint}" if hint else f"refused{why}")
     if offer is not None and pitch:
-        # From the NPC's side: the label is the player's ("Buy 1 fuel cell"), and read alone
-        # a small model speaks it as the buyer ("I'll take the fuel cell").
-        said.append(f"offered to {pitch}, {_NOT_YET}")
+        # The NPC's own words: the label is the player's ("Buy 1 fuel cell"), and read alone
+        # a small model speaks it as the buyer ("I'll take the fuel cell"); a pitch in the
+        # third person ("offered to sell the player ...") it narrated ("You offer to sell ...").
+        said.append(f"offered {json.dumps(pitch, ensure_ascii=False)}, {_NOT_YET}")
     elif offer is not None:
         said.append(f"offered {json.dumps(offer, ensure_ascii=False)}, {_NOT_YET}")
     elif ok is True:

@@ -88,13 +88,13 @@ def _terms(tx: WorldTx, args: IntelArgs) -> OfferTerms:
             f'Hear the {item.kind} "{item.title}"',
             "free",
             {"price": 0},
-            pitch=f'tell the player the {item.kind} "{item.title}" for free',
+            pitch=f'I tell you the {item.kind} "{item.title}" for free',
         )
     return OfferTerms(
         f'Buy the {item.kind} "{item.title}"',
         f"{item.price:,} cr",
         {"price": item.price},
-        pitch=f'sell the player the {item.kind} "{item.title}" ({item.price:,} cr)',
+        pitch=f'I sell you the {item.kind} "{item.title}" ({item.price:,} cr)',
     )
 
 

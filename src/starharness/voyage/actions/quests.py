@@ -177,7 +177,7 @@ def _hand_over(tx: WorldTx, args: QuestArgs) -> OfferTerms:
     quest = _quest(tx, args)
     goods = f"{quest.qty} {good_name(tx, quest.good_id)}"
     label = f'Hand over {goods} for "{quest.title}"'
-    pitch = f'take the {goods} from the player for the job "{quest.title}"'
+    pitch = f'I take your {goods} for the job "{quest.title}"'
     return OfferTerms(label, goods, {"reward": quest.reward}, pitch=pitch)
 
 

@@ -174,7 +174,7 @@ def _buy_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
         f"Buy {units} at {args.unit_price:,}",
         f"{args.total:,} cr",
         _quote(tx, args),
-        pitch=f"sell the player {units} at {args.unit_price:,} ({args.total:,} cr)",
+        pitch=f"I sell you {units} at {args.unit_price:,} ({args.total:,} cr)",
     )
 
 
@@ -186,7 +186,7 @@ def _sell_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
         f"Sell {units} for {args.total:,} cr",
         units,
         _quote(tx, args),
-        pitch=f"buy {units} from the player for {args.total:,} cr",
+        pitch=f"I buy {units} from you for {args.total:,} cr",
     )
 
 

@@ -122,13 +122,13 @@ def _terms(tx: WorldTx, args: PassageArgs) -> OfferTerms:
             f"Work your passage to {place}",
             "your labour",
             {"fare": 0},
-            pitch=f"let the player work a passage to {place}",
+            pitch=f"you work your passage to {place}",
         )
     return OfferTerms(
         f"Passage to {place}",
         f"{fare:,} cr",
         {"fare": fare},
-        pitch=f"book the player a passage to {place} ({fare:,} cr)",
+        pitch=f"I book you a passage to {place} ({fare:,} cr)",
     )
 
 
