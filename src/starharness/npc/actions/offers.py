@@ -48,7 +48,7 @@ class OfferTerms:
     player, for the model ("I sell you 2 loaves for 6 coins"); without it the model reads the
     label, the player's side, and a small model then speaks as the buyer ("I'll take 2
     loaves"). In the first person: a pitch about "the player" the 1.5B development model
-    narrated ("You offer to sell 10 medical gel to the player").
+    narrated ("You offer to sell ... to the player").
     """
 
     label: str
