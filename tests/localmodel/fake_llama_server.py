@@ -151,7 +151,8 @@ def main() -> None:
         f"logits_all {args.logits_all}, interrupt_requests {args.interrupt_requests}, "
         f"n_batch {args.n_batch}/{args.n_ubatch}, "
         f"cache {args.cache} {args.cache_type} {args.cache_size}, "
-        f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY')}",
+        f"OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY')}, "
+        f"GOMP_SPINCOUNT {os.environ.get('GOMP_SPINCOUNT')}",
         flush=True,
     )
     ThreadingHTTPServer((args.host, int(args.port)), _Handler).serve_forever()

@@ -57,7 +57,11 @@ def test_a_missing_file_and_a_file_that_is_not_gguf_are_named(tmp_path: Path) ->
     assert resolve_model(_gguf(tmp_path)) == tmp_path / "tiny.gguf"
 
 
-async def test_the_server_is_started_answers_and_is_stopped(tmp_path: Path) -> None:
+async def test_the_server_is_started_answers_and_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
     log = tmp_path / "server.log"
     server = LocalModelServer(_settings(_gguf(tmp_path), log_file=log))
     async with server:
@@ -76,8 +80,28 @@ async def test_the_server_is_started_answers_and_is_stopped(tmp_path: Path) -> N
         "logits_all false, interrupt_requests false, n_batch 128/128, cache true ram 1073741824"
         in log.read_text()
     )
-    # Its threads sleep while they wait for each other (unless the caller chose otherwise).
-    assert "OMP_WAIT_POLICY PASSIVE" in log.read_text()
+    # Its threads spin briefly, then sleep, while they wait for each other.
+    assert "OMP_WAIT_POLICY PASSIVE, GOMP_SPINCOUNT 2000" in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("chosen", "seen"),
+    [
+        ({"OMP_WAIT_POLICY": "ACTIVE"}, "OMP_WAIT_POLICY ACTIVE, GOMP_SPINCOUNT None"),
+        ({"GOMP_SPINCOUNT": "0"}, "OMP_WAIT_POLICY PASSIVE, GOMP_SPINCOUNT 0"),
+    ],
+)
+async def test_a_wait_policy_the_caller_chose_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: dict[str, str], seen: str
+) -> None:
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    for name, value in chosen.items():
+        monkeypatch.setenv(name, value)
+    log = tmp_path / "server.log"
+    async with LocalModelServer(_settings(_gguf(tmp_path), log_file=log)):
+        pass
+    assert seen in log.read_text()
 
 
 async def test_the_state_cache_and_the_batch_are_settings(tmp_path: Path) -> None:
