@@ -80,6 +80,7 @@ def test_a_disciplined_turn_passes_every_rule_that_applies() -> None:
         "in_persona": True,
         "no_narration": True,
         "no_echo": None,
+        "no_self_repeat": None,
         "reflects_refusal": None,
         "no_false_claims": True,
         "only_accepted_commits": None,

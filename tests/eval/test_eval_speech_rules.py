@@ -15,6 +15,7 @@ from starharness.eval.rules import (
     no_echo,
     no_false_claims,
     no_narration,
+    no_self_repeat,
     only_accepted_commits,
     options_well_formed,
     stayed_in_persona,
@@ -42,6 +43,7 @@ def _turn(
     accepted_before: frozenset[str] = frozenset(),
     npc_name: str = "Jonah Karsk",
     action_frames: int | None = None,
+    previous: tuple[str, ...] = (),
 ) -> TurnEvidence:
     frames: list[dict[str, Any]] = []
     for row in committed[: len(committed) if action_frames is None else action_frames]:
@@ -69,6 +71,7 @@ def _turn(
         takes_from_player=TAKING,
         offers_shown=shown,
         accepted_before=accepted_before,
+        previous_lines=previous,
     )
 
 
@@ -153,6 +156,59 @@ def test_short_lines_and_answers_are_not_echoes(said: str, line: str) -> None:
 def test_echo_does_not_apply_to_a_greeting() -> None:
     turn = _turn("Evening. Who are you?", said="(walks up to npc-karsk)", opened=True)
     assert no_echo(turn).passed is None
+
+
+# Saying its own previous line again (seen after an accepted offer on the 1.5B model).
+
+
+@pytest.mark.parametrize(
+    ("before", "line"),
+    [
+        (
+            "Alright, Captain Ash. I'll sell you 1 drive part at 1,500 credits.",
+            "Alright, Captain Ash. I'll sell you 1 drive part at 1,500 credits.",
+        ),
+        (
+            "Fuel is 450 a cell, kid. How many do you want?",
+            "Fuel is 450 a cell, kid. How many do you want? Take it or leave it.",
+        ),
+        (
+            "Passage to Ceres Deep leaves at dawn, 1,800.",
+            "passage to ceres deep leaves at dawn 1800",
+        ),
+    ],
+)
+def test_saying_the_previous_line_again_fails(before: str, line: str) -> None:
+    verdict = no_self_repeat(_turn(line, said="[Accept]", previous=("Hm.", before)))
+    assert verdict.passed is False, (before, line)
+    assert "previous" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("before", "line"),
+    [
+        ("Deal.", "Deal."),
+        ("Anything else, kid?", "Anything else, kid?"),
+        (
+            "Fuel is 450 a cell, kid. How many do you want?",
+            "Two cells, then: 900. Fuel is 450 a cell, kid, as I said; the gel is 1,100 a unit "
+            "and the drive parts are 1,500 each, and I don't haggle on any of them.",
+        ),
+        ("I'll sell you 1 drive part at 1,500 credits.", "It's yours. Fly safe, Captain."),
+    ],
+)
+def test_short_lines_and_new_lines_are_not_repeats(before: str, line: str) -> None:
+    assert no_self_repeat(_turn(line, previous=(before,))).passed is not False, (before, line)
+
+
+def test_self_repeat_does_not_apply_to_a_first_line() -> None:
+    assert no_self_repeat(_turn("Evening. Who are you?", opened=True)).passed is None
+
+
+@given(st.lists(st.sampled_from(["fuel", "gel", "kid", "cells", "450", "now"]), min_size=5))
+def test_any_line_of_five_words_or_more_said_again_fails(words: list[str]) -> None:
+    line = " ".join(words) + "."
+    assert no_self_repeat(_turn(line, previous=(line,))).passed is False
 
 
 # Persona: an AI, an assistant, its machinery, or itself in the third person.

@@ -414,3 +414,25 @@ def test_a_sale_priced_above_what_the_npc_pays_is_answered_with_the_most_it_pays
     line = speech(answer)["line"]
     assert line == "1,275 a unit is the most I pay for drive parts, kid: 2,550 for 2."
     assert option_ids(answer)[0] == "sell:parts:2:1275"
+
+
+def test_asked_who_it_is_after_its_greeting_it_does_not_greet_again() -> None:
+    talk = Conversation().player(ARRIVAL).scene(SCENE)
+    greeting = speech(talk.ask())["line"]
+    talk.spoke(greeting, GREETING_OPTIONS)
+    line = speech(talk.player("Evening. Who are you, and what do you trade?").ask())["line"]
+    assert line != greeting
+    assert line.startswith("The name's Jonah Karsk, kid.")
+    assert "I sell fuel cells, medical gel and nebula spice" in line
+    assert "450" not in line  # the greeting gave the prices
+
+
+def test_the_wares_are_named_again_without_the_prices_just_given() -> None:
+    talk = Conversation().player(ARRIVAL).scene(SCENE)
+    greeting = speech(talk.ask())["line"]
+    talk.spoke(greeting, GREETING_OPTIONS)
+    line = speech(talk.player("I want to buy something").ask())["line"]
+    assert line == "Which one, kid? I've got fuel cells, medical gel and nebula spice."
+    # Without the prices in its last line, it gives them.
+    line = speech(_greeted().player("I want to buy something").ask())["line"]
+    assert "fuel cells at 450 (40 left)" in line

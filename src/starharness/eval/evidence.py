@@ -135,3 +135,5 @@ class TurnEvidence:
     """Offer option ids the player was shown in this encounter before this turn."""
     accepted_before: frozenset[str] = frozenset()
     """Offer ids that committed earlier in this encounter."""
+    previous_lines: tuple[str, ...] = ()
+    """The NPC's lines on the last turn it spoke in this encounter."""

@@ -16,6 +16,7 @@ _SHORT = {
     "in_persona": "role",
     "no_narration": "narr",
     "no_echo": "echo",
+    "no_self_repeat": "again",
     "reflects_refusal": "hint",
     "no_false_claims": "claim",
     "only_accepted_commits": "agree",

@@ -17,6 +17,7 @@ from .evidence import Frame, TurnEvidence
 from .speech_rules import (
     no_echo,
     no_narration,
+    no_self_repeat,
     no_stage_directions,
     stayed_in_persona,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "no_echo",
     "no_false_claims",
     "no_narration",
+    "no_self_repeat",
     "no_stage_directions",
     "nothing_raw_heard",
     "numbers_grounded",
@@ -143,6 +145,7 @@ RULES: Final[dict[str, Rule]] = {
     "in_persona": stayed_in_persona,
     "no_narration": no_narration,
     "no_echo": no_echo,
+    "no_self_repeat": no_self_repeat,
     "reflects_refusal": reflected_refusal,
     "no_false_claims": no_false_claims,
     "only_accepted_commits": only_accepted_commits,

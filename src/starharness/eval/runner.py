@@ -88,6 +88,7 @@ class _EncounterSoFar:
     npc_name: str = ""
     offers_shown: set[str] = field(default_factory=set[str])
     accepted: set[str] = field(default_factory=set[str])
+    last_lines: tuple[str, ...] = ()
 
     def see_name(self, turn: PlayerTurn) -> None:
         # Frames as they came over the wire: their fields are camelCase.
@@ -96,6 +97,7 @@ class _EncounterSoFar:
 
     def after(self, turn: PlayerTurn, committed: list[AuditRow]) -> None:
         self.offers_shown.update(str(item.get("id")) for item in turn.offers())
+        self.last_lines = tuple(turn.lines()) or self.last_lines
         self.accepted.update(
             str(row.arguments[ACCEPTED_OFFER])
             for row in committed
@@ -159,6 +161,7 @@ async def _run_scenario(
             takes_from_player=taking,
             offers_shown=frozenset(so_far.offers_shown),
             accepted_before=frozenset(so_far.accepted),
+            previous_lines=so_far.last_lines,
         )
         so_far.after(item.turn, committed)
         result.turns.append(ScoredTurn.of(evidence))

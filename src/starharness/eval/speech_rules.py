@@ -1,4 +1,5 @@
-"""Rules over what the NPC says: no stage directions, in persona, no narration, no echo."""
+"""Rules over what the NPC says: no stage directions, in persona, no narration, no echo of the
+player or of itself."""
 
 from __future__ import annotations
 
@@ -93,6 +94,8 @@ LONG_ECHO_WORDS: Final = 8
 one only when the repeat is most of the NPC's line ("Passage to Kessler's Hollow: 2,500, two
 days." answers; "Passage to Kessler's Hollow." parrots)."""
 ECHO_LINE_SHARE: Final = 0.6
+MIN_SELF_REPEAT_WORDS: Final = 5
+"""An NPC line shorter than this ("Deal.", "Anything else?") may come again the next turn."""
 
 
 def no_stage_directions(turn: TurnEvidence) -> Verdict:
@@ -167,6 +170,26 @@ def no_echo(turn: TurnEvidence) -> Verdict:
                     False,
                     f"repeats {run} of the player's {len(words)} words "
                     f"({' '.join(words)!r}) in {clip(line)!r}",
+                )
+    return Verdict(True)
+
+
+def no_self_repeat(turn: TurnEvidence) -> Verdict:
+    """The NPC does not say its previous line again: no line of its last turn (five words or
+    more) comes back with 80% of its words in a row as most (60%) of a line. A short line
+    ("Deal.", "Anything else?") may repeat."""
+    lines = turn.player.lines()
+    before = [words for words in map(plain_words, turn.previous_lines) if words]
+    before = [words for words in before if len(words) >= MIN_SELF_REPEAT_WORDS]
+    if not lines or not before:
+        return NOT_APPLICABLE
+    for line in lines:
+        heard = plain_words(line)
+        for words in before:
+            run = longest_run(words, heard)
+            if run >= ECHO_SHARE * len(words) and run >= ECHO_LINE_SHARE * len(heard):
+                return Verdict(
+                    False, f"says {run} of its previous {len(words)} words again in {clip(line)!r}"
                 )
     return Verdict(True)
 

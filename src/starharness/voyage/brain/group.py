@@ -25,7 +25,7 @@ from .plans import Plan, Say, Situation
 from .policy import decide, passage_offer
 from .scene import number
 from .tools import BOOK_PASSAGE, SELL_GOODS
-from .voice import money, mood_for, wares_line
+from .voice import money, mood_for
 
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
 _BERTHS = re.compile(r"\bBerths to\b")
@@ -171,7 +171,7 @@ def _spoken(s: Situation, plan: Plan) -> Say:
     if name == BOOK_PASSAGE:
         return passage_offer(s)
     return Say(
-        wares_line(scene) or f"What'll it be, {s.addr}?",
+        s.wares() or f"What'll it be, {s.addr}?",
         mood_for(scene.attitude),
         standard_options(scene),
     )

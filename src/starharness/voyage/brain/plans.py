@@ -11,6 +11,7 @@ from .intents import Intent
 from .options import Option
 from .scene import SceneView
 from .transcript import Transcript
+from .voice import wares_again
 
 FIRST_DISCOUNT = 0.95
 
@@ -38,6 +39,10 @@ class Situation:
     scene: SceneView
     intent: Intent
     addr: str
+
+    def wares(self, limit: int = 3) -> str:
+        """What the NPC sells (see `wares_again`)."""
+        return wares_again(self.scene, self.transcript.last_line, limit)
 
     def band_low(self, going: int) -> int:
         """The lowest unit price the game's price band allows."""

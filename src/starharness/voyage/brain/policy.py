@@ -28,7 +28,7 @@ from .tools import (
     SELL_GOODS,
     SELL_INTEL,
 )
-from .voice import money, mood_for, passages_line, sentence, wares_line
+from .voice import money, mood_for, passages_line, sentence, trades_line, wares_line
 
 HARD_HAGGLES = 3
 """From the third haggle of an encounter on, the NPC's patience runs out."""
@@ -59,6 +59,12 @@ def decide(s: Situation) -> Plan:
 def _greet(s: Situation) -> Plan:
     scene = s.scene
     parts: list[str] = []
+    if s.transcript.last_line:
+        # Greeted again, or asked who it is, after its own greeting: the greeting again word
+        # for word reads as a machine (the eval's `no_self_repeat`).
+        name = f"The name's {scene.npc_name}, {s.addr}." if scene.npc_name else ""
+        line = " ".join(part for part in (name, trades_line(scene), "Ask me a price.") if part)
+        return Say(line, mood_for(scene.attitude), standard_options(scene))
     if scene.met_before:
         parts.append(f"Back again, {s.addr}.")
         deal = scene.last_deal
@@ -83,7 +89,7 @@ def _greet(s: Situation) -> Plan:
 
 
 def _chat(s: Situation) -> Plan:
-    line = f"Talk business or drink up, {s.addr}. {wares_line(s.scene)}".strip()
+    line = f"Talk business or drink up, {s.addr}. {s.wares()}".strip()
     return Say(line, mood_for(s.scene.attitude), standard_options(s.scene))
 
 
@@ -96,7 +102,7 @@ def _prices(s: Situation) -> Plan:
             mood_for(scene.attitude),
             with_bye(*(buy_option(ware, lot) for lot in _lots(ware, scene.player_credits))),
         )
-    parts = [wares_line(scene, limit=6)]
+    parts = [s.wares(limit=6)]
     if scene.sells and scene.buys:
         # What it buys, without a price: the scene shows going prices, not the price the NPC
         # pays, and a number the scene does not hold is not grounded. The sell options carry
@@ -128,7 +134,7 @@ def _buy(s: Situation) -> Plan:
     scene, intent = s.scene, s.intent
     if intent.good_id is None:
         return Say(
-            f"Which one, {s.addr}? {wares_line(scene)}",
+            f"Which one, {s.addr}? {s.wares()}",
             mood_for(scene.attitude),
             standard_options(scene),
         )
@@ -136,7 +142,7 @@ def _buy(s: Situation) -> Plan:
     if ware is None:
         name = scene.goods().get(intent.good_id, intent.good_id)
         return Say(
-            f"I don't sell {name}. {wares_line(scene)}",
+            f"I don't sell {name}. {s.wares()}",
             mood_for(scene.attitude),
             standard_options(scene),
         )

@@ -51,6 +51,8 @@ class Transcript:
     """Whether the NPC already spoke since the player's last words."""
     last_options: list[Option] = field(default_factory=list[Option])
     """The options of the NPC's last line, which the player may have picked."""
+    last_line: str = ""
+    """The NPC's last line this encounter ("" before it first speaks)."""
     steps: list[list[Call]] = field(default_factory=list[list[Call]])
     """This turn's tool steps so far, each with its results."""
     offered: list[Call] = field(default_factory=list[Call])
@@ -114,6 +116,7 @@ def read_transcript(request: ChatRequest) -> Transcript:
                 if call.function.name == SPEAK:
                     out.spoke_this_turn = True
                     out.last_options = _options(arguments)
+                    out.last_line = str(arguments.get("line") or "")
                     continue
                 name = call.function.name
                 if name == DECIDE:

@@ -77,6 +77,30 @@ def wares_line(scene: SceneView, limit: int = 3) -> str:
     return ""
 
 
+def wares_again(scene: SceneView, last_line: str, limit: int = 3) -> str:
+    """`wares_line`, or the wares by name only when the NPC's last line already gave their
+    prices: the same list word for word every turn reads as a machine."""
+    line = wares_line(scene, limit)
+    if not line or line not in last_line:
+        return line
+    wares = [ware for ware in scene.sells if ware.units][:limit] or scene.buys
+    verb = "I've got" if scene.sells else "I'm buying"
+    return f"{verb} {_join([ware.name for ware in wares])}."
+
+
+def trades_line(scene: SceneView) -> str:
+    """What the NPC trades, by name only: who it is, asked again after its greeting (which
+    gave the prices)."""
+    parts: list[str] = []
+    if scene.sells:
+        parts.append("I sell " + _join([ware.name for ware in scene.sells]))
+    if scene.buys:
+        parts.append("I buy " + _join([ware.name for ware in scene.buys]))
+    if scene.passages:
+        parts.append("I book berths to " + _join([p.name for p in scene.passages]))
+    return "; ".join(parts) + "." if parts else ""
+
+
 def passages_line(scene: SceneView) -> str:
     if not scene.passages:
         return ""
