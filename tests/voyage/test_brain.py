@@ -375,12 +375,31 @@ def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> No
     )
     talk.follow(
         talk.ask(),
-        price_refusal("fuel cells", 450, 338, 562, 100),
+        price_refusal("fuel cells", 450, 405, 562, 100),
     )
     step = talk.ask()
     assert "Can't do 100" in speech(step)["line"]
     assert "405 is as low as I go" in speech(step)["line"]
     assert option_ids(step)[0] == "buy:fuel:5:405"
+
+
+def test_a_sale_refused_by_the_band_names_the_rules_nearest_price_either_side() -> None:
+    # The band the refusal states, not one of the brain's own: asked 100, the rules' least.
+    talk = _greeted().player("anything cheap?")
+    talk.spoke("Try this.", [("buy:fuel:2:100", "Buy 2 fuel cells (200)")])
+    talk.player("Buy 2 fuel cells (200)")
+    talk.follow(talk.ask(), price_refusal("fuel cells", 450, 420, 540, 100))
+    step = talk.ask()
+    assert "420 is as low as I go" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:2:420"
+    # Asked above the band (the player offering to overpay): the most the rules allow.
+    talk = _greeted().player("anything dear?")
+    talk.spoke("Try this.", [("buy:fuel:2:900", "Buy 2 fuel cells (1,800)")])
+    talk.player("Buy 2 fuel cells (1,800)")
+    talk.follow(talk.ask(), price_refusal("fuel cells", 450, 405, 562, 900))
+    step = talk.ask()
+    assert "562 is the most I may ask" in speech(step)["line"]
+    assert option_ids(step)[0] == "buy:fuel:2:562"
 
 
 def test_a_sale_asked_below_what_the_npc_pays_is_answered_with_the_deal_the_rules_offer() -> None:
@@ -436,3 +455,24 @@ def test_the_wares_are_named_again_without_the_prices_just_given() -> None:
     # Without the prices in its last line, it gives them.
     line = speech(_greeted().player("I want to buy something").ask())["line"]
     assert "fuel cells at 450 (40 left)" in line
+
+
+@pytest.mark.parametrize(
+    ("note", "words"),
+    [
+        ("I accept. [Done: Bought 2 fuel cells for 900 credits.]", "Pleasure doing business"),
+        (
+            "I accept: Buy 2 fuel cells at 450 (900 cr). [It did not go through; nothing "
+            "changed: they have 100 credits]",
+            "That deal's off, kid.",
+        ),
+    ],
+)
+def test_the_frameworks_acceptance_notes_are_read_as_such(note: str, words: str) -> None:
+    assert words in speech(_greeted().player(note).ask())["line"]
+
+
+def test_a_player_saying_i_accept_is_not_read_as_the_frameworks_note() -> None:
+    # Words: the job is offered; the note would have been answered as a deal settled.
+    step = _greeted().player("I accept the job.").ask()
+    assert only_call(step) == ("offer_quest", {"quest_id": "quest-medgel"})

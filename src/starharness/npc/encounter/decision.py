@@ -166,13 +166,12 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     if ok is False:
         why = f" ({reason})" if reason else ""
         said.append(f"refused{why}: {hint}" if hint else f"refused{why}")
-    if offer is not None and pitch:
-        # The NPC's own words: the label is the player's ("Buy 1 fuel cell"), and read alone
-        # a small model speaks it as the buyer ("I'll take the fuel cell"); a pitch in the
-        # third person ("offered to sell the player ...") it narrated ("You offer to sell ...").
-        said.append(f"offered {json.dumps(pitch, ensure_ascii=False)}, {_NOT_YET}")
-    elif offer is not None:
-        said.append(f"offered {json.dumps(offer, ensure_ascii=False)}, {_NOT_YET}")
+    if offer is not None:
+        # The NPC's own words where the game wrote them: the label is the player's ("Buy 1
+        # fuel cell"), and read alone a small model speaks it as the buyer ("I'll take the fuel
+        # cell"); a pitch in the third person ("offered to sell the player ...") it narrated
+        # ("You offer to sell ...").
+        said.append(f"offered {json.dumps(pitch or offer, ensure_ascii=False)}, {_NOT_YET}")
     elif ok is True:
         said.append("done")
     if rest:

@@ -19,8 +19,9 @@ from ..frames import OfferTerms as WireOfferTerms
 from ..frames import OptionItem
 
 OFFER_ID_PREFIX: Final = "offer-"
-ACCEPT_PREFIX: Final = "I accept: "
-"""Starts the message the model reads when the player accepted one of its offers."""
+ACCEPT_PREFIX: Final = "I accept"
+"""Starts the message the model reads when the player accepted one of its offers; the
+message ends with `DONE_NOTE` or `REFUSED_NOTE`."""
 DONE_NOTE: Final = "[Done: {summary}]"
 REFUSED_NOTE: Final = "[It did not go through; nothing changed: {reason}]"
 
@@ -155,13 +156,18 @@ class OfferDesk:
 
 
 def acceptance_note(offer: Offer, attempt: ActionAttempt) -> str:
-    """What the model reads when the player accepted `offer`: the deal and what the world did."""
+    """What the model reads when the player accepted `offer`: what the world did, and when it
+    refused, which deal it refused.
+
+    A deal that went through is not named again: its summary says what changed hands, and with
+    its label beside the NPC's own line proposing it, the 1.5B development model said that
+    line again, word for word, on 4 of 8 acceptances (0 of 8 without the label; see
+    docs/local-models.md)."""
     if attempt.ok:
-        note = DONE_NOTE.format(summary=attempt.summary)
-    else:
-        hint = attempt.result.get("hint")
-        note = REFUSED_NOTE.format(reason=hint if isinstance(hint, str) else attempt.summary)
-    return f"{ACCEPT_PREFIX}{offer.describe()}. {note}"
+        return f"{ACCEPT_PREFIX}. {DONE_NOTE.format(summary=attempt.summary)}"
+    hint = attempt.result.get("hint")
+    note = REFUSED_NOTE.format(reason=hint if isinstance(hint, str) else attempt.summary)
+    return f"{ACCEPT_PREFIX}: {offer.describe()}. {note}"
 
 
 _YES: Final = frozenset(

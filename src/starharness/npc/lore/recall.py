@@ -122,13 +122,13 @@ class LoreRecall:
     given then can be given on a later turn."""
 
     __slots__ = (
+        "_entries",
         "_given",
         "_lore",
         "_most",
         "_npc_id",
         "_search",
         "after_decision",
-        "entries",
         "text",
     )
 
@@ -150,7 +150,7 @@ class LoreRecall:
         self._search = None if lore is None else lore_search(lore, world)
         self.after_decision = after_decision
         self._given: set[str] = set()
-        self.entries: tuple[LoreEntry, ...] = ()
+        self._entries: tuple[LoreEntry, ...] = ()
         self.text = ""
 
     async def read(self, calls: WorldCalls, said: str) -> None:
@@ -164,10 +164,10 @@ class LoreRecall:
         except Exception:
             _log.exception("lore search for %s failed; this turn has no lore", self._npc_id)
             found = ()
-        self.entries = tuple(entry for entry in found if entry.id not in self._given)
-        self.text = render_lore(self.entries)
+        self._entries = tuple(entry for entry in found if entry.id not in self._given)
+        self.text = render_lore(self._entries)
         if not self.after_decision:
-            self._given.update(entry.id for entry in self.entries)
+            self._given.update(entry.id for entry in self._entries)
 
     def context(self, _ctx: object) -> str:
         return self.text
@@ -175,8 +175,8 @@ class LoreRecall:
     def take(self, *, give: bool) -> str:
         """The turn's lore block, once (then "" until the next `read`); with `give` false it
         is dropped and its entries stay ungiven."""
-        text, entries = self.text, self.entries
-        self.text, self.entries = "", ()
+        text, entries = self.text, self._entries
+        self.text, self._entries = "", ()
         if not give:
             return ""
         self._given.update(entry.id for entry in entries)

@@ -19,7 +19,6 @@ from .options import Option, decode
 from .plans import Plan, Say, Situation, accepted_floor, act, buy_offer, first_discount
 from .scene import Ware
 from .tools import (
-    ACCEPT_PREFIX,
     BOOK_PASSAGE,
     BUY_GOODS,
     CHANGE_ATTITUDE,
@@ -27,6 +26,7 @@ from .tools import (
     OFFER_QUEST,
     SELL_GOODS,
     SELL_INTEL,
+    is_acceptance,
 )
 from .voice import money, mood_for, passages_line, sentence, trades_line, wares_line
 
@@ -183,7 +183,7 @@ def _unit(intent: Intent, qty: int) -> int | None:
 def _haggle_count(s: Situation) -> int:
     count = 0
     for line in s.transcript.player_lines:
-        if line.startswith(ACCEPT_PREFIX):
+        if is_acceptance(line):
             continue  # an accepted offer, told by the framework, is no haggle
         said = classify(line, s.scene, [])
         if said.kind == "haggle":

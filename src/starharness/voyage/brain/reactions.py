@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..content.prices import PriceBand, buy_band
+from ..content.prices import PriceBand, buy_band, sell_band
 from ..content.words import units_of
 from .offers import (
     PRICES,
@@ -17,7 +18,7 @@ from .offers import (
     with_bye,
 )
 from .options import Option
-from .plans import Plan, Say, Situation, accepted_floor, act
+from .plans import Plan, Say, Situation, act
 from .policy import passage_offer, which_ware
 from .scene import Ware
 from .tools import (
@@ -105,13 +106,16 @@ def _facts(result: dict[str, Any]) -> dict[str, Any]:
     return facts if isinstance(facts, dict) else {}  # pyright: ignore[reportUnknownVariableType]
 
 
-def _refused_band(facts: dict[str, Any], going: int) -> PriceBand:
-    """The band of what the NPC pays that a refusal states, else the one at `going`: the
-    rules' own band, so the brain never prices by a band of its own reckoning."""
+def _refused_band(
+    facts: dict[str, Any], going: int, band: Callable[[int], PriceBand] = buy_band
+) -> PriceBand:
+    """The band a refusal states, else `band` at `going` (what the NPC pays, or with
+    `sell_band` what it asks): the rules' own band, so the brain never prices by a band of its
+    own reckoning."""
     low, high = _int(facts, "low"), _int(facts, "high")
     if 0 < low <= high:
         return PriceBand(_int(facts, "going", going), low, high)
-    return buy_band(going)
+    return band(going)
 
 
 def _ware(s: Situation, call: Call, selling: bool) -> Ware | None:
@@ -303,13 +307,16 @@ def _sale_refused(s: Situation, call: Call, reason: str, facts: dict[str, Any], 
             with_bye(PRICES),
         )
     if reason == "price_out_of_band":
-        low = max(_int(facts, "low"), accepted_floor(ware.price))
-        qty = payable(_int(call.arguments, "qty", 1), low, s.scene.player_credits) or 1
+        # The rules' nearest price, as for a purchase (`_purchase_refused`): the line and the
+        # card name the deal the rules would commit.
+        price = _refused_band(facts, ware.price, sell_band).nearest(unit or ware.price)
+        bound = "as low as I go" if unit < price else "the most I may ask"
+        qty = payable(_int(call.arguments, "qty", 1), price, s.scene.player_credits) or 1
         return Say(
             f"Can't do {money(unit)}, {s.addr}. The going price of {ware.name} here is "
-            f"{money(ware.price)}; {money(low)} is as low as I go.",
+            f"{money(ware.price)}; {money(price)} is {bound}.",
             "annoyed",
-            with_bye(buy_option(ware, qty, low), PRICES),
+            with_bye(buy_option(ware, qty, price), PRICES),
         )
     return Say(to_player(hint), "wary", standard_options(s.scene))
 

@@ -14,7 +14,7 @@ from .plans import Act, Plan, Say, Situation
 from .policy import decide
 from .reactions import accepted, react
 from .scene import SceneView
-from .tools import ACCEPT_PREFIX, DECIDE, NO_ACTION, SPEAK, calls_step, tool_call
+from .tools import DECIDE, NO_ACTION, SPEAK, calls_step, is_acceptance, tool_call
 from .transcript import read_transcript
 from .voice import address
 
@@ -67,7 +67,7 @@ def _choose(hooks: BrainHooks, situation: Situation, *, may_act: bool = True) ->
         return hooked
     if steps:
         return react(situation, steps, may_act=may_act)
-    if situation.transcript.said.startswith(ACCEPT_PREFIX):
+    if is_acceptance(situation.transcript.said):
         return accepted(situation)
     return refer(situation) or from_lore(situation) or decide(situation)
 

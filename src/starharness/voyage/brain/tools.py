@@ -27,8 +27,16 @@ OUTCOME_PREFIX: Final = "Result of your decision: "
 """How the framework repeats a decision's result where the server shows no tool results."""
 OFFERED: Final = "offered"
 """The key of a tool result whose call became an offer the player must accept."""
-ACCEPT_PREFIX: Final = "I accept: "
-"""How the framework tells the NPC that the player accepted one of its offers."""
+ACCEPT_PREFIX: Final = "I accept"
+"""How the framework tells the NPC that the player accepted one of its offers ("I accept.
+[Done: ...]", or "I accept: <label> (<cost>). [It did not go through; ...]")."""
+
+
+def is_acceptance(said: str) -> bool:
+    """The framework's note of an accepted offer, not a player's "I accept the job."."""
+    return said.startswith(ACCEPT_PREFIX) and said.endswith("]")
+
+
 DONE_MARK: Final = "[Done: "
 """Follows the accepted offer when it committed (else the reason it did not)."""
 
