@@ -38,7 +38,7 @@ def liar(request: ChatRequest) -> Step:
         if "cakes" in said:
             return _decide({"name": "sell_cake", "arguments": {"qty": 3}})
         return _decide({"name": "none"})
-    if said.startswith("I accept"):
+    if said.startswith("I accept: "):
         line = REACTION
     elif "cakes" in said:
         line = OFFERED

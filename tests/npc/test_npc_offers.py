@@ -83,7 +83,7 @@ def greedy(request: ChatRequest) -> Step:
     if request.last_message.role == "tool":
         return ToolCalls(calls=[talk("Cakes? Say the word.", options=[NO_THANKS])], fragment_size=4)
     said = customer_words(request)
-    if said.startswith("I accept"):
+    if said.startswith("I accept: "):
         return ToolCalls(calls=[talk("Enjoy them.", "happy", [NO_THANKS])], fragment_size=4)
     return ToolCalls(
         calls=[_call("sell_cake", qty=1), _call("sell_cake", qty=2), _call("bake", qty=1)]
@@ -216,7 +216,7 @@ async def test_a_plain_yes_with_one_offer_pending_commits_it(tmp_path: Path) -> 
     def single(request: ChatRequest) -> Step:
         if request.last_message.role == "tool":
             return ToolCalls(calls=[talk("One cake?", options=[NO_THANKS])], fragment_size=4)
-        if customer_words(request).startswith("I accept"):
+        if customer_words(request).startswith("I accept: "):
             return ToolCalls(calls=[talk("Enjoy.", "happy", [NO_THANKS])], fragment_size=4)
         return ToolCalls(calls=[_call("sell_cake", qty=1)])
 

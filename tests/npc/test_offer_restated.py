@@ -260,7 +260,7 @@ class Seller:
             return ToolCalls(calls=[talk("Say the word.", options=[NO_THANKS])], fragment_size=4)
         said = customer_words(request)
         self.heard.append(said)
-        if said.startswith("I accept"):
+        if said.startswith("I accept: "):
             return ToolCalls(calls=[talk("Enjoy.", "happy", [NO_THANKS])], fragment_size=4)
         calls = [
             ScriptedCall(name="sell_goods", arguments=json.dumps({"good": good, "qty": qty}))
@@ -300,7 +300,8 @@ async def test_restating_the_one_offer_commits_it_with_no_model_call(tmp_path: P
             "summary": "Sold 4 medical gel.",
         }  # fmt: skip
         assert seller.heard[heard:] and all(
-            said == "I accept. [Done: Sold 4 medical gel.]" for said in seller.heard[heard:]
+            said.startswith("I accept: Buy 4 medical gel (8 coins).")
+            for said in seller.heard[heard:]
         )
         assert _accepted(stack) == [(1, "offer-1", 4)]
         assert stack.world.holdings("p1") == (12, 4)
@@ -320,9 +321,7 @@ async def test_restating_one_of_two_offers_picks_it(tmp_path: Path) -> None:
         heard = len(seller.heard)
         frames = await client.say("e1", "the 3 fuel cells")
         assert (frames[0]["t"], frames[0]["summary"]) == ("action", "Sold 3 fuel cells.")
-        assert seller.heard[heard:] and all(
-            said == "I accept. [Done: Sold 3 fuel cells.]" for said in seller.heard[heard:]
-        )
+        assert all(said.startswith("I accept: Buy 3 fuel cells") for said in seller.heard[heard:])
         assert _accepted(stack) == [(1, "offer-2", 3)]
         assert stack.world.holdings("p1") == (17, 3)
 

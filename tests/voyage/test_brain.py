@@ -460,7 +460,11 @@ def test_the_wares_are_named_again_without_the_prices_just_given() -> None:
 @pytest.mark.parametrize(
     ("note", "words"),
     [
-        ("I accept. [Done: Bought 2 fuel cells for 900 credits.]", "Pleasure doing business"),
+        (
+            "I accept: Buy 2 fuel cells at 450 (900 cr). [Done: Bought 2 fuel cells for 900 "
+            "credits.]",
+            "Pleasure doing business",
+        ),
         (
             "I accept: Buy 2 fuel cells at 450 (900 cr). [It did not go through; nothing "
             "changed: they have 100 credits]",

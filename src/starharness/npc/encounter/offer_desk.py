@@ -19,9 +19,8 @@ from ..frames import OfferTerms as WireOfferTerms
 from ..frames import OptionItem
 
 OFFER_ID_PREFIX: Final = "offer-"
-ACCEPT_PREFIX: Final = "I accept"
-"""Starts the message the model reads when the player accepted one of its offers; the
-message ends with `DONE_NOTE` or `REFUSED_NOTE`."""
+ACCEPT_PREFIX: Final = "I accept: "
+"""Starts the message the model reads when the player accepted one of its offers."""
 DONE_NOTE: Final = "[Done: {summary}]"
 REFUSED_NOTE: Final = "[It did not go through; nothing changed: {reason}]"
 
@@ -156,18 +155,19 @@ class OfferDesk:
 
 
 def acceptance_note(offer: Offer, attempt: ActionAttempt) -> str:
-    """What the model reads when the player accepted `offer`: what the world did, and when it
-    refused, which deal it refused.
+    """What the model reads when the player accepted `offer`: the deal and what the world did.
 
-    A deal that went through is not named again: its summary says what changed hands, and with
-    its label beside the NPC's own line proposing it, the 1.5B development model said that
-    line again, word for word, on 4 of 8 acceptances (0 of 8 without the label; see
-    docs/local-models.md)."""
+    Tried without the deal's label when it went through ("I accept. [Done: <summary>]"): the
+    1.5B development model said its own line proposing the deal again less often (1 of 25
+    accepted offers in the eval, 3 with the label), but spoke the game's summary, which is the
+    player's ("Bought 2 <goods> ..."), as its own on 5 of 25 (a seller saying "I bought 2 ...",
+    1 with the label; docs/eval-report-2026-12-07g-qwen-1.5b.md)."""
     if attempt.ok:
-        return f"{ACCEPT_PREFIX}. {DONE_NOTE.format(summary=attempt.summary)}"
-    hint = attempt.result.get("hint")
-    note = REFUSED_NOTE.format(reason=hint if isinstance(hint, str) else attempt.summary)
-    return f"{ACCEPT_PREFIX}: {offer.describe()}. {note}"
+        note = DONE_NOTE.format(summary=attempt.summary)
+    else:
+        hint = attempt.result.get("hint")
+        note = REFUSED_NOTE.format(reason=hint if isinstance(hint, str) else attempt.summary)
+    return f"{ACCEPT_PREFIX}{offer.describe()}. {note}"
 
 
 _YES: Final = frozenset(

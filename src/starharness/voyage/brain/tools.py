@@ -28,8 +28,8 @@ OUTCOME_PREFIX: Final = "Result of your decision: "
 OFFERED: Final = "offered"
 """The key of a tool result whose call became an offer the player must accept."""
 ACCEPT_PREFIX: Final = "I accept"
-"""How the framework tells the NPC that the player accepted one of its offers ("I accept.
-[Done: ...]", or "I accept: <label> (<cost>). [It did not go through; ...]")."""
+"""How the framework tells the NPC that the player accepted one of its offers ("I accept:
+<label> (<cost>). [Done: ...]", or "... [It did not go through; ...]")."""
 
 
 def is_acceptance(said: str) -> bool:
