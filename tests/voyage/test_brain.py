@@ -383,23 +383,26 @@ def test_a_price_band_refusal_is_answered_with_the_lowest_price_it_takes() -> No
     assert option_ids(step)[0] == "buy:fuel:5:405"
 
 
-def test_a_sale_refused_by_the_band_names_the_rules_nearest_price_either_side() -> None:
-    # The band the refusal states, not one of the brain's own: asked 100, the rules' least.
-    talk = _greeted().player("anything cheap?")
-    talk.spoke("Try this.", [("buy:fuel:2:100", "Buy 2 fuel cells (200)")])
-    talk.player("Buy 2 fuel cells (200)")
-    talk.follow(talk.ask(), price_refusal("fuel cells", 450, 420, 540, 100))
+@pytest.mark.parametrize(
+    ("asked", "band", "words", "offer"),
+    [
+        # The band the refusal states, not one of the brain's own: asked under it, its least.
+        (100, (420, 540), "420 is as low as I go", "buy:fuel:2:420"),
+        # Asked above it (the player offering to overpay): the most the rules allow.
+        (900, (405, 562), "562 is the most I may ask", "buy:fuel:2:562"),
+    ],
+)
+def test_a_sale_refused_by_the_band_names_the_rules_nearest_price_either_side(
+    asked: int, band: tuple[int, int], words: str, offer: str
+) -> None:
+    talk = _greeted().player("anything else?")
+    label = f"Buy 2 fuel cells ({2 * asked:,})"
+    talk.spoke("Try this.", [(f"buy:fuel:2:{asked}", label)])
+    talk.player(label)
+    talk.follow(talk.ask(), price_refusal("fuel cells", 450, *band, asked))
     step = talk.ask()
-    assert "420 is as low as I go" in speech(step)["line"]
-    assert option_ids(step)[0] == "buy:fuel:2:420"
-    # Asked above the band (the player offering to overpay): the most the rules allow.
-    talk = _greeted().player("anything dear?")
-    talk.spoke("Try this.", [("buy:fuel:2:900", "Buy 2 fuel cells (1,800)")])
-    talk.player("Buy 2 fuel cells (1,800)")
-    talk.follow(talk.ask(), price_refusal("fuel cells", 450, 405, 562, 900))
-    step = talk.ask()
-    assert "562 is the most I may ask" in speech(step)["line"]
-    assert option_ids(step)[0] == "buy:fuel:2:562"
+    assert words in speech(step)["line"]
+    assert option_ids(step)[0] == offer
 
 
 def test_a_sale_asked_below_what_the_npc_pays_is_answered_with_the_deal_the_rules_offer() -> None:
