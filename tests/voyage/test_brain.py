@@ -18,6 +18,8 @@ from voyage_brain_support import (
 from starharness.mockllm import ChatRequest, Success, ToolCalls
 from starharness.voyage.actions import MOODS, SPEECH
 from starharness.voyage.brain import KNOWN_TOOLS, respond
+from starharness.voyage.brain.scene import SceneView, Ware
+from starharness.voyage.brain.voice import wares_again
 from starharness.voyage.content import DOCK_MASTER_PERSONA
 
 SCENE = """\
@@ -483,3 +485,14 @@ def test_a_player_saying_i_accept_is_not_read_as_the_frameworks_note() -> None:
     # Words: the job is offered; the note would have been answered as a deal settled.
     step = _greeted().player("I accept the job.").ask()
     assert only_call(step) == ("offer_quest", {"quest_id": "quest-medgel"})
+
+
+def test_wares_said_again_by_name_keep_the_side_of_the_trade() -> None:
+    # Sold out of everything it sells: the list is what it buys, said again as buying.
+    scene = SceneView(
+        sells=[Ware("fuel", "fuel cells", 450, 0)],
+        buys=[Ware("coffee", "real coffee", 160), Ware("parts", "drive parts", 1500)],
+    )
+    first = wares_again(scene, "")
+    assert first == "I'm buying real coffee at 160 and drive parts at 1,500."
+    assert wares_again(scene, f"Evening. {first}") == "I'm buying real coffee and drive parts."

@@ -179,8 +179,11 @@ def no_self_repeat(turn: TurnEvidence) -> Verdict:
     more) comes back with 80% of its words in a row as most (60%) of a line. A short line
     ("Deal.", "Anything else?") may repeat."""
     lines = turn.player.lines()
-    before = [words for words in map(plain_words, turn.previous_lines) if words]
-    before = [words for words in before if len(words) >= MIN_SELF_REPEAT_WORDS]
+    before = [
+        words
+        for words in map(plain_words, turn.previous_lines)
+        if len(words) >= MIN_SELF_REPEAT_WORDS
+    ]
     if not lines or not before:
         return NOT_APPLICABLE
     for line in lines:

@@ -27,7 +27,7 @@ OUTCOME_PREFIX: Final = "Result of your decision: "
 """How the framework repeats a decision's result where the server shows no tool results."""
 OFFERED: Final = "offered"
 """The key of a tool result whose call became an offer the player must accept."""
-ACCEPT_PREFIX: Final = "I accept"
+ACCEPT_PREFIX: Final = "I accept: "
 """How the framework tells the NPC that the player accepted one of its offers ("I accept:
 <label> (<cost>). [Done: ...]", or "... [It did not go through; ...]")."""
 

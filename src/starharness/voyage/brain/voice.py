@@ -67,13 +67,15 @@ def _swap(found: re.Match[str]) -> str:
     return swapped[0].upper() + swapped[1:] if said[0].isupper() else swapped
 
 
-def wares_line(scene: SceneView, limit: int = 3) -> str:
-    """What the NPC sells, with prices and units, or what it buys when it sells nothing."""
-    wares = [ware for ware in scene.sells if ware.units][:limit]
-    if wares:
-        return "I've got " + _join([_ware(ware) for ware in wares]) + "."
+def wares_line(scene: SceneView, limit: int = 3, *, priced: bool = True) -> str:
+    """What the NPC sells, with prices and units, or what it buys when it sells nothing;
+    `priced` false: by name only."""
+    selling = [ware for ware in scene.sells if ware.units][:limit]
+    if selling:
+        return "I've got " + _join([_ware(w) if priced else w.name for w in selling]) + "."
     if scene.buys:
-        return "I'm buying " + _join([f"{w.name} at {money(w.price)}" for w in scene.buys]) + "."
+        bought = [f"{w.name} at {money(w.price)}" if priced else w.name for w in scene.buys]
+        return "I'm buying " + _join(bought) + "."
     return ""
 
 
@@ -81,11 +83,7 @@ def wares_again(scene: SceneView, last_line: str, limit: int = 3) -> str:
     """`wares_line`, or the wares by name only when the NPC's last line already gave their
     prices: the same list word for word every turn reads as a machine."""
     line = wares_line(scene, limit)
-    if not line or line not in last_line:
-        return line
-    wares = [ware for ware in scene.sells if ware.units][:limit] or scene.buys
-    verb = "I've got" if scene.sells else "I'm buying"
-    return f"{verb} {_join([ware.name for ware in wares])}."
+    return wares_line(scene, limit, priced=False) if line and line in last_line else line
 
 
 def trades_line(scene: SceneView) -> str:
