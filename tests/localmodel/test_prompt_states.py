@@ -7,8 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from starharness.localmodel.prompt_states import (
+    GROWTH_SHARE,
     SLACK_TOKENS,
+    buffer_size,
     plan_move,
+    respelled,
+    reusable_buffer,
     shared_prefix,
     superseded,
 )
@@ -105,3 +109,76 @@ def test_one_conversation_saves_nothing_and_a_switch_saves_one_state_and_restore
 def test_a_move_refuses_a_negative_slack() -> None:
     with pytest.raises(ValueError, match="slack must be 0 or more"):
         plan_move([1], [], [1], slack=-1)
+
+
+@given(sizes=st.lists(st.integers(0, 100), max_size=6), needed=st.integers(0, 120))
+def test_a_state_goes_into_the_smallest_spare_buffer_that_holds_it(
+    sizes: list[int], needed: int
+) -> None:
+    index = reusable_buffer(sizes, needed)
+    fitting = [size for size in sizes if size >= needed]
+    if index is None:
+        assert not fitting
+    else:
+        assert sizes[index] >= needed and sizes[index] == min(fitting)
+
+
+def test_a_new_buffer_leaves_room_for_the_next_turns() -> None:
+    # The 1.5B model: 68 MB for 2,500 tokens, 28 KB a token; a turn adds 100-300 tokens.
+    state = 68 * 2**20
+    grown = buffer_size(state)
+    assert grown == state + state // GROWTH_SHARE
+    assert reusable_buffer([grown], state + 300 * 28 * 1024) == 0
+    assert reusable_buffer([grown], state * 2) is None
+    with pytest.raises(ValueError, match="0 bytes or more"):
+        buffer_size(-1)
+
+
+_PIECES = {
+    1: b"a",
+    2: b"b",
+    3: b"ab",
+    4: b"c",
+    5: b"bc",
+    6: b"\xc3",
+    7: b"\xa9",
+    8: b"\xc3\xa9",
+    9: b"",  # "é" whole and in its two bytes
+}
+
+
+def _spell(tokens: list[int]) -> bytes:
+    return b"".join(_PIECES[token] for token in tokens)
+
+
+@given(
+    canonical=st.lists(st.sampled_from([1, 2, 3, 4, 5, 8]), max_size=12),
+    held=st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8]), max_size=12),
+)
+def test_a_respelled_prompt_spells_the_same_text_and_keeps_more_of_what_is_held(
+    canonical: list[int], held: list[int]
+) -> None:
+    found = respelled(canonical, held, _PIECES.__getitem__)
+    if found is None:
+        return
+    assert _spell(found) == _spell(canonical)
+    reused = shared_prefix(found, held)
+    assert reused > shared_prefix(canonical, held)
+    # The rest is the tokenizer's own tokens, from a character's start.
+    assert found[reused:] == canonical[len(canonical) - (len(found) - reused) :]
+    assert not _spell(found[reused:])[:1] or _spell(found[reused:])[0] & 0xC0 != 0x80
+
+
+def test_an_npc_line_the_model_cut_its_own_way_is_kept_whole() -> None:
+    # The model sampled "a" "b" where the tokenizer reads "ab"; the history then goes on.
+    line_sampled, line_read = [1, 2, 4], [3, 4]
+    prompt = [9, 7, *line_read, 5, 1]
+    held = [9, 7, *line_sampled]
+    assert respelled(prompt, held, _PIECES.__getitem__) == [*held, 5, 1]
+    # Held tokens that spell other text are not taken past where it parts.
+    assert respelled(prompt, [9, 7, 1, 1], _PIECES.__getitem__) is None
+    # A cut inside a character ("\xc3" then "\xa9" against "é") backs off to its start.
+    assert respelled([1, 8, 4], [1, 6], _PIECES.__getitem__) is None
+    assert respelled([1, 8, 4], [1, 6, 7, 2], _PIECES.__getitem__) == [1, 6, 7, 4]
+    # A leading beginning-of-text token must be the same in both.
+    assert respelled([0, 3], [1, 2], lambda t: _PIECES.get(t, b""), lead=1) is None

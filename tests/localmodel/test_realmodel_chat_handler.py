@@ -141,6 +141,31 @@ def test_a_state_is_saved_when_another_conversation_takes_the_model_not_after_ea
     assert len(_SAVED.findall(back)) == 1, back[-2000:]
 
 
+def test_switches_back_and_forth_reuse_buffers_and_restore_each_conversation_whole(
+    real_model: ServedModel,
+) -> None:
+    """Two conversations taking the model by turns: after the first switches, a save goes
+    into the buffer a dropped state left (no new memory between a request and its answer),
+    and each conversation's restored state still gives the answer its live context gave."""
+    nadia = [{"role": "system", "content": "You are Nadia, who repairs drives. " * 40}]
+    tomas = [{"role": "system", "content": "You are Tomas, a customs clerk. " * 40}]
+    at = len(real_model.log.read_text())
+    nadia = _turn(real_model, nadia, "Can you fix a drive?")
+    tomas = _turn(real_model, tomas, "Anything to declare?")
+    asked = [*nadia, {"role": "user", "content": "How long will it take?"}]
+    live = _post(real_model, messages=asked, tools=[TOOL], tool_choice=_FORCED, max_tokens=32)
+    answered = {"role": "assistant", "content": "", "tool_calls": live["message"]["tool_calls"]}
+    nadia = [*asked, answered]
+    tomas = _turn(real_model, tomas, "Is that all?")
+    nadia = _turn(real_model, nadia, "Thanks.")
+    tomas = _turn(real_model, tomas, "Goodbye.")
+    log = real_model.log.read_text()[at:]
+    assert "into a kept buffer" in log, log[-3000:]
+    again = _post(real_model, messages=asked, tools=[TOOL], tool_choice=_FORCED, max_tokens=32)
+    (said,), (said_again,) = live["message"]["tool_calls"], again["message"]["tool_calls"]
+    assert said_again["function"] == said["function"]
+
+
 def test_a_restored_state_answers_as_the_live_context_did(real_model: ServedModel) -> None:
     """The state a switch saved is the conversation itself: restored, it gives the answer the
     live context gave to the same request (greedy)."""

@@ -51,15 +51,16 @@ def applies(llama: Llama, sampling: dict[str, Any], stops: Sequence[str], end: s
 
 def complete(
     llama: Llama,
-    prompt: str,
+    prompt: str | Sequence[int],
     grammar: GrammarFilter,
     *,
     max_tokens: int | None,
     model: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The completion of `prompt` under `grammar` (greedy), as llama-cpp-python's streamed
-    `create_completion` chunks: text as it is known, then one with the finish reason. The
-    first chunk comes after the prompt is evaluated, as the server's own does."""
+    """The completion of `prompt` (text, or its tokens) under `grammar` (greedy), as
+    llama-cpp-python's streamed `create_completion` chunks: text as it is known, then one with
+    the finish reason. The first chunk comes after the prompt is evaluated, as the server's
+    own does."""
     bytes_by_token = byte_tokens(llama)
     vocab = llama_cpp.llama_model_get_vocab(llama.model)
     if bytes_by_token is None or vocab is None:
@@ -78,7 +79,11 @@ def complete(
             "choices": [choice],
         }
 
-    tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+    tokens = (
+        llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        if isinstance(prompt, str)
+        else list(prompt)
+    )
     if len(tokens) >= llama.n_ctx():
         raise ValueError(
             f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}"

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import ctypes
 import json
+import mmap
 import runpy
 import sys
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -46,7 +47,14 @@ from .chat_prompt import (
 )
 from .forced_text import compact
 from .grammar_filter import GrammarFilter
-from .prompt_states import plan_move, superseded
+from .prompt_states import (
+    buffer_size,
+    plan_move,
+    respelled,
+    reusable_buffer,
+    shared_prefix,
+    superseded,
+)
 
 _SAMPLING: Final = (
     "temperature",
@@ -77,10 +85,16 @@ _PARSED: dict[str, LlamaGrammar] = {}
 
 @dataclass(frozen=True, slots=True)
 class _SavedState:
-    """The model's state as llama.cpp serializes it (its attention cache and last logits)."""
+    """The model's state as llama.cpp serializes it (its attention cache and last logits):
+    the first `size` bytes of `data`."""
 
     data: ctypes.Array[ctypes.c_uint8]
     size: int
+
+
+_MAX_SPARE: Final = 2
+"""Buffers of dropped states kept for the next saves: a switch between two conversations
+drops one state (the saving conversation's older one) and saves one."""
 
 
 class _StateShelf:
@@ -93,33 +107,39 @@ class _StateShelf:
     A state is llama.cpp's own bytes, saved and restored through its state API, not
     `Llama.save_state`: that one also copies `batch x vocabulary` floats of logits nothing
     reads here (74 MiB with a 150k vocabulary, not counted in the cache's budget) and copies
-    the model state three times: on two cores, 0.13-0.65 s to save and 0.07-0.42 s to restore
-    2,000-3,200 tokens of the 1.5B model, against 0.04-0.07 s and 0.01 s this way. Every turn
-    of one NPC after another's pays one of each before the NPC's first word."""
+    the model state three times. A dropped state's buffer is kept for the next save
+    (`prompt_states.reusable_buffer`), and a new one is mapped in whole (`_new_buffer`): on
+    two cores, a 68 MB state written into fresh memory took 0.29-0.9 s, into a kept buffer
+    0.013 s. Every turn of one NPC after another's pays
+    one save and one restore (0.04 s) before the NPC's first word. The budget counts every
+    buffer held, spare ones included, at its size."""
 
     def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
         self._capacity = capacity_bytes
         self._states: OrderedDict[tuple[int, ...], _SavedState] = OrderedDict()
+        self._spare: list[ctypes.Array[ctypes.c_uint8]] = []
         self._bytes = 0
         self._verbose = verbose
 
-    def before(self, llama: Llama, prompt: str) -> None:
-        """Save the live context or restore a saved one, as `prompt` needs."""
-        # As create_completion tokenizes it: a beginning-of-text token only where the model
-        # declares one.
-        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-        # `input_ids` is the whole context's buffer; the first `n_tokens` are evaluated.
-        live: list[int] = llama.input_ids[: llama.n_tokens].tolist()
+    def keys(self) -> list[tuple[int, ...]]:
+        """The saved states' tokens, most recently used last."""
+        return list(self._states)
+
+    def before(self, llama: Llama, tokens: Sequence[int]) -> None:
+        """Save the live context or restore a saved one, as the prompt `tokens` needs."""
+        live = _live(llama)
         move = plan_move(live, self._states, tokens)
-        # Taken before the save, which may drop it from the cache as redundant.
+        # Taken before the save, which may drop it from the cache as redundant (its buffer is
+        # not written until it is loaded).
         restored = None if move.restore is None else self._states[move.restore]
         if move.save_live:
             started = time.perf_counter()
-            dropped = self._save(llama, tuple(live))
+            dropped, kept = self._save(llama, tuple(live), busy=restored)
             self._say(
                 f"star-harness state cache: {len(self._states)} states, "
                 f"{self._bytes / 2**20:.0f} MiB; {dropped} superseded "
-                f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s)"
+                f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s, "
+                f"{'into a kept buffer' if kept else 'into a new buffer'})"
             )
         if move.restore is not None and restored is not None:
             started = time.perf_counter()
@@ -131,22 +151,45 @@ class _StateShelf:
                 f"in {time.perf_counter() - started:.2f} s"
             )
 
-    def _save(self, llama: Llama, key: tuple[int, ...]) -> int:
-        """Save the live state under `key`; how many saved states it made redundant."""
+    def _save(
+        self, llama: Llama, key: tuple[int, ...], *, busy: _SavedState | None
+    ) -> tuple[int, bool]:
+        """Save the live state under `key`: how many saved states it made redundant, and
+        whether it went into a kept buffer. `busy`'s buffer is not written."""
         size = llama_cpp.llama_state_get_size(llama.ctx)
-        data = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_get_data(llama.ctx, data, size)
-        if written > size:
-            raise RuntimeError(f"llama.cpp wrote {written} bytes of state into {size}")
         dropped = superseded(list(self._states), key)
         for old in dropped:
-            self._bytes -= self._states.pop(tuple(old)).size
+            self._drop(self._states.pop(tuple(old)).data, busy)
+        free = [index for index, data in enumerate(self._spare) if not _same(data, busy)]
+        index = reusable_buffer([len(self._spare[i]) for i in free], size)
+        if index is None:
+            data = _new_buffer(buffer_size(size))
+            self._bytes += len(data)
+        else:
+            data = self._spare.pop(free[index])
+        written = llama_cpp.llama_state_get_data(llama.ctx, data, len(data))
+        if written > len(data):
+            raise RuntimeError(f"llama.cpp wrote {written} bytes of state into {len(data)}")
         self._states[key] = _SavedState(data, written)
-        self._bytes += written
-        while self._bytes > self._capacity and self._states:
-            _, evicted = self._states.popitem(last=False)
-            self._bytes -= evicted.size
-        return len(dropped)
+        while self._bytes > self._capacity and (self._spare or self._states):
+            if self._spare:
+                self._bytes -= len(self._spare.pop(0))
+            else:
+                _, evicted = self._states.popitem(last=False)
+                self._bytes -= len(evicted.data)
+        return len(dropped), index is not None
+
+    def _drop(self, data: ctypes.Array[ctypes.c_uint8], busy: _SavedState | None) -> None:
+        """Keep a dropped state's buffer for a later save, the largest `_MAX_SPARE` of them;
+        `busy`'s (to be loaded still) is kept but not written by this save."""
+        self._spare.append(data)
+        self._spare.sort(key=len, reverse=True)
+        while len(self._spare) > _MAX_SPARE:
+            extra = next(
+                (i for i in reversed(range(len(self._spare))) if not _same(self._spare[i], busy)),
+                len(self._spare) - 1,
+            )
+            self._bytes -= len(self._spare.pop(extra))
 
     @staticmethod
     def _load(
@@ -164,6 +207,75 @@ class _StateShelf:
     def _say(self, line: str) -> None:
         if self._verbose:
             print(line, file=sys.stderr)
+
+
+def _live(llama: Llama) -> list[int]:
+    # `input_ids` is the whole context's buffer; the first `n_tokens` are evaluated.
+    return llama.input_ids[: llama.n_tokens].tolist()
+
+
+def prompt_tokens(llama: Llama, prompt: str, shelf: _StateShelf | None) -> list[int]:
+    """`prompt`'s tokens as the completion evaluates them: as the tokenizer cuts it (with a
+    beginning-of-text token where the model declares one, as `create_completion` does), begun
+    instead with the tokens the live context or a saved state spells the same text with, the
+    one that keeps the most (`prompt_states.respelled`)."""
+    canonical = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+    lead = len(llama.tokenize(b"", add_bos=True, special=True))
+    best, kept = canonical, -1
+    for held in [_live(llama), *(shelf.keys() if shelf is not None else ())]:
+        if len(held) <= kept:
+            continue
+        found = respelled(canonical, held, _piece_reader(llama), lead=lead)
+        if found is not None:
+            reused = shared_prefix(found, held)
+            if reused > kept:
+                best, kept = found, reused
+    return best
+
+
+_PIECES: weakref.WeakKeyDictionary[Llama, dict[int, bytes]] = weakref.WeakKeyDictionary()
+
+
+def _piece_reader(llama: Llama) -> Callable[[int], bytes]:
+    """A token's bytes, control tokens as their text, remembered per model."""
+    known = _PIECES.get(llama)
+    if known is None:
+        known = _PIECES[llama] = {}
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    if vocab is None:
+        raise ValueError("the model has no vocabulary")
+
+    def piece(token: int) -> bytes:
+        found = known.get(token)
+        if found is None:
+            buffer = ctypes.create_string_buffer(64)
+            size = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, True)
+            if size < 0:  # the piece is longer: llama.cpp says how long
+                buffer = ctypes.create_string_buffer(-size)
+                size = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, True)
+            if size < 0:
+                raise ValueError(f"llama.cpp gives no piece for token {token}")
+            found = known[token] = buffer.raw[:size]
+        return found
+
+    return piece
+
+
+def _new_buffer(size: int) -> ctypes.Array[ctypes.c_uint8]:
+    """`size` bytes for a state, mapped in by the kernel at once where it can (Linux's
+    `MAP_POPULATE`). In the model server's process on two cores, a 70 MB `ctypes` array took
+    0.62-0.73 s (its pages faulted in one by one as it was zeroed), a populated mapping
+    0.016-0.021 s; either is then written in 0.013 s."""
+    populate: int = getattr(mmap, "MAP_POPULATE", 0)
+    anonymous: int = getattr(mmap, "MAP_ANONYMOUS", 0)
+    if populate and anonymous:
+        region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | anonymous | populate)
+        return (ctypes.c_uint8 * size).from_buffer(region)
+    return (ctypes.c_uint8 * size)()
+
+
+def _same(data: ctypes.Array[ctypes.c_uint8], state: _SavedState | None) -> bool:
+    return state is not None and data is state.data
 
 
 _SHELVES: weakref.WeakKeyDictionary[Llama, _StateShelf] = weakref.WeakKeyDictionary()
@@ -205,17 +317,16 @@ def handle_chat(
     sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
     stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
     shelf = _shelf(llama)
-    if shelf is not None:
-        shelf.before(llama, prompt)
     if forced is None and tool_choice in ("auto", "required") and functions:
-        forced = _choose(llama, prompt, functions, sampling, words=tool_choice == "auto")
+        chosen_by = _ready(llama, prompt, shelf)
+        forced = _choose(llama, chosen_by, functions, sampling, words=tool_choice == "auto")
     if forced is None:
         checked: GrammarFilter | None = None
         constrained: dict[str, Any] = {**sampling, "grammar": grammar}
         if grammar is None and answer_schema is not None:
             gbnf = _grammar(answer_schema) if answer_schema else JSON_GBNF
             constrained, checked = _constrained(llama, gbnf, sampling)
-        text_prompt = prompt + (f"{MESSAGE_PREFIX}\n" if functions else "")
+        text_prompt = _ready(llama, prompt + (f"{MESSAGE_PREFIX}\n" if functions else ""), shelf)
         completion: Any = llama.create_completion(
             prompt=text_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
@@ -227,7 +338,7 @@ def handle_chat(
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
     opening, rest = _call_grammar(tool.parameters)
-    call_prompt = f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}"
+    call_prompt = _ready(llama, f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}", shelf)
     call: Any
     if jump_forward.applies(llama, sampling, stops, END):
         _, checked = _constrained(llama, compact(rest), sampling)
@@ -246,9 +357,17 @@ def handle_chat(
     return _call_answer(tool.name, _whole(call, checked), opening)
 
 
+def _ready(llama: Llama, prompt: str, shelf: _StateShelf | None) -> list[int]:
+    """`prompt`'s tokens (see `prompt_tokens`), with the state they continue in the context."""
+    tokens = prompt_tokens(llama, prompt, shelf)
+    if shelf is not None:
+        shelf.before(llama, tokens)
+    return tokens
+
+
 def _choose(
     llama: Llama,
-    prompt: str,
+    prompt: list[int],
     functions: Sequence[ToolFunction],
     sampling: dict[str, Any],
     *,
