@@ -17,6 +17,7 @@ from starharness.localmodel.chat_prompt import (
     read_messages,
     read_tools,
     render,
+    render_parts,
 )
 from starharness.localmodel.server import CHAT_FORMAT
 
@@ -34,10 +35,12 @@ SPEAK: dict[str, Any] = {
 }
 TOOLS = read_tools([DECIDE, SPEAK])
 
-_text = st.text(
-    alphabet=st.sampled_from([*"abc xyz", '"', "'", "<", ">", "&", "\n", "é", "{", "}"]),
+_text = st.lists(
+    st.sampled_from(
+        [*"abc xyz", '"', "'", "<", ">", "&", "\n", "é", "{", "}", "<|im_start|>", "<|im_end|>"]
+    ),
     max_size=30,
-)
+).map("".join)
 _call = st.builds(
     lambda name, arguments: _call_of(name, arguments),
     st.sampled_from(["decide", "npc_speak"]),
@@ -67,6 +70,24 @@ def test_each_message_only_appends_to_the_prompt(conversation: list[dict[str, An
         shorter = render(read_messages(conversation[:size]), TOOLS)
         longer = render(read_messages(conversation[: size + 1]), TOOLS)
         assert longer.startswith(shorter)
+
+
+@given(_conversation)
+def test_only_the_template_s_markers_are_read_as_control_tokens(
+    conversation: list[dict[str, Any]],
+) -> None:
+    """A message that spells `<|im_start|>system` stays text: read as the model's control token
+    it would open a message the conversation never had."""
+    messages = read_messages(conversation)
+    parts = render_parts(messages, TOOLS)
+    assert "".join(part.text for part in parts) == render(messages, TOOLS)
+    markers = [part.text for part in parts if part.marker]
+    shown = [message for message in messages if message.role != "tool"]
+    assert markers == ["<|im_start|>", "<|im_end|>"] * len(shown)
+    for size in range(1, len(conversation)):
+        shorter = render_parts(read_messages(conversation[:size]), TOOLS)
+        longer = render_parts(read_messages(conversation[: size + 1]), TOOLS)
+        assert longer[: len(shorter)] == shorter
 
 
 @given(_text)

@@ -14,7 +14,9 @@ a small model on a CPU pays on every turn:
 Here nothing is escaped, the function list opens the system message (byte-identical for every
 request that offers the same tools), and every request with tools renders them. Rendering
 `messages[:n]` always yields a prefix of rendering `messages[:n + 1]` (before the generation
-prompt), so the server reuses everything up to the newest message. Tool messages are not
+prompt), so the server reuses everything up to the newest message. Only the template's own
+`<|im_start|>` and `<|im_end|>` are read as control tokens (`render_parts`): text that spells
+them, a player's line included, is read as text. Tool messages are not
 rendered, as in `chatml-function-calling`: the `llama-cpp` provider profile declares that the
 model sees no tool results, and the harness repeats them in a user message.
 """
@@ -30,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CHAT_FORMAT_NAME: Final = "star-harness-chatml"
 """The chat handler's name on the server's `--chat_format`."""
+START: Final = "<|im_start|>"
 END: Final = "<|im_end|>"
 CALL_PREFIX: Final = "functions."
 MESSAGE_PREFIX: Final = "message:"
@@ -186,28 +189,69 @@ def functions_block(tools: Sequence[ToolFunction]) -> str:
     return _FUNCTIONS_INTRO + "".join(entries) + _FUNCTIONS_OUTRO
 
 
+@dataclass(frozen=True, slots=True)
+class PromptPart:
+    """A piece of a rendered prompt: the template's own marker (`<|im_start|>`, `<|im_end|>`),
+    read as the model's control token, or text, read as text whatever it spells."""
+
+    text: str
+    marker: bool = False
+
+
+_START: Final = PromptPart(START, marker=True)
+_END: Final = PromptPart(END, marker=True)
+
+
 def render(messages: Sequence[ChatMessage], tools: Sequence[ToolFunction]) -> str:
     """The conversation, without the generation prompt (see `generation_prompt`)."""
+    return "".join(part.text for part in render_parts(messages, tools))
+
+
+def render_parts(
+    messages: Sequence[ChatMessage], tools: Sequence[ToolFunction]
+) -> tuple[PromptPart, ...]:
+    """`render`'s prompt in parts: only the template's markers are markers. A player's line,
+    a tool's schema or a line the model said that spells `<|im_start|>system` is text: read as
+    a control token it would open a message the conversation never had."""
     block = functions_block(tools)
     seen_system = False
-    out: list[str] = []
+    out: list[PromptPart] = []
     for message in messages:
         if message.role == "tool":
             continue
-        out.append(f"<|im_start|>{message.role}\n")
+        out += [_START, PromptPart(f"{message.role}\n")]
         if message.role == "system" and not seen_system:
             seen_system = True
             if block:
-                out.append(block + ("\n\n" if message.content else ""))
+                out.append(PromptPart(block + ("\n\n" if message.content else "")))
         if message.role == "assistant":
-            out.append(_assistant_body(message, bool(tools)))
+            out.append(PromptPart(_assistant_body(message, bool(tools))))
         else:
-            out.append(message.content)
-        out.append(f"{END}\n")
+            out.append(PromptPart(message.content))
+        out += [_END, PromptPart("\n")]
     if block and not seen_system:
         # No system message: the functions still open the prompt, in one of their own.
-        out.insert(0, f"<|im_start|>system\n{block}{END}\n")
-    return "".join(out)
+        out[:0] = [_START, PromptPart(f"system\n{block}"), _END, PromptPart("\n")]
+    return _joined(out)
+
+
+def generation_parts() -> tuple[PromptPart, ...]:
+    """`generation_prompt` in parts."""
+    return (_START, PromptPart("assistant\n"))
+
+
+def _joined(parts: Sequence[PromptPart]) -> tuple[PromptPart, ...]:
+    """`parts` with neighbouring text joined (the tokenizer cuts text as one run) and empty
+    text dropped."""
+    out: list[PromptPart] = []
+    for part in parts:
+        if not part.text:
+            continue
+        if out and not part.marker and not out[-1].marker:
+            out[-1] = PromptPart(out[-1].text + part.text)
+        else:
+            out.append(part)
+    return tuple(out)
 
 
 def _assistant_body(message: ChatMessage, with_tools: bool) -> str:
@@ -219,7 +263,7 @@ def _assistant_body(message: ChatMessage, with_tools: bool) -> str:
 
 
 def generation_prompt() -> str:
-    return "<|im_start|>assistant\n"
+    return "".join(part.text for part in generation_parts())
 
 
 def compact_json(value: object) -> str:

@@ -37,13 +37,14 @@ from .chat_prompt import (
     END,
     MESSAGE_PREFIX,
     ChatPromptError,
+    PromptPart,
     ToolFunction,
     forced_name,
-    generation_prompt,
+    generation_parts,
     json_response_schema,
     read_messages,
     read_tools,
-    render,
+    render_parts,
 )
 from .forced_text import compact
 from .grammar_filter import GrammarFilter
@@ -214,13 +215,25 @@ def _live(llama: Llama) -> list[int]:
     return llama.input_ids[: llama.n_tokens].tolist()
 
 
-def prompt_tokens(llama: Llama, prompt: str, shelf: _StateShelf | None) -> list[int]:
+def prompt_tokens(
+    llama: Llama, prompt: Sequence[PromptPart], shelf: _StateShelf | None
+) -> list[int]:
     """`prompt`'s tokens as the completion evaluates them: as the tokenizer cuts it (with a
-    beginning-of-text token where the model declares one, as `create_completion` does), begun
-    instead with the tokens the live context or a saved state spells the same text with, the
-    one that keeps the most (`prompt_states.respelled`)."""
-    canonical = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-    lead = len(llama.tokenize(b"", add_bos=True, special=True))
+    beginning-of-text token where the model declares one, as `create_completion` does; only
+    markers read as control tokens), begun instead with the tokens the live context or a saved
+    state spells the same text with, the one that keeps the most (`prompt_states.respelled`)."""
+    canonical = llama.tokenize(b"", add_bos=True, special=True)
+    lead = len(canonical)
+    text = ""  # neighbouring text parts are cut as one run, as the tokenizer cuts a string
+    for part in [*prompt, PromptPart("", marker=True)]:
+        if not part.marker:
+            text += part.text
+            continue
+        if text:
+            canonical += llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            text = ""
+        if part.text:
+            canonical += llama.tokenize(part.text.encode("utf-8"), add_bos=False, special=True)
     best, kept = canonical, -1
     for held in [_live(llama), *(shelf.keys() if shelf is not None else ())]:
         if len(held) <= kept:
@@ -237,7 +250,8 @@ _PIECES: weakref.WeakKeyDictionary[Llama, dict[int, bytes]] = weakref.WeakKeyDic
 
 
 def _piece_reader(llama: Llama) -> Callable[[int], bytes]:
-    """A token's bytes, control tokens as their text, remembered per model."""
+    """A token's bytes, remembered per model; a control token's are `0xFF` and its number,
+    which no UTF-8 text spells, so text that spells `<|im_start|>` never matches one."""
     known = _PIECES.get(llama)
     if known is None:
         known = _PIECES[llama] = {}
@@ -247,6 +261,8 @@ def _piece_reader(llama: Llama) -> Callable[[int], bytes]:
 
     def piece(token: int) -> bytes:
         found = known.get(token)
+        if found is None and llama_cpp.llama_vocab_is_control(vocab, token):
+            found = known[token] = b"\xff" + str(token).encode()
         if found is None:
             buffer = ctypes.create_string_buffer(64)
             size = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, True)
@@ -309,7 +325,7 @@ def handle_chat(
     """One chat completion: plain text, a forced named call, or the model's own choice."""
     try:
         functions = read_tools(tools)
-        prompt = render(read_messages(messages), functions) + generation_prompt()
+        prompt = (*render_parts(read_messages(messages), functions), *generation_parts())
         forced = forced_name(tool_choice)
         answer_schema = json_response_schema(options.get("response_format"))
     except ChatPromptError as exc:
@@ -326,7 +342,8 @@ def handle_chat(
         if grammar is None and answer_schema is not None:
             gbnf = _grammar(answer_schema) if answer_schema else JSON_GBNF
             constrained, checked = _constrained(llama, gbnf, sampling)
-        text_prompt = _ready(llama, prompt + (f"{MESSAGE_PREFIX}\n" if functions else ""), shelf)
+        words = (PromptPart(f"{MESSAGE_PREFIX}\n"),) if functions else ()
+        text_prompt = _ready(llama, (*prompt, *words), shelf)
         completion: Any = llama.create_completion(
             prompt=text_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
@@ -338,7 +355,8 @@ def handle_chat(
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
     opening, rest = _call_grammar(tool.parameters)
-    call_prompt = _ready(llama, f"{prompt}{CALL_PREFIX}{tool.name}:\n{opening}", shelf)
+    call_opening = PromptPart(f"{CALL_PREFIX}{tool.name}:\n{opening}")
+    call_prompt = _ready(llama, (*prompt, call_opening), shelf)
     call: Any
     if jump_forward.applies(llama, sampling, stops, END):
         _, checked = _constrained(llama, compact(rest), sampling)
@@ -357,7 +375,7 @@ def handle_chat(
     return _call_answer(tool.name, _whole(call, checked), opening)
 
 
-def _ready(llama: Llama, prompt: str, shelf: _StateShelf | None) -> list[int]:
+def _ready(llama: Llama, prompt: Sequence[PromptPart], shelf: _StateShelf | None) -> list[int]:
     """`prompt`'s tokens (see `prompt_tokens`), with the state they continue in the context."""
     tokens = prompt_tokens(llama, prompt, shelf)
     if shelf is not None:

@@ -146,9 +146,9 @@ def respelled(
 
     `held`'s tokens are taken up to the last point where they and `canonical`'s end at the
     same byte, and no further than a UTF-8 character's start, so the rest is `canonical`'s own
-    tokens, each spelling the text it did. `piece` gives a token's bytes (control tokens as
-    their text); the first `lead` tokens (a beginning-of-text token) spell nothing and must be
-    the same in both."""
+    tokens, each spelling the text it did. `piece` gives a token's bytes (a control token's
+    must be bytes no text spells); the first `lead` tokens (a beginning-of-text token) spell
+    nothing and must be the same in both."""
     if lead < 0 or list(held[:lead]) != list(canonical[:lead]):
         return None
     shared = shared_prefix(canonical, held)
