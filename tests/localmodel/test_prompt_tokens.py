@@ -112,3 +112,28 @@ def test_a_conversation_without_marker_text_is_cut_as_the_whole_string_was(llama
 def _call(arguments: str) -> dict[str, Any]:
     function = {"name": "npc_speak", "arguments": arguments}
     return {"id": "c1", "type": "function", "function": function}
+
+
+class _Shelf:
+    """Saved states' tokens, as `prompt_tokens` reads a state shelf."""
+
+    def __init__(self, *keys: list[int]) -> None:
+        self._keys = [tuple(key) for key in keys]
+
+    def keys(self) -> list[tuple[int, ...]]:
+        return self._keys
+
+
+def test_the_context_that_leaves_least_to_evaluate_wins(llama: Any) -> None:
+    from starharness.localmodel.llama_child import prompt_tokens
+
+    held = _held(llama)  # the line in the model's own cut: the rest would be evaluated
+    prompt = _HISTORY + _LINE + _NEXT
+    canonical = llama.tokenize(prompt.encode(), add_bos=True, special=True)
+    # A saved state holds the whole prompt as the tokenizer cuts it: nothing is left.
+    tokens = prompt_tokens(llama, _parts(prompt), _Shelf(canonical))  # type: ignore[arg-type]
+    assert tokens == canonical
+    # One that holds only the history leaves more than the live context's own cut does.
+    history = llama.tokenize(_HISTORY.encode(), add_bos=True, special=True)
+    tokens = prompt_tokens(llama, _parts(prompt), _Shelf(history))  # type: ignore[arg-type]
+    assert tokens[: len(held)] == held

@@ -234,15 +234,15 @@ def prompt_tokens(
             text = ""
         if part.text:
             canonical += llama.tokenize(part.text.encode("utf-8"), add_bos=False, special=True)
-    best, kept = canonical, -1
-    for held in [_live(llama), *(shelf.keys() if shelf is not None else ())]:
-        if len(held) <= kept:
-            continue
+    candidates = [_live(llama), *(shelf.keys() if shelf is not None else ())]
+    # What is left to evaluate: a respelling must leave less than the tokenizer's cut leaves
+    # after the context that shares most of it.
+    best = canonical
+    left = len(canonical) - max(shared_prefix(canonical, held) for held in candidates)
+    for held in candidates:
         found = respelled(canonical, held, _piece_reader(llama), lead=lead)
-        if found is not None:
-            reused = shared_prefix(found, held)
-            if reused > kept:
-                best, kept = found, reused
+        if found is not None and len(found) - shared_prefix(found, held) < left:
+            best, left = found, len(found) - shared_prefix(found, held)
     return best
 
 
