@@ -5,7 +5,8 @@ Run as `python -m starharness.localmodel.llama_child FLAGS` with the flags of
 llama-cpp-python's public handler registry, then runs that server unchanged; the server's
 own chat formats stay available by name.
 
-Only this module and `grammar_filter` and `jump_forward`, which it imports, import llama_cpp,
+Only this module and `grammar_filter`, `jump_forward` and `state_shelf`, which it imports,
+import llama_cpp,
 and only the child process imports them. A greedy forced call (a decision) is completed by
 `jump_forward`, the text its grammar forces evaluated in batches; the rest by llama-cpp-python's
 own completion.
@@ -13,20 +14,14 @@ own completion.
 
 from __future__ import annotations
 
-import ctypes
 import json
-import mmap
 import runpy
 import sys
 import time
-import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-import llama_cpp
-from llama_cpp import Llama, LlamaRAMCache, llama_chat_format
+from llama_cpp import Llama, llama_chat_format
 from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
 
 from . import jump_forward
@@ -48,14 +43,7 @@ from .chat_prompt import (
 )
 from .forced_text import compact
 from .grammar_filter import GrammarFilter
-from .prompt_states import (
-    buffer_size,
-    plan_move,
-    respelled,
-    reusable_buffer,
-    shared_prefix,
-    superseded,
-)
+from .state_shelf import StateShelf, prompt_tokens, shelf_of
 
 _SAMPLING: Final = (
     "temperature",
@@ -84,232 +72,6 @@ _PARSED: dict[str, LlamaGrammar] = {}
 """A grammar for the sampler chain, by its text (see `_constrained`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _SavedState:
-    """The model's state as llama.cpp serializes it (its attention cache and last logits):
-    the first `size` bytes of `data`."""
-
-    data: ctypes.Array[ctypes.c_uint8]
-    size: int
-
-
-_MAX_SPARE: Final = 2
-"""Buffers of dropped states kept for the next saves: a switch between two conversations
-drops one state (the saving conversation's older one) and saves one."""
-
-
-class _StateShelf:
-    """The server's state cache, run by this handler instead of by `Llama.create_completion`:
-    a state is saved when a request is about to overwrite it, not after every completion (see
-    `prompt_states.plan_move`), and a state a newer one makes redundant is dropped, so warmed
-    NPC prefixes outlive a long conversation instead of being the first states evicted. With
-    `verbose`, the log says each save and restore and what it cost.
-
-    A state is llama.cpp's own bytes, saved and restored through its state API, not
-    `Llama.save_state`: that one also copies `batch x vocabulary` floats of logits nothing
-    reads here (74 MiB with a 150k vocabulary, not counted in the cache's budget) and copies
-    the model state three times. A dropped state's buffer is kept for the next save
-    (`prompt_states.reusable_buffer`), and a new one is mapped in whole (`_new_buffer`): on
-    two cores, a 68 MB state written into fresh memory took 0.29-0.9 s, into a kept buffer
-    0.013 s. Every turn of one NPC after another's pays
-    one save and one restore (0.04 s) before the NPC's first word. The budget counts every
-    buffer held, spare ones included, at its size."""
-
-    def __init__(self, capacity_bytes: int, *, verbose: bool) -> None:
-        self._capacity = capacity_bytes
-        self._states: OrderedDict[tuple[int, ...], _SavedState] = OrderedDict()
-        self._spare: list[ctypes.Array[ctypes.c_uint8]] = []
-        self._bytes = 0
-        self._verbose = verbose
-
-    def keys(self) -> list[tuple[int, ...]]:
-        """The saved states' tokens, most recently used last."""
-        return list(self._states)
-
-    def before(self, llama: Llama, tokens: Sequence[int]) -> None:
-        """Save the live context or restore a saved one, as the prompt `tokens` needs."""
-        live = _live(llama)
-        move = plan_move(live, self._states, tokens)
-        # Taken before the save, which may drop it from the cache as redundant (its buffer is
-        # not written until it is loaded).
-        restored = None if move.restore is None else self._states[move.restore]
-        if move.save_live:
-            started = time.perf_counter()
-            dropped, kept = self._save(llama, tuple(live), busy=restored)
-            self._say(
-                f"star-harness state cache: {len(self._states)} states, "
-                f"{self._bytes / 2**20:.0f} MiB; {dropped} superseded "
-                f"(saved {len(live)} tokens in {time.perf_counter() - started:.2f} s, "
-                f"{'into a kept buffer' if kept else 'into a new buffer'})"
-            )
-        if move.restore is not None and restored is not None:
-            started = time.perf_counter()
-            if move.restore in self._states:
-                self._states.move_to_end(move.restore)
-            self._load(llama, move.restore, restored, whole_prompt=len(tokens) == len(move.restore))
-            self._say(
-                f"star-harness state restored: {len(move.restore)} tokens "
-                f"in {time.perf_counter() - started:.2f} s"
-            )
-
-    def _save(
-        self, llama: Llama, key: tuple[int, ...], *, busy: _SavedState | None
-    ) -> tuple[int, bool]:
-        """Save the live state under `key`: how many saved states it made redundant, and
-        whether it went into a kept buffer. `busy`'s buffer is not written."""
-        size = llama_cpp.llama_state_get_size(llama.ctx)
-        dropped = superseded(list(self._states), key)
-        for old in dropped:
-            self._drop(self._states.pop(tuple(old)).data, busy)
-        free = [index for index, data in enumerate(self._spare) if not _same(data, busy)]
-        index = reusable_buffer([len(self._spare[i]) for i in free], size)
-        if index is None:
-            data = _new_buffer(buffer_size(size))
-            self._bytes += len(data)
-        else:
-            data = self._spare.pop(free[index])
-        written = llama_cpp.llama_state_get_data(llama.ctx, data, len(data))
-        if written > len(data):
-            raise RuntimeError(f"llama.cpp wrote {written} bytes of state into {len(data)}")
-        self._states[key] = _SavedState(data, written)
-        while self._bytes > self._capacity and (self._spare or self._states):
-            if self._spare:
-                self._bytes -= len(self._spare.pop(0))
-            else:
-                _, evicted = self._states.popitem(last=False)
-                self._bytes -= len(evicted.data)
-        return len(dropped), index is not None
-
-    def _drop(self, data: ctypes.Array[ctypes.c_uint8], busy: _SavedState | None) -> None:
-        """Keep a dropped state's buffer for a later save, the largest `_MAX_SPARE` of them;
-        `busy`'s (to be loaded still) is kept but not written by this save."""
-        self._spare.append(data)
-        self._spare.sort(key=len, reverse=True)
-        while len(self._spare) > _MAX_SPARE:
-            extra = next(
-                (i for i in reversed(range(len(self._spare))) if not _same(self._spare[i], busy)),
-                len(self._spare) - 1,
-            )
-            self._bytes -= len(self._spare.pop(extra))
-
-    @staticmethod
-    def _load(
-        llama: Llama, key: tuple[int, ...], state: _SavedState, *, whole_prompt: bool
-    ) -> None:
-        if llama_cpp.llama_state_set_data(llama.ctx, state.data, state.size) != state.size:
-            raise RuntimeError("llama.cpp refused a saved state")
-        # A prompt that is exactly the saved tokens would be answered from the restored
-        # logits without a decode (`Llama.load_state` marks them stale for that reason, in a
-        # private field); the last token is left to be evaluated again instead.
-        held = len(key) - 1 if whole_prompt else len(key)
-        llama.input_ids[:held] = key[:held]
-        llama.n_tokens = held
-
-    def _say(self, line: str) -> None:
-        if self._verbose:
-            print(line, file=sys.stderr)
-
-
-def _live(llama: Llama) -> list[int]:
-    # `input_ids` is the whole context's buffer; the first `n_tokens` are evaluated.
-    return llama.input_ids[: llama.n_tokens].tolist()
-
-
-def prompt_tokens(
-    llama: Llama, prompt: Sequence[PromptPart], shelf: _StateShelf | None
-) -> list[int]:
-    """`prompt`'s tokens as the completion evaluates them: as the tokenizer cuts it (with a
-    beginning-of-text token where the model declares one, as `create_completion` does; only
-    markers read as control tokens), begun instead with the tokens the live context or a saved
-    state spells the same text with, the one that keeps the most (`prompt_states.respelled`)."""
-    canonical = llama.tokenize(b"", add_bos=True, special=True)
-    lead = len(canonical)
-    text = ""  # neighbouring text parts are cut as one run, as the tokenizer cuts a string
-    for part in [*prompt, PromptPart("", marker=True)]:
-        if not part.marker:
-            text += part.text
-            continue
-        if text:
-            canonical += llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-            text = ""
-        if part.text:
-            canonical += llama.tokenize(part.text.encode("utf-8"), add_bos=False, special=True)
-    candidates = [_live(llama), *(shelf.keys() if shelf is not None else ())]
-    # What is left to evaluate: a respelling must leave less than the tokenizer's cut leaves
-    # after the context that shares most of it.
-    best = canonical
-    left = len(canonical) - max(shared_prefix(canonical, held) for held in candidates)
-    for held in candidates:
-        found = respelled(canonical, held, _piece_reader(llama), lead=lead)
-        if found is not None and len(found) - shared_prefix(found, held) < left:
-            best, left = found, len(found) - shared_prefix(found, held)
-    return best
-
-
-_PIECES: weakref.WeakKeyDictionary[Llama, dict[int, bytes]] = weakref.WeakKeyDictionary()
-
-
-def _piece_reader(llama: Llama) -> Callable[[int], bytes]:
-    """A token's bytes, remembered per model; a control token's are `0xFF` and its number,
-    which no UTF-8 text spells, so text that spells `<|im_start|>` never matches one."""
-    known = _PIECES.get(llama)
-    if known is None:
-        known = _PIECES[llama] = {}
-    vocab = llama_cpp.llama_model_get_vocab(llama.model)
-    if vocab is None:
-        raise ValueError("the model has no vocabulary")
-
-    def piece(token: int) -> bytes:
-        found = known.get(token)
-        if found is None and llama_cpp.llama_vocab_is_control(vocab, token):
-            found = known[token] = b"\xff" + str(token).encode()
-        if found is None:
-            buffer = ctypes.create_string_buffer(64)
-            size = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, True)
-            if size < 0:  # the piece is longer: llama.cpp says how long
-                buffer = ctypes.create_string_buffer(-size)
-                size = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, True)
-            if size < 0:
-                raise ValueError(f"llama.cpp gives no piece for token {token}")
-            found = known[token] = buffer.raw[:size]
-        return found
-
-    return piece
-
-
-def _new_buffer(size: int) -> ctypes.Array[ctypes.c_uint8]:
-    """`size` bytes for a state, mapped in by the kernel at once where it can (Linux's
-    `MAP_POPULATE`). In the model server's process on two cores, a 70 MB `ctypes` array took
-    0.62-0.73 s (its pages faulted in one by one as it was zeroed), a populated mapping
-    0.016-0.021 s; either is then written in 0.013 s."""
-    populate: int = getattr(mmap, "MAP_POPULATE", 0)
-    anonymous: int = getattr(mmap, "MAP_ANONYMOUS", 0)
-    if populate and anonymous:
-        region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | anonymous | populate)
-        return (ctypes.c_uint8 * size).from_buffer(region)
-    return (ctypes.c_uint8 * size)()
-
-
-def _same(data: ctypes.Array[ctypes.c_uint8], state: _SavedState | None) -> bool:
-    return state is not None and data is state.data
-
-
-_SHELVES: weakref.WeakKeyDictionary[Llama, _StateShelf] = weakref.WeakKeyDictionary()
-
-
-def _shelf(llama: Llama) -> _StateShelf | None:
-    """The model's state shelf, taking over the server's plain RAM cache (`--cache_type ram`)
-    on first use; None when the server keeps no states or keeps them on disk."""
-    shelf = _SHELVES.get(llama)
-    if shelf is None:
-        cache = llama.cache
-        if type(cache) is not LlamaRAMCache:
-            return None
-        shelf = _SHELVES[llama] = _StateShelf(cache.capacity_bytes, verbose=llama.verbose)
-        llama.set_cache(None)
-    return shelf
-
-
 def handle_chat(
     *,
     llama: Llama,
@@ -332,7 +94,7 @@ def handle_chat(
         raise ValueError(str(exc)) from None
     sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
     stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
-    shelf = _shelf(llama)
+    shelf = shelf_of(llama)
     if forced is None and tool_choice in ("auto", "required") and functions:
         chosen_by = _ready(llama, prompt, shelf)
         forced = _choose(llama, chosen_by, functions, sampling, words=tool_choice == "auto")
@@ -375,7 +137,7 @@ def handle_chat(
     return _call_answer(tool.name, _whole(call, checked), opening)
 
 
-def _ready(llama: Llama, prompt: Sequence[PromptPart], shelf: _StateShelf | None) -> list[int]:
+def _ready(llama: Llama, prompt: Sequence[PromptPart], shelf: StateShelf | None) -> list[int]:
     """`prompt`'s tokens (see `prompt_tokens`), with the state they continue in the context."""
     tokens = prompt_tokens(llama, prompt, shelf)
     if shelf is not None:

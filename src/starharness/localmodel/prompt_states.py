@@ -154,15 +154,24 @@ def respelled(
     shared = shared_prefix(canonical, held)
     if shared == len(held) or shared == len(canonical):
         return None  # nothing past what the tokens share
+    # `canonical`'s bytes, spelled only as far as `held` is compared (a context that parts
+    # early costs little), and where each of its tokens ends.
     text = bytearray()
     ends: dict[int, int] = {0: lead}
-    for index in range(lead, len(canonical)):
-        text += piece(canonical[index])
-        ends[len(text)] = index + 1
+    spelled = lead
+
+    def spell(upto: int) -> None:
+        nonlocal spelled
+        while len(text) < upto and spelled < len(canonical):
+            text.extend(piece(canonical[spelled]))
+            spelled += 1
+            ends[len(text)] = spelled
+
     offset = 0
     best: tuple[int, int] | None = None
     for index in range(lead, len(held)):
         chunk = piece(held[index])
+        spell(offset + len(chunk) + 1)  # a byte past it: is the cut at a character's start?
         if not text.startswith(chunk, offset):
             break
         offset += len(chunk)
