@@ -33,8 +33,13 @@ so the report says where a turn's seconds go. `--warm` lets the NPC server warm 
 server first (each NPC's static prefix and the opening of its scene, with max_tokens 1) and
 waits for it, as a player arriving after the warm-up would, and reports what that costs.
 
+`--pause S` waits S seconds between a turn's end and the next say, as a player reading the
+line's end and answering does; `serve-local` uses that time (it evaluates the end of the
+answer and the opening of the player's next message), so with a pause each warm say has fewer
+tokens to wait for. Without it (the default) every say follows the last turn at once.
+
 Run: uv run --group local-model python bench/first_word.py --model PATH [--says 6]
-     [--npcs npc-karsk npc-brandt] [--cache-mb MB] [--n-batch N] [--warm]
+     [--npcs npc-karsk npc-brandt] [--cache-mb MB] [--n-batch N] [--warm] [--pause 2]
      or  --base-url http://127.0.0.1:8000/v1 against a server already running
 """
 
@@ -170,7 +175,14 @@ def _forced(body: bytes) -> str:
 # -- the harness's turns ------------------------------------------------------------------------
 
 
-async def _play(ws_url: str, npcs: Sequence[str], says: int, sent: list[Sent], timeout_s: float):
+async def _play(
+    ws_url: str,
+    npcs: Sequence[str],
+    says: int,
+    sent: list[Sent],
+    timeout_s: float,
+    pause_s: float,
+):
     from starharness.eval import scripted_player
     from starharness.npc import GameKit
     from starharness.voyage import GAME, PLAYER_ID
@@ -219,6 +231,7 @@ async def _play(ws_url: str, npcs: Sequence[str], says: int, sent: list[Sent], t
         for number in range(says):
             encounter, npc = opened[number % len(opened)]
             line = LINES[number % len(LINES)]
+            await asyncio.sleep(pause_s)  # the player reads the last line's end, then answers
             await turn("warm", npc, player.say(encounter, line, timeout_s=timeout_s))
         for npc in pending:
             encounter = f"e{len(opened) + 1}"
@@ -516,8 +529,14 @@ async def _main(args: argparse.Namespace) -> int:
                     await _await_warming(running)
                 sent.clear()
                 logged = log.stat().st_size if server is not None else 0
-                print(f"turns ({args.says} warm says, npcs {' '.join(args.npcs)}):", flush=True)
-                turns = await _play(running.ws_url, args.npcs, args.says, sent, args.turn_timeout)
+                print(
+                    f"turns ({args.says} warm says, npcs {' '.join(args.npcs)}, "
+                    f"{args.pause:g} s from a turn's end to the next say):",
+                    flush=True,
+                )
+                turns = await _play(
+                    running.ws_url, args.npcs, args.says, sent, args.turn_timeout, args.pause
+                )
             finally:
                 await running.stop()
         finally:
@@ -586,6 +605,13 @@ def main() -> None:
     )
     parser.add_argument("--turn-timeout", type=float, default=180.0)
     parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="seconds from a turn's end to the next say (a player reading, then answering); "
+        "the model server works ahead between turns (serve-local's idle work)",
+    )
+    parser.add_argument(
         "--cache-mb",
         type=int,
         default=DEFAULT_STATE_CACHE_MB,
@@ -606,6 +632,8 @@ def main() -> None:
     )
     parser.add_argument("--no-floor", action="store_true", help="skip the server's floor")
     args = parser.parse_args()
+    if args.pause < 0:
+        parser.error("--pause must be at least 0 seconds")
     if args.says < 0 or not args.npcs:
         parser.error("--says must be at least 0 and --npcs name at least one NPC")
     if args.base_url is not None and args.server_log is not None:

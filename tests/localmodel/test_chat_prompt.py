@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from starharness.localmodel.chat_prompt import (
     CHAT_FORMAT_NAME,
     ChatPromptError,
+    PromptPart,
     forced_name,
     functions_block,
+    generation_parts,
     json_response_schema,
+    next_user_parts,
     read_messages,
     read_tools,
     render,
@@ -88,6 +91,35 @@ def test_only_the_template_s_markers_are_read_as_control_tokens(
         shorter = render_parts(read_messages(conversation[:size]), TOOLS)
         longer = render_parts(read_messages(conversation[: size + 1]), TOOLS)
         assert longer[: len(shorter)] == shorter
+
+
+def _flat(parts: tuple[PromptPart, ...] | list[PromptPart]) -> list[tuple[str, bool]]:
+    """A prompt as the tokenizer meets it: text a character at a time, a marker whole."""
+    out: list[tuple[str, bool]] = []
+    for part in parts:
+        out += [(part.text, True)] if part.marker else [(char, False) for char in part.text]
+    return out
+
+
+@given(_conversation, st.sampled_from(["decide", "npc_speak", None]), _text, _text)
+def test_what_the_server_evaluates_after_an_answer_begins_the_next_request(
+    conversation: list[dict[str, Any]], called: str | None, answer: str, said: str
+) -> None:
+    """The model server evaluates `next_user_parts` after an answer while the player reads: the
+    next request (the answer in the history, then the player's line) must begin with the
+    request before, the answer as the model generated it, and those parts."""
+    assume(called is not None or answer)  # an empty text answer is rendered without `message:`
+    request = [*conversation, {"role": "user", "content": "Hello."}]
+    if called is None:
+        reply: dict[str, Any] = {"role": "assistant", "content": answer}
+        body = f"message:\n{answer}"
+    else:
+        reply = {"role": "assistant", "content": None, "tool_calls": [_call_of(called, answer)]}
+        body = f"functions.{called}:\n{answer}"
+    before = [*render_parts(read_messages(request), TOOLS), *generation_parts()]
+    held = [*before, PromptPart(body), *next_user_parts()]
+    after = render_parts(read_messages([*request, reply, {"role": "user", "content": said}]), TOOLS)
+    assert _flat(after)[: len(_flat(held))] == _flat(held)
 
 
 @given(_text)

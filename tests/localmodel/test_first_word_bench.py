@@ -22,6 +22,7 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
     model.write_bytes(b"GGUF" + b"\0" * 16)
     log = tmp_path / "server.log"
     command = [sys.executable, str(BENCH), "--model", str(model), "--says", "3", "--warm"]
+    command += ["--pause", "0.2"]
     command += ["--server-command", f"{sys.executable} {FAKE_SERVER}", "--server-log", str(log)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
     out = done.stdout
@@ -34,6 +35,9 @@ def test_the_bench_prints_first_words_floors_ratios_and_the_load(tmp_path: Path)
     assert out.count("  warm-up  the NPC server warmed 4 NPCs (prefix and scene opening)") == 1
     assert out.count("prefix and scene opening evaluated in") == 2
     assert out.count("  greeting ") == 2 and out.count("  warm     ") == 3
+    assert (
+        "(3 warm says, npcs npc-karsk npc-brandt, 0.2 s from a turn's end to the next say)" in out
+    )
     assert out.count("  floor    ") == 5
     assert "a fresh server" in out  # the state cache is on: the floor does not reuse it
     assert "warm (3 turns spoke, 0 silent):" in out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 import httpx
@@ -204,3 +205,62 @@ def test_a_restored_state_answers_as_the_live_context_did(real_model: ServedMode
     # The call ids differ (each names its completion); what the NPC said may not.
     (said,), (said_again,) = live["message"]["tool_calls"], again["message"]["tool_calls"]
     assert said_again["function"] == said["function"]
+
+
+_AHEAD = re.compile(r"star-harness idle: evaluated (\d+) tokens ahead of the (\d+) held")
+
+
+def _logged_after(model: ServedModel, at: int, pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The first match of `pattern` in the server's log after offset `at`, waited for."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = pattern.findall(model.log.read_text()[at:])
+        if found:
+            first = found[0]
+            return first if isinstance(first, tuple) else (first,)
+        time.sleep(0.05)
+    raise AssertionError(f"the log never said {pattern.pattern!r}: {model.log.read_text()[-2000:]}")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("temperature", [0, 0.7], ids=["greedy", "sampled"])
+def test_between_turns_the_answer_s_end_and_a_user_message_s_opening_are_evaluated(
+    real_model: ServedModel, stream: bool, temperature: float
+) -> None:
+    """While the player reads, the server evaluates the end of the answer it gave and the
+    opening of the user message that follows it; the next turn's prompt begins with all of
+    it, so its request evaluates only the player's line and what comes after it."""
+    tess = [{"role": "system", "content": f"You are Tess, a pilot for hire ({stream}). " * 8}]
+    asked = [*tess, {"role": "user", "content": "Where are you flying next?"}]
+    at = len(real_model.log.read_text())
+    body = {"messages": asked, "tools": [TOOL], "tool_choice": _FORCED, "max_tokens": 32}
+    payload = {**body, "temperature": temperature, "stream": stream}
+    with httpx.stream(
+        "POST", f"{real_model.base_url}/chat/completions", json=payload, timeout=300
+    ) as answer:
+        assert answer.status_code == 200, answer.read()
+        raw = answer.read().decode()
+    arguments = (
+        "".join(
+            call["function"]["arguments"]
+            for event in raw.splitlines()
+            if event.startswith("data: {")
+            for choice in json.loads(event.removeprefix("data: "))["choices"]
+            for call in choice["delta"].get("tool_calls") or ()
+        )
+        if stream
+        else json.loads(raw)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+    )
+    json.loads(arguments)  # the whole call, not cut at max_tokens (cut answers get no lookahead)
+    ahead, held = (int(n) for n in _logged_after(real_model, at, _AHEAD))
+    assert 5 <= ahead <= 8, ahead  # the answer's last token or two, then 5 of the template's
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "npc_speak", "arguments": arguments},
+    }
+    turn = [*asked, {"role": "assistant", "content": "", "tool_calls": [call]}]
+    at = len(real_model.log.read_text())
+    _turn(real_model, turn, "Take me along.")
+    reused, _ = (int(n) for n in _logged_after(real_model, at, _REUSED))
+    assert reused == held + ahead

@@ -240,6 +240,13 @@ def generation_parts() -> tuple[PromptPart, ...]:
     return (_START, PromptPart("assistant\n"))
 
 
+def next_user_parts() -> tuple[PromptPart, ...]:
+    """What follows an answer generated after the generation prompt when the next message is
+    the user's: the answer's end and a user message's opening, in parts. The model server
+    evaluates them while the player reads (see `idle_work`)."""
+    return (_END, PromptPart("\n"), _START, PromptPart("user\n"))
+
+
 def _joined(parts: Sequence[PromptPart]) -> tuple[PromptPart, ...]:
     """`parts` with neighbouring text joined (the tokenizer cuts text as one run) and empty
     text dropped."""

@@ -2,8 +2,9 @@
 
 Run as `python -m starharness.localmodel.llama_child FLAGS` with the flags of
 `python -m llama_cpp.server`. It registers `star-harness-chatml` (see `chat_prompt`) through
-llama-cpp-python's public handler registry, then runs that server unchanged; the server's
-own chat formats stay available by name.
+llama-cpp-python's public handler registry, then builds that server's app as its own
+`__main__` does (`create_app`) and serves it inside `IdleWork`, which lets the handler use
+the time between turns (see `idle_work`); the server's own chat formats stay available by name.
 
 Only this module and `grammar_filter`, `jump_forward` and `state_shelf`, which it imports,
 import llama_cpp,
@@ -14,15 +15,20 @@ own completion.
 
 from __future__ import annotations
 
+import argparse
 import json
-import runpy
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from functools import partial
+from typing import Any, Final, cast
 
+import uvicorn
 from llama_cpp import Llama, llama_chat_format
 from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar, json_schema_to_gbnf
+from llama_cpp.server.app import create_app
+from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
+from llama_cpp.server.settings import ModelSettings, ServerSettings, Settings
 
 from . import jump_forward
 from .call_opening import split_opening
@@ -37,13 +43,15 @@ from .chat_prompt import (
     forced_name,
     generation_parts,
     json_response_schema,
+    next_user_parts,
     read_messages,
     read_tools,
     render_parts,
 )
 from .forced_text import compact
 from .grammar_filter import GrammarFilter
-from .state_shelf import StateShelf, prompt_tokens, shelf_of
+from .idle_work import IdleWork
+from .state_shelf import Lookahead, StateShelf, lookahead_after_answer, prompt_tokens, shelf_of
 
 _SAMPLING: Final = (
     "temperature",
@@ -70,6 +78,12 @@ _CALLS: dict[str, tuple[str, str]] = {}
 """A forced call's fixed opening and the grammar of the rest, by its schema."""
 _PARSED: dict[str, LlamaGrammar] = {}
 """A grammar for the sampler chain, by its text (see `_constrained`)."""
+_IDLE: list[IdleWork] = []
+"""The server's idle work, once `main` serves it (empty in a process that calls the handler
+directly, as tests do)."""
+_ANSWERED: Final = ("stop", "tool_calls")
+"""Finish reasons of an answer that ended by itself: one cut at `max_tokens` (a warm-up asks
+for one token) is not what the history will hold."""
 
 
 def handle_chat(
@@ -110,7 +124,8 @@ def handle_chat(
             prompt=text_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
         if stream:
-            return _checked(_text_chunks(completion), checked)
+            return _checked(_text_chunks(_noted(llama, text_prompt, completion)), checked)
+        _note(llama, text_prompt, completion)
         return _text_answer(_whole(completion, checked))
     tool = next((tool for tool in functions if tool.name == forced), None)
     if tool is None:
@@ -133,8 +148,46 @@ def handle_chat(
             prompt=call_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
     if stream:
-        return _checked(_call_chunks(tool.name, call, opening), checked)
+        return _checked(_call_chunks(tool.name, _noted(llama, call_prompt, call), opening), checked)
+    _note(llama, call_prompt, call)
     return _call_answer(tool.name, _whole(call, checked), opening)
+
+
+def _noted(
+    llama: Llama, prompt: list[int], chunks: Iterator[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """`chunks`, then `_note` of the whole answer once the last has been sent."""
+    texts: list[str] = []
+    finish: str | None = None
+    for chunk in chunks:
+        choice = chunk["choices"][0]
+        texts.append(choice["text"])
+        finish = choice["finish_reason"] or finish
+        yield chunk
+    _note(llama, prompt, {"choices": [{"text": "".join(texts), "finish_reason": finish}]})
+
+
+def _note(llama: Llama, prompt: list[int], completion: Mapping[str, Any]) -> None:
+    """Leave the idle work the end of this answer and a user message's opening (see
+    `Lookahead`): between turns the server evaluates them, so the next turn's first word waits
+    for the player's line and what follows it only; and a state buffer (`StateShelf.prepare`).
+    Any answer replaces the job of the one before, whose context is gone."""
+    if not _IDLE:
+        return
+    choice = completion["choices"][0]
+    ahead = None
+    if choice.get("finish_reason") in _ANSWERED:
+        ahead = lookahead_after_answer(llama, prompt, choice["text"], next_user_parts())
+    _IDLE[0].after(partial(_between_turns, llama, ahead, shelf_of(llama)))
+
+
+def _between_turns(llama: Llama, ahead: Lookahead | None, shelf: StateShelf | None) -> None:
+    """The idle work after an answer: what the next request most likely begins with, then a
+    buffer for the next state the shelf saves."""
+    if ahead is not None:
+        ahead.run(llama)
+    if shelf is not None:
+        shelf.prepare(llama)
 
 
 def _ready(llama: Llama, prompt: Sequence[PromptPart], shelf: StateShelf | None) -> list[int]:
@@ -303,9 +356,30 @@ def _answer(completion: Mapping[str, Any], message: dict[str, Any], finish: str)
 
 
 def main() -> None:
+    """llama-cpp-python's server with the chat handler registered, as its `__main__` builds
+    it from the same flags, served inside `IdleWork`."""
     llama_chat_format.register_chat_completion_handler(CHAT_FORMAT_NAME)(handle_chat)
-    sys.argv[0] = "llama_cpp.server"
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+    parser = argparse.ArgumentParser(
+        prog="python -m starharness.localmodel.llama_child",
+        description="llama-cpp-python's server with star-harness's chat handler",
+    )
+    add_args_from_model(parser, Settings)
+    args = parser.parse_args()
+    try:
+        # Annotated as returning the class; it returns an instance of it.
+        server = cast(ServerSettings, parse_model_from_args(ServerSettings, args))
+        model = cast(ModelSettings, parse_model_from_args(ModelSettings, args))
+    except ValueError as exc:
+        parser.error(str(exc))
+    idle = IdleWork(create_app(server_settings=server, model_settings=[model]))
+    _IDLE[:] = [idle]
+    uvicorn.run(
+        idle,
+        host=server.host,
+        port=server.port,
+        ssl_keyfile=server.ssl_keyfile,
+        ssl_certfile=server.ssl_certfile,
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 `StateShelf` keeps llama.cpp's states for the conversations not in the context now (which to
 save, restore and drop: `prompt_states`); `prompt_tokens` cuts a rendered prompt into tokens,
 only the template's markers as control tokens, begun with what the model holds where it
-spells the same text. Only the model server's child process imports this module: it imports
+spells the same text; `lookahead_after_answer` says what the context most likely continues
+with after an answer. Only the model server's child process imports this module: it imports
 llama_cpp.
 """
 
@@ -100,6 +101,26 @@ class StateShelf:
                 f"star-harness state restored: {len(move.restore)} tokens "
                 f"in {time.perf_counter() - started:.2f} s"
             )
+
+    def prepare(self, llama: Llama) -> None:
+        """Map in a buffer for the next save while the server waits, when no kept one would
+        hold the live state and the budget has room for it without dropping a saved state: in
+        the model server's process a new buffer took 0.26-0.67 s on two cores, paid before the
+        first word of the turn that saved into it."""
+        size = llama_cpp.llama_state_get_size(llama.ctx)
+        if reusable_buffer([len(data) for data in self._spare], size) is not None:
+            return
+        wanted = buffer_size(size)
+        if len(self._spare) >= _MAX_SPARE or self._bytes + wanted > self._capacity:
+            return
+        started = time.perf_counter()
+        self._spare.append(_new_buffer(wanted))
+        self._spare.sort(key=len, reverse=True)
+        self._bytes += wanted
+        self._say(
+            f"star-harness state cache: a buffer of {wanted / 2**20:.0f} MiB mapped in while "
+            f"idle, in {time.perf_counter() - started:.2f} s"
+        )
 
     def _save(
         self, llama: Llama, key: tuple[int, ...], *, busy: _SavedState | None
@@ -198,6 +219,61 @@ def prompt_tokens(
         if found_left < left:
             best, left = found, found_left
     return best
+
+
+@dataclass(frozen=True, slots=True)
+class Lookahead:
+    """Tokens to evaluate after the context `held` while the server waits for a request: the
+    end of an answer and the opening of the message most likely to follow it
+    (`lookahead_after_answer`). The next request, rendered in full, begins with them where the
+    guess was right (`prompt_tokens` reuses them like any held tokens) and evaluates the rest
+    as it would have anyway."""
+
+    held: tuple[int, ...]
+    tokens: tuple[int, ...]
+
+    def run(self, llama: Llama) -> None:
+        """Evaluate the tokens, unless the context changed since (another request ran)."""
+        if tuple(_live(llama)) != self.held or not self.tokens:
+            return
+        if len(self.held) + len(self.tokens) >= llama.n_ctx():
+            return
+        started = time.perf_counter()
+        llama.eval(list(self.tokens))
+        if llama.verbose:
+            took = time.perf_counter() - started
+            print(
+                f"star-harness idle: evaluated {len(self.tokens)} tokens ahead of the "
+                f"{len(self.held)} held (the answer's end, the next message's opening) "
+                f"in {took:.2f} s",
+                file=sys.stderr,
+            )
+
+
+def lookahead_after_answer(
+    llama: Llama, prompt: Sequence[int], answer: str, then: Sequence[PromptPart]
+) -> Lookahead | None:
+    """What completes the context after an answer to `prompt` (`answer`: the text generated)
+    and then `then`: the answer's end the context does not hold yet (the last token of an
+    answer is sampled, not evaluated), then `then` cut as `prompt_tokens` cuts it. None when
+    the context does not hold `prompt` and a beginning of the answer."""
+    live = _live(llama)
+    if not answer or live[: len(prompt)] != list(prompt):
+        return None
+    piece = _piece_reader(llama)
+    held = b"".join(piece(token) for token in live[len(prompt) :])
+    spelled = answer.encode("utf-8")
+    if not spelled.startswith(held):
+        return None
+    tail = spelled[len(held) :]
+    try:
+        tail.decode("utf-8")  # a tail that begins inside a character is not cut as it would be
+    except UnicodeDecodeError:
+        return None
+    tokens = llama.tokenize(tail, add_bos=False, special=False) if tail else []
+    for part in then:
+        tokens += llama.tokenize(part.text.encode("utf-8"), add_bos=False, special=part.marker)
+    return Lookahead(tuple(live), tuple(tokens))
 
 
 _PIECES: weakref.WeakKeyDictionary[Llama, dict[int, bytes]] = weakref.WeakKeyDictionary()
