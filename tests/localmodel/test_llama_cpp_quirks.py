@@ -249,7 +249,7 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
         outcomes["action"] += 1
         assert len(added) == 1
         # From the NPC's side (the game's pitch), not the player's label.
-        assert added[0]["content"].startswith(OUTCOME_PREFIX + 'offered "I sell you ')
+        assert added[0]["content"].startswith(OUTCOME_PREFIX + 'player_buys: offered "I sell you ')
     assert outcomes == {"none": 2, "action": 1}
     # No decision is ever in view, and every turn's prompt continues the last one's (the
     # prompt the server kept), whatever the decisions before it were.

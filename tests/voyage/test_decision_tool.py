@@ -88,7 +88,7 @@ _CONVERSATION: list[Message] = [
     UserMessage("Two fuel cells."),
     _decided("d2", "player_buys"),
     ToolMessage("d2", '{"action":"player_buys","ok":true}'),
-    UserMessage("Result of your decision: player_buys: done", source="context"),
+    UserMessage('Result of your decision: {"action":"player_buys","ok":true}', source="context"),
     UserMessage("Sell me a ship."),
     _decided("d3", "sell_ship"),
     ToolMessage("d3", "unknown action", is_error=True),

@@ -111,7 +111,7 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     [offer] = offers(offered)
     assert offer["label"] == "Buy 2 fuel cells at 450" and offer["offer"]["cost"] == "900 cr"
     assert told[0]["content"] == (
-        f'{OUTCOME_PREFIX}offered "I sell you 2 fuel cells at 450 (900 cr)", '
+        f'{OUTCOME_PREFIX}player_buys: offered "I sell you 2 fuel cells at 450 (900 cr)", '
         "not done until the player accepts"
     )
     assert offer["id"] not in told[0]["content"]
@@ -372,7 +372,7 @@ async def test_a_refused_decision_is_made_once_more_with_the_refusal_in_view(
     assert line(refused) == "You have none to sell."
 
 
-async def test_a_done_action_is_told_in_the_games_words_before_the_npc_speaks(
+async def test_a_done_action_is_told_with_its_summary_before_the_npc_speaks(
     tmp_path: Path,
 ) -> None:
     warmer = _decide("change_attitude", delta=10, reason="They asked after my health.")
@@ -389,11 +389,11 @@ async def test_a_done_action_is_told_in_the_games_words_before_the_npc_speaks(
     assert actions(warmed) == [("change_attitude", True)]
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
-    # The action, "done" and the game's own summary in words; the effect's other fields follow
-    # as compact JSON, the summary not again among them.
-    assert seen.startswith(f"{OUTCOME_PREFIX}change_attitude: done: Attitude +10 (now 10)")
-    assert seen.endswith('They asked after my health. {"attitude":10,"before":0}')
-    assert seen.count("They asked after my health.") == 1
+    # The action, "done", then the game's summary and the effect as compact JSON.
+    summary = "Attitude +10 (now 10): They asked after my health."
+    assert seen == (
+        f'{OUTCOME_PREFIX}change_attitude: done; {{"summary":"{summary}","attitude":10,"before":0}}'
+    )
 
 
 async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
@@ -419,7 +419,7 @@ async def test_a_sale_of_what_the_player_lacks_becomes_the_offer_they_asked_for(
     assert [_forced(b) for b in turn] == [DECISION_TOOL, "npc_speak"]
     seen = [m["content"] for m in turn[1]["messages"] if m["role"] == "user"][-1]
     assert seen == (
-        f'{OUTCOME_PREFIX}offered "I sell you 3 medical gel at 1,100 (3,300 cr)", '
+        f'{OUTCOME_PREFIX}player_buys: offered "I sell you 3 medical gel at 1,100 (3,300 cr)", '
         "not done until the player accepts"
     )
     # The player sees the offer of what they asked for, not a refusal of a sale.

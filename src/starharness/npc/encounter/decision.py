@@ -36,9 +36,7 @@ local server's default is about 0.8) a small model reads the same line as a sale
 a purchase the next. Sent when the agent sets no temperature; speech keeps the server's."""
 OUTCOME_PREFIX: Final = "Result of your decision: "
 """Starts the context message that repeats a decision's result for a server that shows the
-model no tool results (see `_outcome_for_model`). "Outcome: " is three tokens fewer with the
-1.5B development model, but there the refusals it told were reflected in the next line 11
-times of 18 in an eval run, against 14-17 of 17-19 in the four runs before it (2026-12-07)."""
+model no tool results (see `_outcome_for_model`)."""
 _NOT_YET: Final = "not done until the player accepts"
 """What an offer's result says of it in words (the tool result's `status`, `OFFER_NOTE`, says
 it as a status; these words are the ones the 1.5B development model was measured on)."""
@@ -148,17 +146,13 @@ def define_decision_tool(
 
 
 def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
-    """`result` as the model reads it in a context message: in words, what became of the
-    decision (refused and why, offered and on what terms, or done and the game's summary of
-    it), then any other fields as compact JSON; without the offer's id or a refusal's `facts`.
-    A refusal or a done action names the action first; an offer does not, since its pitch says
-    what is offered in the NPC's own words.
+    """`result` as the model reads it in a context message: in words, the action first, then
+    what became of it (refused and why, offered and on what terms, or done), then any other
+    fields as compact JSON; without the offer's id or a refusal's `facts`.
 
-    These tokens stand between the decision and the NPC's first word: on two cores a prompt
-    token of a small batch costs 25-50 ms with the 1.5B development model. There the offer of
-    one fuel cell is told in 31 tokens (36 with the action's name, as until 2026-12-07; about
-    50 as compact JSON, 74 whole), a refusal in 30 (40) and an attitude change in 42 (44 with
-    its summary inside the JSON)."""
+    These tokens stand between the decision and the NPC's first word. On the 1.5B development
+    model an offer's result is 34 tokens in words (49 as the compact JSON it was, 74 whole) and
+    a refusal's 30 (40): on two cores a prompt token of a small batch costs 25-50 ms."""
     rest = {key: value for key, value in result.items() if key not in _BOOKKEEPING}
     action = rest.pop("action", decided)
     ok = rest.pop("ok", None)
@@ -168,11 +162,6 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
     pitch = rest.pop(PITCH, None)
     if offer is not None:
         rest.pop("status", None)  # the offer's note for code, said here in words
-    summary = rest.get("summary") if ok is True and offer is None else None
-    if isinstance(summary, str) and summary:
-        del rest["summary"]  # said in words after "done"
-    else:
-        summary = None
     said: list[str] = []
     if ok is False:
         why = f" ({reason})" if reason else ""
@@ -184,15 +173,10 @@ def _outcome_for_model(decided: str, result: Mapping[str, Any]) -> str:
         # ("You offer to sell ...").
         said.append(f"offered {json.dumps(pitch or offer, ensure_ascii=False)}, {_NOT_YET}")
     elif ok is True:
-        said.append(f"done: {summary}" if summary else "done")
-    told = "; ".join(said)
+        said.append("done")
     if rest:
-        # After a sentence (a summary's, a hint's) the fields follow it as they would a word.
-        spacer = " " if told.endswith((".", "!", "?")) else "; " if told else ""
-        told += spacer + json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
-    if offer is not None:
-        return told
-    return f"{action}: {told}" if told else str(action)
+        said.append(json.dumps(rest, ensure_ascii=False, separators=(",", ":")))
+    return (f"{action}: " + "; ".join(said)) if said else str(action)
 
 
 def decisions_out_of_view(
