@@ -111,15 +111,21 @@ async def test_a_job_runs_after_the_request_that_left_it_not_during_it() -> None
     assert app.events[-4:] == ["request /hold", "answered /hold", "job a began", "job a ended"]
 
 
-async def test_a_request_that_comes_while_a_job_runs_waits_for_its_end() -> None:
-    app = _App()
+async def _a_job_running(app: _App, client: httpx.AsyncClient) -> _Job:
+    """A job left by a request and now running, held in its worker thread until its `gate`."""
     job = _Job(app, "a")
     job.gate.clear()
     app.job = job
+    await client.get("/leave")
+    await _until(lambda: "job a began" in app.events)
+    app.job = None
+    return job
+
+
+async def test_a_request_that_comes_while_a_job_runs_waits_for_its_end() -> None:
+    app = _App()
     async with _serving(app) as (client, _):
-        await client.get("/leave")
-        await _until(lambda: "job a began" in app.events)
-        app.job = None
+        job = await _a_job_running(app, client)
         waiting = asyncio.create_task(client.get("/second"))
         await asyncio.sleep(_DELAY_S * 10)
         assert "request /second" not in app.events  # the job holds the model
@@ -175,12 +181,10 @@ async def test_a_failing_job_is_said_and_the_server_goes_on(
 
 async def test_shutdown_waits_for_a_running_job() -> None:
     app = _App()
-    job = _Job(app, "a")
-    job.gate.clear()
-    app.job = job
     async with _serving(app) as (client, _):
-        await client.get("/leave")
-        await _until(lambda: "job a began" in app.events)
-        threading.Timer(_DELAY_S * 10, job.gate.set).start()
+        job = await _a_job_running(app, client)
+        release = threading.Timer(_DELAY_S * 10, job.gate.set)
+        release.start()
+    release.join()
     # The server's exit (lifespan shutdown) came after the job's end.
     assert app.events[-1] == "job a ended"
