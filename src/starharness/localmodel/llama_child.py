@@ -7,10 +7,9 @@ llama-cpp-python's public handler registry, then builds that server's app as its
 the time between turns (see `idle_work`); the server's own chat formats stay available by name.
 
 Only this module and `grammar_filter`, `jump_forward` and `state_shelf`, which it imports,
-import llama_cpp,
-and only the child process imports them. A greedy forced call (a decision) is completed by
-`jump_forward`, the text its grammar forces evaluated in batches; the rest by llama-cpp-python's
-own completion.
+import llama_cpp, and only the child process imports them. A greedy forced call (a decision)
+is completed by `jump_forward`, the text its grammar forces evaluated in batches; the rest by
+llama-cpp-python's own completion.
 """
 
 from __future__ import annotations
@@ -81,9 +80,6 @@ _PARSED: dict[str, LlamaGrammar] = {}
 _IDLE: list[IdleWork] = []
 """The server's idle work, once `main` serves it (empty in a process that calls the handler
 directly, as tests do)."""
-_ANSWERED: Final = ("stop", "tool_calls")
-"""Finish reasons of an answer that ended by itself: one cut at `max_tokens` (a warm-up asks
-for one token) is not what the history will hold."""
 
 
 def handle_chat(
@@ -125,7 +121,7 @@ def handle_chat(
         )
         if stream:
             return _checked(_text_chunks(_noted(llama, text_prompt, completion)), checked)
-        _note(llama, text_prompt, completion)
+        _note(llama, text_prompt, completion["choices"][0])
         return _text_answer(_whole(completion, checked))
     tool = next((tool for tool in functions if tool.name == forced), None)
     if tool is None:
@@ -149,7 +145,7 @@ def handle_chat(
         )
     if stream:
         return _checked(_call_chunks(tool.name, _noted(llama, call_prompt, call), opening), checked)
-    _note(llama, call_prompt, call)
+    _note(llama, call_prompt, call["choices"][0])
     return _call_answer(tool.name, _whole(call, checked), opening)
 
 
@@ -164,19 +160,20 @@ def _noted(
         texts.append(choice["text"])
         finish = choice["finish_reason"] or finish
         yield chunk
-    _note(llama, prompt, {"choices": [{"text": "".join(texts), "finish_reason": finish}]})
+    _note(llama, prompt, {"text": "".join(texts), "finish_reason": finish})
 
 
-def _note(llama: Llama, prompt: list[int], completion: Mapping[str, Any]) -> None:
+def _note(llama: Llama, prompt: list[int], choice: Mapping[str, Any]) -> None:
     """Leave the idle work the end of this answer and a user message's opening (see
     `Lookahead`): between turns the server evaluates them, so the next turn's first word waits
     for the player's line and what follows it only; and a state buffer (`StateShelf.prepare`).
     Any answer replaces the job of the one before, whose context is gone."""
     if not _IDLE:
         return
-    choice = completion["choices"][0]
     ahead = None
-    if choice.get("finish_reason") in _ANSWERED:
+    # An answer cut at `max_tokens` (a warm-up asks for one token) is not what the history
+    # will hold; one that ended by itself is.
+    if choice.get("finish_reason") == "stop":
         ahead = lookahead_after_answer(llama, prompt, choice["text"], next_user_parts())
     _IDLE[0].after(partial(_between_turns, llama, ahead, shelf_of(llama)))
 
