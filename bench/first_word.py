@@ -17,7 +17,9 @@ with max_tokens 1) and sends the request whose stream carried the first word str
 server, streamed, timing the first generated content or tool-call argument byte (`ttft`). The
 ratio harness / ttft is the harness's share. A second floor (`plan`, with `--model`) is the
 server's own compute for the turn up to the first word, from its log (llama.cpp's prompt and
-generation times of the decision, then the speech request's prompt time), so harness / plan is
+generation times of the decision, then the speech request's prompt time, unless the line
+began with the game's words for an offer, which the server streams before that prompt), so
+harness / plan is
 what the harness adds beyond the model calls its turn plan makes. A server the bench started is
 restarted for the floor, so its prompt-state cache (`--cache-mb`) holds none of the harness's
 prompts; against a server already running (`--base-url`) with that cache on, the floors are
@@ -169,7 +171,8 @@ def _load() -> str:
 
 def _forced(body: bytes) -> str:
     choice = json.loads(body).get("tool_choice")
-    return str(choice["function"]["name"]) if isinstance(choice, dict) else "open"
+    name = str(choice["function"]["name"]) if isinstance(choice, dict) else "open"
+    return f"{name} (begun)" if _begun(body) else name
 
 
 # -- the harness's turns ------------------------------------------------------------------------
@@ -303,15 +306,28 @@ async def _prime(client: Any, url: str, body: bytes) -> None:
     (await client.post(url, json=data)).raise_for_status()
 
 
-def _plans(turns: list[Turn], evaluated: list[Evaluated]) -> None:
+def _plans(turns: list[Turn], evaluated: list[Evaluated], sent: list[Sent]) -> None:
     for turn in turns:
         if turn.first_word is None or turn.first_word >= len(evaluated):
             continue
         before = [evaluated[i] for i in range(turn.requests.start, turn.first_word)]
-        last = evaluated[turn.first_word].prompt_s
+        # A line begun with the offer's words is streamed before its prompt is evaluated.
+        begun = _begun(sent[turn.first_word].body)
+        last = 0.0 if begun else evaluated[turn.first_word].prompt_s
         parts = [e.prompt_s for e in before] + [e.generate_s for e in before] + [last]
         if all(part is not None for part in parts):
             turn.plan_s = sum(part or 0.0 for part in parts)
+
+
+def _begun(body: bytes) -> bool:
+    """Whether the request begins the forced call for the server to continue (a last assistant
+    message holding it): its first words are sent before its prompt is evaluated."""
+    messages = json.loads(body).get("messages") or []
+    return (
+        bool(messages)
+        and messages[-1].get("role") == "assistant"
+        and bool(messages[-1].get("tool_calls"))
+    )
 
 
 async def _floors(base_url: str, turns: list[Turn], sent: list[Sent]) -> None:
@@ -550,7 +566,7 @@ async def _main(args: argparse.Namespace) -> int:
             # with nothing evaluated before the first request is that line, not a request.
             while evaluated and evaluated[0].evaluated is None and evaluated[0].prompt_s is None:
                 evaluated.pop(0)
-            _plans(turns, evaluated)
+            _plans(turns, evaluated, sent)
         if not args.no_floor:
             if server is not None and settings is not None and settings.state_cache_mb:
                 # A fresh server: its state cache holds none of the harness's prompts.

@@ -13,9 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from realmodel_support import ServedModel, require_real_model
 
-from starharness.localmodel.call_opening import split_opening
+from starharness.localmodel.call_opening import continues_string, split_opening
 from starharness.localmodel.chat_prompt import (
     CALL_PREFIX,
+    ChatMessage,
+    ToolCallText,
+    continued_call,
     generation_prompt,
     read_messages,
     read_tools,
@@ -146,3 +149,37 @@ def _count(model: ServedModel, text: str) -> int:
 
 def _variants(decision: Any) -> list[dict[str, Any]]:
     return dict(decision.parameters)["properties"]["action"]["anyOf"]
+
+
+# -- a call begun in the request -------------------------------------------------------------
+
+
+@given(st.text(max_size=40))
+def test_an_opening_and_any_string_text_continue_the_string(words: str) -> None:
+    begun = '{"line":' + json.dumps(words, ensure_ascii=False)[:-1]
+    assert continues_string('{"line":"', begun)
+    # The string closed, something other than the opening, a cut escape: not a continuation.
+    assert not continues_string('{"line":"', begun + '"')
+    assert not continues_string('{"line":"', '{"text":"' + begun[9:])
+    assert not continues_string('{"line":"', begun + "\\")
+
+
+def test_an_opening_that_does_not_end_inside_a_string_continues_nothing() -> None:
+    assert not continues_string('{"n":', '{"n":1')
+    assert not continues_string("", "anything")
+
+
+def test_a_conversation_that_ends_with_the_forced_call_begun_is_continued() -> None:
+    history = (ChatMessage("system", "S"), ChatMessage("user", "Hi"))
+    begun = ChatMessage("assistant", "", (ToolCallText("npc_speak", '{"line":"Two loaves'),))
+    assert continued_call((*history, begun), "npc_speak") == (history, '{"line":"Two loaves')
+    # Another tool, words beside the call, nothing forced: the conversation as it is.
+    other = ChatMessage("assistant", "", (ToolCallText("decide", '{"action":'),))
+    worded = ChatMessage("assistant", "Hm.", begun.calls)
+    for messages, forced in [
+        ((*history, other), "npc_speak"),
+        ((*history, worded), "npc_speak"),
+        ((*history, begun), None),
+        (history, "npc_speak"),
+    ]:
+        assert continued_call(messages, forced) == (messages, None)

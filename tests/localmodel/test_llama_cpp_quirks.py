@@ -241,6 +241,9 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
         assert speak["tool_choice"]["function"]["name"] == "npc_speak"
         added = speak["messages"][len(decide["messages"]) :]
         assert speak["messages"][: len(decide["messages"])] == decide["messages"]
+        begun = _begun_line(speak)
+        if begun is not None:
+            added = added[:-1]
         assert all(m["role"] == "user" for m in added)
         if all(m["content"].startswith(LORE_HEADING) for m in added):
             # Only talks: at most the line's lore, given once the NPC decided so.
@@ -250,6 +253,9 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
         assert len(added) == 1
         # From the NPC's side (the game's pitch), not the player's label.
         assert added[0]["content"].startswith(OUTCOME_PREFIX + 'player_buys: offered "I sell you ')
+        # The server continues the line from the game's words for the offer, which the
+        # player reads while the model reads the result.
+        assert begun == '{"line":"I can let you have 2 fuel cells for 900 credits.'
     assert outcomes == {"none": 2, "action": 1}
     # No decision is ever in view, and every turn's prompt continues the last one's (the
     # prompt the server kept), whatever the decisions before it were.
@@ -259,13 +265,30 @@ async def test_an_npc_on_llama_cpp_decides_then_speaks_every_request_named(
                 call["function"]["name"] != "decide" for call in message.get("tool_calls") or ()
             )
     for earlier, later in itertools.pairwise(turn_bodies):
-        assert later["messages"][: len(earlier["messages"])] == earlier["messages"]
+        # A line's begun call is the start of the call the answer holds (the mock continues
+        # it as `models serve-local` does, tests/localmodel/test_realmodel_chat_handler.py).
+        kept = earlier["messages"][:-1] if _begun_line(earlier) else earlier["messages"]
+        assert later["messages"][: len(kept)] == kept
         if earlier["tool_choice"]["function"]["name"] == "npc_speak":
             # The server kept the speech it generated: it comes next.
-            answer = later["messages"][len(earlier["messages"])]
+            answer = later["messages"][len(kept)]
             assert [call["function"]["name"] for call in answer["tool_calls"]] == ["npc_speak"]
+            begun = _begun_line(earlier)
+            if begun is not None:
+                # The line the NPC said began with the offer's words.
+                assert answer["tool_calls"][0]["function"]["arguments"].startswith(begun)
     assert all(turn.verdicts["completed"].passed for turn in turns)
     assert all(turn.verdicts["spoke_via_action"].passed for turn in turns)
+
+
+def _begun_line(body: dict[str, Any]) -> str | None:
+    """The arguments of the speech call a request begins for the server to continue, if any."""
+    last = body["messages"][-1]
+    if last["role"] != "assistant" or not last.get("tool_calls"):
+        return None
+    (call,) = last["tool_calls"]
+    assert call["function"]["name"] == body["tool_choice"]["function"]["name"]
+    return call["function"]["arguments"]
 
 
 def _greeting_file(tmp_path: Path) -> Path:
@@ -281,3 +304,33 @@ def _greeting_file(tmp_path: Path) -> Path:
         "      - say: Evening. What do you trade?\n"
     )
     return path
+
+
+async def test_after_an_accepted_offer_the_npc_s_line_begins_with_the_deal_done(
+    tmp_path: Path,
+) -> None:
+    # The reaction skips the decision (the world answered); its line begins with the game's
+    # words for the deal done, from the NPC's side (a small model otherwise spoke as the buyer).
+    path = tmp_path / "accepted.yml"
+    path.write_text(
+        "scenarios:\n"
+        "  - name: accepted\n"
+        "    player: player-1\n"
+        "    steps:\n"
+        "      - open: npc-karsk\n"
+        "      - say: I'd like to buy 2 fuel cells at the going price.\n"
+        "      - accept: true\n"
+    )
+    async with MockLlmServer(responder=GAME.offline_responder, plays=PLAYS_LLAMA_CPP) as brain:
+        settings = EvalSettings(Target("llama-cpp", "local", brain.base_url), turn_timeout_s=20)
+        report = await run_eval(settings, load_scenarios(path), tmp_path)
+        bodies = [r.body for r in brain.requests if isinstance(r.body, dict)]
+    turns = report.turns()
+    assert [a["name"] for a in turns[-1].actions] == ["player_buys"]
+    turn_bodies = [body for body in bodies if body.get("max_tokens") != 1]
+    begun = [_begun_line(body) for body in turn_bodies]
+    assert begun[-2:] == [
+        '{"line":"I can let you have 2 fuel cells for 900 credits.',
+        '{"line":"There you go: 2 fuel cells.',
+    ]
+    assert turns[-1].lines[0].startswith("There you go: 2 fuel cells.")

@@ -264,3 +264,65 @@ def test_between_turns_the_answer_s_end_and_a_user_message_s_opening_are_evaluat
     _turn(real_model, turn, "Take me along.")
     reused, _ = (int(n) for n in _logged_after(real_model, at, _REUSED))
     assert reused == held + ahead
+
+
+def _streamed_call(model: ServedModel, body: dict[str, Any]) -> list[str]:
+    """Each tool-call delta's arguments text of a streamed answer, in order."""
+    pieces: list[str] = []
+    url = f"{model.base_url}/chat/completions"
+    with httpx.stream("POST", url, json={**body, "stream": True}, timeout=300) as answer:
+        assert answer.status_code == 200, answer.read().decode()
+        for line in answer.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            for call in json.loads(line[6:])["choices"][0]["delta"].get("tool_calls") or []:
+                pieces.append(call["function"].get("arguments") or "")
+    return pieces
+
+
+@pytest.mark.parametrize("temperature", [0, 0.7], ids=["greedy", "sampled"])
+def test_a_call_begun_in_the_request_is_continued_its_words_sent_first(
+    real_model: ServedModel, temperature: float
+) -> None:
+    begun = '{"line":"Two loaves for six coins.'
+    body = {
+        "messages": [*MESSAGES, _begun(begun)],
+        "max_tokens": 32,
+        "temperature": temperature,
+        "tools": [TOOL],
+        "tool_choice": _FORCED,
+    }
+    pieces = _streamed_call(real_model, body)
+    # The begun words are the first delta, sent before the model read the prompt.
+    assert pieces[0] == begun
+    whole = "".join(pieces)
+    assert whole.startswith(begun)
+    if whole.endswith("}"):
+        assert json.loads(whole)["line"].startswith("Two loaves for six coins.")
+    unstreamed = _post(real_model, **{**body, "temperature": 0})
+    assert unstreamed["message"]["tool_calls"][0]["function"]["arguments"].startswith(begun)
+
+
+@pytest.mark.parametrize(
+    "begun",
+    ['{"line":"closed"}', '{"text":"another key', '{"line":"a cut escape \\'],
+    ids=["closed", "another key", "cut escape"],
+)
+def test_a_begun_call_that_does_not_continue_the_opening_is_refused(
+    real_model: ServedModel, begun: str
+) -> None:
+    body = {"messages": [*MESSAGES, _begun(begun)], "tools": [TOOL], "tool_choice": _FORCED}
+    answer = httpx.post(f"{real_model.base_url}/chat/completions", json=body, timeout=300)
+    assert answer.status_code >= 400
+    assert "continued" in answer.text
+    # The server lives on.
+    assert _post(real_model, tools=[TOOL], tool_choice=_FORCED)["message"]["tool_calls"]
+
+
+def _begun(arguments: str) -> dict[str, Any]:
+    call = {"id": "begun", "type": "function"}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{**call, "function": {"name": "npc_speak", "arguments": arguments}}],
+    }

@@ -236,3 +236,16 @@ async def test_a_configured_context_window_replaces_the_profiles(mock: MockLlmSe
         await default.aclose()
     with pytest.raises(ValueError, match="greater than or equal to 256"):
         LlmConfig(provider="llama-cpp", context_window=100)
+
+
+async def test_a_configured_continues_calls_replaces_the_profiles(mock: MockLlmServer) -> None:
+    # Another llama-cpp-python server than `models serve-local` reads a begun call as finished.
+    config = LlmConfig(provider="llama-cpp", base_url=mock.base_url, continues_calls=False)
+    provider = await build_provider(config)
+    default = await build_provider(LlmConfig(provider="llama-cpp", base_url=mock.base_url))
+    try:
+        assert provider.profile.continues_calls is False
+        assert default.profile.continues_calls is True
+    finally:
+        await provider.aclose()
+        await default.aclose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+from dataclasses import replace
 from types import MappingProxyType
 
 from hypothesis import given
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from starharness.runtime.llm import (
     DEEPSEEK,
+    LLAMA_CPP,
     OPENAI,
     AssistantMessage,
     LlmRequest,
@@ -194,6 +196,28 @@ def test_named_tool_choice_and_profiles_without_it() -> None:
     assert "stream_options" not in body
     no_tools = json.loads(WireEncoder(DEEPSEEK).body(_request(tools=())))
     assert "tools" not in no_tools and "tool_choice" not in no_tools
+
+
+@given(st.text(max_size=30), st.sampled_from([True, False]))
+def test_a_begun_call_goes_last_only_to_a_server_that_continues_calls(
+    words: str, null_content: bool
+) -> None:
+    begun = '{"city":' + json.dumps(words)[:-1]
+    choice = NamedToolChoice("weather", begun)
+    continuing = replace(LLAMA_CPP, null_content_with_tool_calls=null_content)
+    body = json.loads(WireEncoder(continuing).body(_request(tool_choice=choice)))
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "weather"}}
+    *history, last = body["messages"]
+    assert history == json.loads(WireEncoder(continuing).body(_request()))["messages"]
+    assert last["role"] == "assistant"
+    assert last["content"] == (None if null_content else "")
+    assert [call["function"] for call in last["tool_calls"]] == [
+        {"name": "weather", "arguments": begun}
+    ]
+    # Any other server is sent the plain forced choice.
+    assert WireEncoder(DEEPSEEK).body(_request(tool_choice=choice)) == WireEncoder(DEEPSEEK).body(
+        _request(tool_choice=NamedToolChoice("weather"))
+    )
 
 
 def test_extra_fields_are_added_replace_standard_ones_or_drop_them() -> None:

@@ -97,6 +97,7 @@ async def test_a_conversation_longer_than_the_window_goes_on(
         "llama-cpp-small",
         streams_open_tool_choice=LLAMA_CPP.streams_open_tool_choice,
         shows_tool_results=LLAMA_CPP.shows_tool_results,
+        continues_calls=LLAMA_CPP.continues_calls,
         context_tokens=server_window,
     )
     async with (

@@ -101,10 +101,17 @@ async def test_decide_act_speak_trades_on_a_server_that_cannot_stream_an_open_ch
     assert DECISION_TEMPERATURE == 0.0
     # The server shows no tool results: the result is repeated in a logged user message,
     # which names the action; the decision call itself is out of view (a small model copies
-    # the calls it sees), so the speech request is the decision's plus that one message.
+    # the calls it sees), so the speech request is the decision's plus that one message, and
+    # the speech call begun with the game's words for the offer (which the server continues).
     assert turn[1]["messages"][: len(turn[0]["messages"])] == turn[0]["messages"]
     told = turn[1]["messages"][len(turn[0]["messages"]) :]
-    assert [m["role"] for m in told] == ["user"]
+    assert [m["role"] for m in told] == ["user", "assistant"]
+    [begun] = told[1]["tool_calls"]
+    assert begun["function"] == {
+        "name": "npc_speak",
+        "arguments": '{"line":"I can let you have 2 fuel cells for 900 credits.',
+    }
+    assert line(offered).startswith("I can let you have 2 fuel cells for 900 credits.")
     assert told[0]["content"].startswith(OUTCOME_PREFIX)
     # In words, the action first, and without what the model never uses (the offer's id): the
     # deal from the NPC's side (the game's pitch), with its total; the player's label is theirs.

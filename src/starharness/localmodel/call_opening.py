@@ -21,6 +21,7 @@ nothing here imports llama.cpp.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -137,3 +138,17 @@ def _shared_string_key(
     if len(keys) != 1:
         return None
     return keys.pop(), alternatives
+
+
+def continues_string(opening: str, arguments: str) -> bool:
+    """Whether `arguments` is `opening` (which ends inside a string) followed by more of that
+    string's text only: complete characters and escapes, no closing quote. The grammar that
+    follows `opening` then still fits what follows `arguments`."""
+    if not opening.endswith('"') or not arguments.startswith(opening):
+        return False
+    text = arguments[len(opening) :]
+    try:
+        json.loads(f'"{text}"')
+    except ValueError:
+        return False
+    return True

@@ -247,6 +247,28 @@ def next_user_parts() -> tuple[PromptPart, ...]:
     return (_END, PromptPart("\n"), _START, PromptPart("user\n"))
 
 
+def continued_call(
+    messages: Sequence[ChatMessage], forced: str | None
+) -> tuple[tuple[ChatMessage, ...], str | None]:
+    """`messages` without a last message that begins the forced call, and that call's
+    arguments so far (None, and `messages` whole, when the last message is anything else).
+
+    A request may end with an assistant message that holds nothing but one call of the
+    function its `tool_choice` forces, its arguments cut off: the answer is that call
+    continued (an assistant prefill, as other chat APIs call it), its arguments beginning with
+    the text given. A conversation never ends that way otherwise: a call in the history is
+    followed by its result."""
+    if forced is None or not messages:
+        return tuple(messages), None
+    last = messages[-1]
+    if last.role != "assistant" or last.content or len(last.calls) != 1:
+        return tuple(messages), None
+    call = last.calls[0]
+    if call.name != forced:
+        return tuple(messages), None
+    return tuple(messages[:-1]), call.arguments
+
+
 def _joined(parts: Sequence[PromptPart]) -> tuple[PromptPart, ...]:
     """`parts` with neighbouring text joined (the tokenizer cuts text as one run) and empty
     text dropped."""

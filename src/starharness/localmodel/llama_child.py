@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Final, cast
@@ -30,7 +31,7 @@ from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
 from llama_cpp.server.settings import ModelSettings, ServerSettings, Settings
 
 from . import jump_forward
-from .call_opening import split_opening
+from .call_opening import continues_string, split_opening
 from .chat_prompt import (
     CALL_PREFIX,
     CHAT_FORMAT_NAME,
@@ -39,6 +40,7 @@ from .chat_prompt import (
     ChatPromptError,
     PromptPart,
     ToolFunction,
+    continued_call,
     forced_name,
     generation_parts,
     json_response_schema,
@@ -97,8 +99,9 @@ def handle_chat(
     """One chat completion: plain text, a forced named call, or the model's own choice."""
     try:
         functions = read_tools(tools)
-        prompt = (*render_parts(read_messages(messages), functions), *generation_parts())
         forced = forced_name(tool_choice)
+        history, begun = continued_call(read_messages(messages), forced)
+        prompt = (*render_parts(history, functions), *generation_parts())
         answer_schema = json_response_schema(options.get("response_format"))
     except ChatPromptError as exc:
         raise ValueError(str(exc)) from None
@@ -128,25 +131,52 @@ def handle_chat(
         known = ", ".join(tool.name for tool in functions) or "none"
         raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
     opening, rest = _call_grammar(tool.parameters)
-    call_opening = PromptPart(f"{CALL_PREFIX}{tool.name}:\n{opening}")
-    call_prompt = _ready(llama, (*prompt, call_opening), shelf)
+    start = opening if begun is None else _continued(opening, begun)
+    call_prompt = _ready(llama, (*prompt, PromptPart(f"{CALL_PREFIX}{tool.name}:\n{start}")), shelf)
     call: Any
     if jump_forward.applies(llama, sampling, stops, END):
         _, checked = _constrained(llama, compact(rest), sampling)
         assert checked is not None, "a greedy completion's grammar is always a filter"
+        _advance(llama, checked, start[len(opening) :])
         chunks = jump_forward.complete(
             llama, call_prompt, checked, max_tokens=max_tokens, model=sampling.get("model")
         )
         call = chunks if stream else _joined(chunks)
     else:
         constrained, checked = _constrained(llama, rest, sampling)
+        _advance(llama, checked, start[len(opening) :])
         call = llama.create_completion(
             prompt=call_prompt, stream=stream, stop=stops, max_tokens=max_tokens, **constrained
         )
     if stream:
-        return _checked(_call_chunks(tool.name, _noted(llama, call_prompt, call), opening), checked)
+        name = sampling.get("model") or llama.model_path
+        chunks = _call_chunks(tool.name, _noted(llama, call_prompt, call), start, name)
+        return _checked(chunks, checked)
     _note(llama, call_prompt, call["choices"][0])
-    return _call_answer(tool.name, _whole(call, checked), opening)
+    return _call_answer(tool.name, _whole(call, checked), start)
+
+
+def _continued(opening: str, begun: str) -> str:
+    """The arguments a continued call begins with (see `continued_call`): `begun`, which must
+    be the call's fixed opening and more of its first string."""
+    if not opening or not continues_string(opening, begun):
+        shown = begun if len(begun) <= 80 else begun[:77] + "..."
+        expected = f"{opening!r} and more of that string" if opening else "nothing to continue"
+        raise ValueError(
+            f"the last message begins the forced call with arguments {shown!r}; "
+            f"a call continued here must begin with {expected}"
+        )
+    return begun
+
+
+def _advance(llama: Llama, checked: GrammarFilter | None, text: str) -> None:
+    """Advance the grammar of what follows the call's opening over `text`, the continued
+    call's given part: what the model writes next is checked from where it ends."""
+    if checked is None or not text:
+        return
+    if not checked.accept(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)):
+        checked.broken = None
+        raise ValueError(f"the continued call's text {text!r} breaks the call's schema")
 
 
 def _noted(
@@ -300,24 +330,29 @@ def _text_chunks(chunks: Iterator[Mapping[str, Any]]) -> Iterator[dict[str, Any]
 
 
 def _call_chunks(
-    name: str, chunks: Iterator[Mapping[str, Any]], opening: str
+    name: str, chunks: Iterator[Mapping[str, Any]], opening: str, model: str
 ) -> Iterator[dict[str, Any]]:
-    call_id = None
+    """The call's chunks, the first before the prompt is evaluated: the opening the prompt
+    ends with is the arguments' first text, and a continued call's given words reach the
+    client (the player) while the model reads the prompt."""
+    completion_id = f"cmpl-{uuid.uuid4()}"
+    head = {
+        "id": f"chat{completion_id}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
+    call: dict[str, object] = {"index": 0, "id": f"call_{name}_{completion_id}"}
+    call |= {"type": "function", "function": {"name": name, "arguments": opening}}
+    start = {"role": "assistant", "content": None, "tool_calls": [call]}
+    yield {**head, "choices": [_delta(start)]}
     for chunk in chunks:
         choice = chunk["choices"][0]
-        if call_id is None:
-            call_id = f"call_{name}_{chunk['id']}"
-            # The opening the prompt ended with is the arguments' first text.
-            function = {"name": name, "arguments": opening}
-            start: dict[str, object] = {"index": 0, "id": call_id, "type": "function"}
-            start["function"] = function
-            delta = {"role": "assistant", "content": None, "tool_calls": [start]}
-            yield {**_head(chunk), "choices": [_delta(delta)]}
         if choice["text"]:
             more = {"index": 0, "function": {"arguments": choice["text"]}}
-            yield {**_head(chunk), "choices": [_delta({"tool_calls": [more]})]}
+            yield {**head, "choices": [_delta({"tool_calls": [more]})]}
         if choice["finish_reason"] is not None:
-            yield {**_head(chunk), "choices": [_delta({}, "tool_calls")]}
+            yield {**head, "choices": [_delta({}, "tool_calls")]}
 
 
 def _delta(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ without a model.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -29,6 +30,11 @@ class MockCapabilities:
     strict_schema: bool = False
     """True: a function marked `strict: true` must have a strict schema (every object lists
     all its properties as required and forbids others), else HTTP 400, as OpenAI answers."""
+    continues_calls: bool = False
+    """True: a request whose last message is an assistant message holding only a call of the
+    forced tool, its arguments cut inside the first string, is answered with that call
+    continued: the responder sees the conversation without it, and the first string of its
+    call begins with the given text (`models serve-local` does so)."""
     context_tokens: int | None = None
     """The model's window: a request whose prompt (counted as the mock counts usage) plus its
     `max_tokens` exceeds it is refused with HTTP 400 and the message llama-cpp-python's server
@@ -77,11 +83,49 @@ class MockCapabilities:
             " completion."
         )
 
+    def begun_call(
+        self, messages: tuple[ChatMessage, ...], tool_choice: object
+    ) -> tuple[tuple[ChatMessage, ...], str | None]:
+        """`messages` without a last message that begins the forced call, and that call's
+        arguments so far; `messages` whole and None where this server continues no call."""
+        forced = _mapping(_mapping(tool_choice).get("function")).get("name")
+        if not self.continues_calls or not messages or not isinstance(forced, str):
+            return messages, None
+        last = messages[-1]
+        calls = last.tool_calls or ()
+        if last.role != "assistant" or last.text or len(calls) != 1:
+            return messages, None
+        if calls[0].function.name != forced:
+            return messages, None
+        return messages[:-1], calls[0].function.arguments
+
     def visible(self, messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage, ...]:
         """The conversation as this server's model sees it."""
         if self.shows_tool_results:
             return messages
         return tuple(message for message in messages if message.role != "tool")
+
+
+def continued(begun: str, arguments: str) -> str:
+    """`arguments` (a JSON object) as the continuation of the call `begun`: its first string
+    begins with the begun text, then a space and the string's own words. `arguments` itself
+    when either cannot be read so."""
+    try:
+        key, given = next(iter(json.loads(begun + '"}').items()))
+        whole = json.loads(arguments)
+    except (ValueError, StopIteration):
+        return arguments
+    if not isinstance(given, str) or not isinstance(whole, dict):
+        return arguments
+    fields = cast(dict[str, Any], whole)
+    own = fields.get(key)
+    line = given if not isinstance(own, str) or not own else f"{given} {own}"
+    text = json.dumps(
+        {key: line, **{k: v for k, v in fields.items() if k != key}},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return text if text.startswith(begun) else arguments
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -108,8 +152,11 @@ def _strict(schema: Mapping[str, Any]) -> bool:
 
 FULL = MockCapabilities("full")
 """A server that streams an open tool choice and shows tool results (DeepSeek, vLLM)."""
-LLAMA_CPP = MockCapabilities("llama-cpp", streams_open_tool_choice=False, shows_tool_results=False)
-"""llama-cpp-python's server with `chatml-function-calling`."""
+LLAMA_CPP = MockCapabilities(
+    "llama-cpp", streams_open_tool_choice=False, shows_tool_results=False, continues_calls=True
+)
+"""llama-cpp-python's server as `models serve-local` runs it: tool results hidden, no open
+tool choice streamed, a begun call continued."""
 NO_OPEN_STREAM = MockCapabilities("no-open-stream", streams_open_tool_choice=False)
 NO_TOOL_RESULTS = MockCapabilities("no-tool-results", shows_tool_results=False)
 STRICT = MockCapabilities("strict", strict_schema=True)

@@ -12,8 +12,8 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
-from ..responder.steps import Step, parse_steps
-from .capabilities import FULL, MockCapabilities
+from ..responder.steps import Step, ToolCalls, parse_steps
+from .capabilities import FULL, MockCapabilities, continued
 from .conversations import DEFAULT_CONVERSATION, ConversationBook, Exhausted
 from .play import Exchange, play
 from .requests import (
@@ -352,16 +352,17 @@ class MockLlmServer:
             chat_request = make_chat_request(
                 parsed, conversation=key, turn=turn, headers=record.headers
             )
-            if not self._plays.shows_tool_results:
-                chat_request = replace(
-                    chat_request, messages=self._plays.visible(chat_request.messages)
-                )
+            history, begun = self._plays.begun_call(chat_request.messages, chat_request.tool_choice)
+            if begun is not None or not self._plays.shows_tool_results:
+                chat_request = replace(chat_request, messages=self._plays.visible(history))
             try:
                 outcome = await ask_responder(self._responder, chat_request)
             except ResponderError as exc:
                 _log.error("%s", exc, exc_info=exc.__cause__)
                 await self._fail(out, record, 500, str(exc), "mock_error", "mock_responder_failed")
                 return
+            if begun is not None:
+                outcome = _continue_call(outcome, begun)
         record.step = outcome
         self._sequence += 1
         exchange = Exchange(
@@ -390,3 +391,13 @@ class MockLlmServer:
     ) -> None:
         record.error = message
         await out.send(status, error_body(message, error_type, code, param), "application/json")
+
+
+def _continue_call(outcome: Step, begun: str) -> Step:
+    """The responder's answer as the continuation of the call the request began: a single
+    call's first string begins with the begun text (see `continued`)."""
+    if not isinstance(outcome, ToolCalls) or len(outcome.calls) != 1:
+        return outcome
+    (call,) = outcome.calls
+    arguments = continued(begun, call.arguments)
+    return outcome.model_copy(update={"calls": [call.model_copy(update={"arguments": arguments})]})

@@ -49,12 +49,23 @@ class OfferTerms:
     label, the player's side, and a small model then speaks as the buyer ("I'll take 2
     loaves"). In the first person: a pitch about "the player" the 1.5B development model
     narrated ("You offer to sell ... to the player").
+
+    `says` is the offer as the NPC says it aloud ("Two loaves for 6 coins."): where the model
+    server can continue a line it did not begin (`models serve-local`), the NPC's line after
+    making the offer begins with these words, streamed to the player at once, and the model
+    goes on from them. Written in the characters the speech contract allows
+    (`SpeechContract.line_characters`); words outside them, or none, and the model begins the
+    line itself. `says_done` is the same for the NPC's line after the player accepted and the
+    deal committed ("There you go: two loaves."): spoken from the NPC's side, so a small model
+    goes on as the seller rather than as the buyer.
     """
 
     label: str
     cost: str = ""
     quote: Mapping[str, Any] = field(default_factory=dict[str, Any])
     pitch: str = ""
+    says: str = ""
+    says_done: str = ""
 
 
 Terms = Callable[[_Tx, _A], OfferTerms]
@@ -91,6 +102,10 @@ class Offer:
     @property
     def cost(self) -> str:
         return self.draft.terms.cost
+
+    @property
+    def terms(self) -> OfferTerms:
+        return self.draft.terms
 
     def describe(self) -> str:
         """The offer in one line, for the model and the log: label, then cost."""

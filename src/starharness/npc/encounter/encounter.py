@@ -47,7 +47,7 @@ from .decision import DECISION_TEMPERATURE, TALK_CONTEXT, decisions_out_of_view
 from .host import EncounterHost
 from .mapping import FrameMapper, FrameSink
 from .meeting import meet
-from .offer_desk import OfferDesk, acceptance_note, offers_meant
+from .offer_desk import OfferDesk, acceptance_note, line_opening, offer_made, offers_meant
 from .plans import DECIDE_ACT_SPEAK, PlanChoice
 from .presets import ArchetypePreset
 from .scene_changes import scene_changes
@@ -95,6 +95,8 @@ class Encounter:
         "_lore",
         "_mapper",
         "_offers",
+        "_opening",
+        "_opening_next",
         "_options",
         "_parting",
         "_plan",
@@ -186,6 +188,12 @@ class Encounter:
         self._give_up = False
         self._greeting: asyncio.Task[None] | None = None
         """The greeting waiting for a prefix the model server is warming (see `_greet`)."""
+        self._opening: str | None = None
+        """The speech call's arguments so far when this turn's line begins with the game's
+        words: for the offer its decision made, or for the accepted deal it reacts to (see
+        `line_opening`)."""
+        self._opening_next: str | None = None
+        """The opening of the next turn's line (a reaction to a deal that committed)."""
         self._reconsidered = False
         """This turn's decision was refused once and the model decided again (decide-act-
         speak): a small model picks the wrong one of two mirror-image actions (the player's
@@ -301,7 +309,10 @@ class Encounter:
         request = outgoing.request
         if self._plan.plan == DECIDE_ACT_SPEAK:
             forced = kit.speech_tool.name if self._decided else self._decision_name
-            request.tool_choice = NamedToolChoice(forced)
+            # After an offer the line begins with the game's words for it: the server streams
+            # them at once, and the player reads the terms while the model reads the result.
+            begun = self._opening if forced != self._decision_name else None
+            request.tool_choice = NamedToolChoice(forced, begun or "")
             if forced == self._decision_name and request.temperature is None:
                 request.temperature = DECISION_TEMPERATURE
         elif self._answering:
@@ -319,6 +330,8 @@ class Encounter:
             return
         if not is_error:
             if name == decision:
+                offer = offer_made(content, self._offers.pending)
+                self._opening = None if offer is None else self._line_opening(offer.terms.says)
                 if not self._reconsidered and _refused(content):
                     self._reconsidered = True
                 else:
@@ -478,7 +491,16 @@ class Encounter:
         if await self._read_scene():
             await self._stand()
             self._reacting = attempt.ok
+            if attempt.ok:
+                self._opening_next = self._line_opening(offer.terms.says_done)
             self._begin(UserMessage(acceptance_note(offer, attempt)))
+
+    def _line_opening(self, words: str) -> str | None:
+        """The begun speech call for a line that opens with the game's `words`, where the plan
+        lets a line begin so (see `PlanChoice.opens_lines`)."""
+        if not self._plan.opens_lines or self._plan.plan != DECIDE_ACT_SPEAK:
+            return None
+        return line_opening(words, self._host.kit.style.contract)
 
     def _greet(self, message: UserMessage) -> None:
         """Begin the greeting; after a prefix the model server is warming, if one is."""
@@ -547,6 +569,7 @@ class Encounter:
             self._failures.clear()
             self._give_up = False
             self._reconsidered = False
+            self._opening, self._opening_next = self._opening_next, None
         elif kind == ev.TOOL_RESULT:
             result = ev.payload(event, ev.TOOL_RESULT)
             self._track_call(result["name"], bool(result["is_error"]), result["content"])

@@ -9,14 +9,16 @@ encounter.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final, cast
 
-from ..actions import ActionAttempt, Offer, OfferDraft, OfferTerms
+from ..actions import OFFERED, ActionAttempt, Offer, OfferDraft, OfferTerms
 from ..frames import OfferTerms as WireOfferTerms
 from ..frames import OptionItem
+from ..game import SpeechContract
 
 OFFER_ID_PREFIX: Final = "offer-"
 ACCEPT_PREFIX: Final = "I accept: "
@@ -152,6 +154,33 @@ class OfferDesk:
             )
             for offer in ordered
         ]
+
+
+def offer_made(result: str, offers: Sequence[Offer]) -> Offer | None:
+    """The pending offer a decision whose result is `result` made, if it made one."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    offered = cast(Mapping[str, Any], data).get(OFFERED)
+    return next((offer for offer in offers if offer.id == offered), None)
+
+
+def line_opening(words: str, contract: SpeechContract) -> str | None:
+    """The speech call's arguments so far for a line that begins with the game's `words`
+    (`OfferTerms.says`, `OfferTerms.says_done`): compact JSON cut inside the line's string
+    (`{"line":"Two loaves for 6 coins.`). None when there are none or they break the speech
+    contract (a character outside `line_characters`, longer than `max_line_chars`)."""
+    says = words.strip()
+    if not says or (contract.max_line_chars is not None and len(says) > contract.max_line_chars):
+        return None
+    allowed = contract.line_characters
+    if allowed is not None and re.fullmatch(f"(?:{allowed})*", says) is None:
+        return None
+    field = json.dumps(contract.line_field)
+    return "{" + field + ":" + json.dumps(says, ensure_ascii=False)[:-1]
 
 
 def acceptance_note(offer: Offer, attempt: ActionAttempt) -> str:

@@ -34,6 +34,11 @@ class PlanChoice:
     """True: the model server evaluates every prompt token on this machine (its profile warms
     prefixes), so each token of a turn's context is waited for: a turn gets less lore, and a
     changed scene is sent as its changes (`scene_changes`)."""
+    opens_lines: bool = False
+    """True: the server continues a call begun in the request (`ProviderProfile.
+    continues_calls`), so on the decide-act-speak plan the line after an offer begins with the
+    game's words for it (`OfferTerms.says`), which the player reads while the model reads the
+    offer's result."""
 
     def log_data(self) -> dict[str, object]:
         return {"plan": self.plan, "reason": self.reason}
@@ -49,7 +54,9 @@ def choose_plan(profile: ProviderProfile | None, override: TurnPlanName | None) 
     """The plan for a provider with `profile` (None: it declares nothing), or the game's."""
     choice = _choose(profile, override)
     if profile is not None and profile.warm_prefixes:
-        return replace(choice, local_prompts=True)
+        choice = replace(choice, local_prompts=True)
+    if profile is not None and profile.continues_calls:
+        choice = replace(choice, opens_lines=True)
     return choice
 
 

@@ -87,6 +87,10 @@ class LlmConfig(BaseModel):
     context_window: int | None = Field(default=None, ge=256)
     """Tokens the server's model reads at most (prompt plus output), when not the profile's:
     e.g. a llama.cpp server started with another `--n-ctx`. Compaction keeps requests under it."""
+    continues_calls: bool | None = None
+    """Whether the server continues a forced call the request began, when not the profile's:
+    `false` for a llama-cpp-python server other than `models serve-local`, which would read
+    the begun call as a finished one (see `ProviderProfile.continues_calls`)."""
 
     @field_validator("provider")
     @classmethod
@@ -142,6 +146,8 @@ async def build_provider(
         )
     if config.context_window is not None:
         profile = dataclasses.replace(profile, context_window=config.context_window)
+    if config.continues_calls is not None:
+        profile = dataclasses.replace(profile, continues_calls=config.continues_calls)
     return OpenAICompatibleProvider(
         profile,
         base_url=base_url,

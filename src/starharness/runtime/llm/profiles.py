@@ -69,6 +69,11 @@ class ProviderProfile:
     """True: the server keeps evaluated prompts (a local server's prompt cache) and computes
     every prompt token on this machine, so evaluating each agent's static prefix while nobody
     waits saves the first request its longest part."""
+    continues_calls: bool = False
+    """True: a request whose last message is an assistant message holding only a call of the
+    tool its `tool_choice` forces, with arguments cut inside the first string, is answered with
+    that call continued (its arguments begin with the text given, streamed before the prompt is
+    evaluated), as `models serve-local` does. Another server would read it as a finished call."""
 
 
 DEEPSEEK = ProviderProfile(
@@ -135,6 +140,9 @@ LLAMA_CPP = ProviderProfile(
     # `models serve-local` keeps evaluated prompts in RAM (`--cache`): a warmed NPC's greeting
     # evaluates its scene, not its 2,000-token system message and tools.
     warm_prefixes=True,
+    # `models serve-local` continues a forced call begun in the last message: an NPC's line can
+    # begin with the game's words for its offer while the model reads the result.
+    continues_calls=True,
 )
 
 PROFILES: Mapping[str, ProviderProfile] = MappingProxyType(

@@ -67,6 +67,10 @@ class NamedToolChoice:
     """Force the model to call this tool."""
 
     name: str
+    begun: str = ""
+    """The call's arguments begin with this text (JSON cut inside its first string), and the
+    model writes the rest; sent only to a server whose profile continues calls
+    (`ProviderProfile.continues_calls`), others ignore it."""
 
 
 ToolChoice = Literal["auto", "required", "none"] | NamedToolChoice

@@ -277,9 +277,13 @@ class WireEncoder:
         `model` replaces an empty `request.model`; `cache_key` is sent if the profile takes one.
         """
         profile = self._profile
+        messages = self.messages_json(request.system, request.messages)
+        choice = request.tool_choice
+        if isinstance(choice, NamedToolChoice) and choice.begun and profile.continues_calls:
+            messages = _with_begun_call(messages, choice, profile)
         fields: list[tuple[str, bytes]] = [
             ("model", _encode(request.model or model or "")),
-            ("messages", self.messages_json(request.system, request.messages)),
+            ("messages", messages),
         ]
         if request.tools:
             fields.append(("tools", self.tools_json(request.tools)))
@@ -297,6 +301,20 @@ class WireEncoder:
         if request.extra:
             fields = _merge_extra(fields, request.extra)
         return b"{" + b",".join(_key(name) + value for name, value in fields) + b"}"
+
+
+def _with_begun_call(messages: bytes, choice: NamedToolChoice, profile: ProviderProfile) -> bytes:
+    """The messages array with the forced call begun in a last assistant message, which a
+    server that continues calls answers by continuing it (never logged as a message: the
+    answer, which begins with it, is)."""
+    call = {"name": choice.name, "arguments": choice.begun}
+    begun = {
+        "role": "assistant",
+        "content": None if profile.null_content_with_tool_calls else "",
+        "tool_calls": [{"id": "begun", "type": "function", "function": call}],
+    }
+    separator = b"," if messages != b"[]" else b""
+    return messages[:-1] + separator + _encode(begun) + b"]"
 
 
 def _merge_extra(

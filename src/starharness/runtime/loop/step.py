@@ -145,7 +145,13 @@ def request_context_data(provider: str, request: LlmRequest) -> ev.RequestContex
         "model": request.model,
         "max_tokens": request.max_tokens,
         "temperature": request.temperature,
-        "tool_choice": choice if isinstance(choice, str) else {"name": choice.name},
+        "tool_choice": (
+            choice
+            if isinstance(choice, str)
+            else {"name": choice.name, "begun": choice.begun}
+            if choice.begun
+            else {"name": choice.name}
+        ),
     }
 
 

@@ -89,12 +89,16 @@ def _terms(tx: WorldTx, args: IntelArgs) -> OfferTerms:
             "free",
             {"price": 0},
             pitch=f'I tell you the {item.kind} "{item.title}" for free',
+            says=f"You can have that {item.kind} for free.",
+            says_done="Here's what I heard.",
         )
     return OfferTerms(
         f'Buy the {item.kind} "{item.title}"',
         f"{item.price:,} cr",
         {"price": item.price},
         pitch=f'I sell you the {item.kind} "{item.title}" ({item.price:,} cr)',
+        says=f"That {item.kind} costs {item.price:,} credits.",
+        says_done="Here's what I know.",
     )
 
 

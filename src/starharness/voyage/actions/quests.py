@@ -178,7 +178,14 @@ def _hand_over(tx: WorldTx, args: QuestArgs) -> OfferTerms:
     goods = f"{quest.qty} {good_name(tx, quest.good_id)}"
     label = f'Hand over {goods} for "{quest.title}"'
     pitch = f'I take your {goods} for the job "{quest.title}"'
-    return OfferTerms(label, goods, {"reward": quest.reward}, pitch=pitch)
+    return OfferTerms(
+        label,
+        goods,
+        {"reward": quest.reward},
+        pitch=pitch,
+        says=f"Hand me the {goods} and the job is done.",
+        says_done="That's the job done.",
+    )
 
 
 COMPLETE = define_game_action(

@@ -175,6 +175,8 @@ def _buy_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
         f"{args.total:,} cr",
         _quote(tx, args),
         pitch=f"I sell you {units} at {args.unit_price:,} ({args.total:,} cr)",
+        says=f"I can let you have {units} for {args.total:,} credits.",
+        says_done=f"There you go: {units}.",
     )
 
 
@@ -187,6 +189,8 @@ def _sell_terms(tx: WorldTx, args: TradeArgs) -> OfferTerms:
         units,
         _quote(tx, args),
         pitch=f"I buy {units} from you for {args.total:,} cr",
+        says=f"I'll give you {args.total:,} credits for {units}.",
+        says_done=f"Here are your {args.total:,} credits.",
     )
 
 

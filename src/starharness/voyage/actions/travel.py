@@ -123,12 +123,16 @@ def _terms(tx: WorldTx, args: PassageArgs) -> OfferTerms:
             "your labour",
             {"fare": 0},
             pitch=f"you work your passage to {place}",
+            says=f"You can work your passage to {place}.",
+            says_done=f"Good, you work your passage to {place}.",
         )
     return OfferTerms(
         f"Passage to {place}",
         f"{fare:,} cr",
         {"fare": fare},
         pitch=f"I book you a passage to {place} ({fare:,} cr)",
+        says=f"Passage to {place} is {fare:,} credits.",
+        says_done=f"You're booked to {place}.",
     )
 
 
