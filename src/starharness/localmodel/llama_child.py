@@ -20,6 +20,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, cast
 
@@ -37,6 +38,7 @@ from .chat_prompt import (
     CHAT_FORMAT_NAME,
     END,
     MESSAGE_PREFIX,
+    ChatMessage,
     ChatPromptError,
     PromptPart,
     ToolFunction,
@@ -51,7 +53,8 @@ from .chat_prompt import (
 )
 from .forced_text import compact
 from .grammar_filter import GrammarFilter
-from .idle_work import IdleWork
+from .idle_work import ASGIApp, IdleWork
+from .request_check import RequestCheck
 from .state_shelf import Lookahead, StateShelf, lookahead_after_answer, prompt_tokens, shelf_of
 
 _SAMPLING: Final = (
@@ -97,14 +100,9 @@ def handle_chat(
     **options: Any,
 ) -> Any:
     """One chat completion: plain text, a forced named call, or the model's own choice."""
-    try:
-        functions = read_tools(tools)
-        forced = forced_name(tool_choice)
-        history, begun = continued_call(read_messages(messages), forced)
-        prompt = (*render_parts(history, functions), *generation_parts())
-        answer_schema = json_response_schema(options.get("response_format"))
-    except ChatPromptError as exc:
-        raise ValueError(str(exc)) from None
+    asked = _read(messages, tools, tool_choice, options.get("response_format"))
+    functions, forced, answer_schema = asked.functions, asked.forced, asked.answer_schema
+    prompt = (*render_parts(asked.history, functions), *generation_parts())
     sampling = {key: options[key] for key in _SAMPLING if options.get(key) is not None}
     stops = [END, *([stop] if isinstance(stop, str) else (stop or []))]
     shelf = shelf_of(llama)
@@ -126,12 +124,9 @@ def handle_chat(
             return _checked(_text_chunks(_noted(llama, text_prompt, completion)), checked)
         _note(llama, text_prompt, completion["choices"][0])
         return _text_answer(_whole(completion, checked))
-    tool = next((tool for tool in functions if tool.name == forced), None)
-    if tool is None:
-        known = ", ".join(tool.name for tool in functions) or "none"
-        raise ValueError(f"tool_choice names {forced!r}, which is not among the tools ({known})")
+    tool = _tool(functions, forced)
     opening, rest = _call_grammar(tool.parameters)
-    start = opening if begun is None else _continued(opening, begun)
+    start = asked.begun if asked.begun is not None and forced == asked.forced else opening
     call_prompt = _ready(llama, (*prompt, PromptPart(f"{CALL_PREFIX}{tool.name}:\n{start}")), shelf)
     call: Any
     if jump_forward.applies(llama, sampling, stops, END):
@@ -154,6 +149,66 @@ def handle_chat(
         return _checked(chunks, checked)
     _note(llama, call_prompt, call["choices"][0])
     return _call_answer(tool.name, _whole(call, checked), start)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A chat request as the handler reads it, checked."""
+
+    functions: tuple[ToolFunction, ...]
+    forced: str | None
+    history: tuple[ChatMessage, ...]
+    begun: str | None
+    """The forced call's arguments so far, where the request began it (see `continued_call`):
+    its opening and more of its first string."""
+    answer_schema: dict[str, object] | None
+
+
+def _read(
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[object] | None,
+    tool_choice: object,
+    response_format: object,
+) -> _Asked:
+    """The request's parts, or ValueError saying what the handler cannot answer."""
+    try:
+        functions = read_tools(tools)
+        forced = forced_name(tool_choice)
+        history, begun = continued_call(read_messages(messages), forced)
+        answer_schema = json_response_schema(response_format)
+    except ChatPromptError as exc:
+        raise ValueError(str(exc)) from None
+    if forced is not None:
+        tool = _tool(functions, forced)
+        if begun is not None:
+            begun = _continued(_call_grammar(tool.parameters)[0], begun)
+    return _Asked(functions, forced, history, begun, answer_schema)
+
+
+def request_problem(body: Mapping[str, Any]) -> str | None:
+    """What the handler would refuse in a chat request's `body` (see `RequestCheck`), or None;
+    a body whose messages are not a list is left to the server's own validation."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return None
+    try:
+        _read(
+            cast(list[Mapping[str, object]], messages),
+            body.get("tools"),
+            body.get("tool_choice"),
+            body.get("response_format"),
+        )
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _tool(functions: Sequence[ToolFunction], name: str) -> ToolFunction:
+    tool = next((tool for tool in functions if tool.name == name), None)
+    if tool is None:
+        known = ", ".join(tool.name for tool in functions) or "none"
+        raise ValueError(f"tool_choice names {name!r}, which is not among the tools ({known})")
+    return tool
 
 
 def _continued(opening: str, begun: str) -> str:
@@ -257,12 +312,17 @@ def _grammar(schema: dict[str, object]) -> str:
 
 
 def _call_grammar(schema: dict[str, object]) -> tuple[str, str]:
-    """The call's opening for the prompt (see `call_opening`) and the grammar of the rest."""
+    """The call's opening for the prompt (see `call_opening`) and the grammar of the rest;
+    ValueError when the schema cannot be made a grammar."""
     text = json.dumps(schema)
     known = _CALLS.get(text)
     if known is None:
-        opening = split_opening(_grammar(schema))
-        known = ("", _grammar(schema)) if opening is None else (opening.text, opening.grammar)
+        try:
+            whole = _grammar(schema)
+        except Exception as exc:  # the converter's own errors: KeyError, RecursionError, ...
+            raise ValueError(f"a tool's parameters cannot be made a grammar: {exc!r}") from None
+        opening = split_opening(whole)
+        known = ("", whole) if opening is None else (opening.text, opening.grammar)
         _CALLS[text] = known
     return known
 
@@ -403,7 +463,10 @@ def main() -> None:
         model = cast(ModelSettings, parse_model_from_args(ModelSettings, args))
     except ValueError as exc:
         parser.error(str(exc))
-    idle = IdleWork(create_app(server_settings=server, model_settings=[model]))
+    app: ASGIApp = create_app(server_settings=server, model_settings=[model])
+    if model.chat_format == CHAT_FORMAT_NAME:
+        app = RequestCheck(app, request_problem)
+    idle = IdleWork(app)
     _IDLE[:] = [idle]
     uvicorn.run(
         idle,
