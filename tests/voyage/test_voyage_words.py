@@ -105,6 +105,27 @@ def test_a_refused_berth_is_told_in_the_npcs_words_not_the_models_hint() -> None
     assert "Ceres Deep" in said["line"]
 
 
+@pytest.mark.parametrize(("attitude", "offered"), [("-30 (hostile)", False), ("0 (wary)", True)])
+def test_a_job_that_needs_attitude_0_is_offered_only_to_a_player_at_0(
+    attitude: str, offered: bool
+) -> None:
+    # Found by the game walk: Vex (attitude -30) offered "bring 6 drive parts" (needs 0), and
+    # taking it was refused, a dead end; a bar of 0 had read as no bar at all.
+    talk = Conversation().player(ARRIVAL)
+    talk.scene(
+        "Day 3. Kessler's Hollow: the deal room.\nVex: 9,000 credits.\n"
+        "The player: Captain Ash, 8,000 credits; hold: empty.\n"
+        f"Attitude to the player: {attitude}.\n"
+        'Jobs on offer to the player: [quest-parts] "bring 6 drive parts", reward 12,000 for '
+        "6 [parts] (needs attitude 0)\n"
+        "Memories of the player: You have never dealt with them."
+    )
+    talk.player("Got any work?")
+    step = talk.ask()
+    assert ("job:quest-parts" in option_ids(step)) is offered
+    assert speech(step)["line"].startswith("No work for you today") is not offered
+
+
 @pytest.mark.parametrize(
     "text", ["I'll take the job.", "i'll take the job!", "  I'll take the job  "]
 )

@@ -314,7 +314,10 @@ def _jobs(s: Situation) -> Plan:
             mood_for(scene.attitude),
             standard_options(scene, skip=frozenset({"jobs"})),
         )
-    open_to = [j for j in scene.open_jobs if (j.min_attitude or -100) <= scene.attitude]
+    # A job that needs attitude 0 is closed to a player the NPC distrusts: 0 is a bar too.
+    open_to = [
+        j for j in scene.open_jobs if j.min_attitude is None or j.min_attitude <= scene.attitude
+    ]
     if not open_to:
         return Say(
             f"No work for you today, {s.addr}.",
