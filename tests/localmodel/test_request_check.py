@@ -94,6 +94,7 @@ async def test_everything_else_reaches_the_app_as_it_was_sent() -> None:
             ("GET", "/v1/models", ""),
             ("POST", CHAT_PATH, "not json"),  # the app's own validation answers it
             ("POST", CHAT_PATH, "[1, 2]"),
+            ("POST", CHAT_PATH, "[" * 100_000),  # deeper than the JSON parser goes
         ]:
             answer = await client.request(method, path, content=body)
             assert answer.json() == {"got": f"{method} {path}", "body": body}
