@@ -186,11 +186,12 @@ def _read(
 
 
 def request_problem(body: Mapping[str, Any]) -> str | None:
-    """What the handler would refuse in a chat request's `body` (see `RequestCheck`), or None;
-    a body whose messages are not a list is left to the server's own validation."""
+    """What the handler would refuse in a chat request's `body` (see `RequestCheck`), or None.
+    Messages that are not a list are refused here too: the server's own validation answers
+    them with a 500 and a traceback."""
     messages = body.get("messages")
     if not isinstance(messages, list):
-        return None
+        return "messages: give a list of chat messages"
     try:
         _read(
             cast(list[Mapping[str, object]], messages),

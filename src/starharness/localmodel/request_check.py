@@ -7,7 +7,9 @@ continue its opening) came back as a 500 or as a stream that broke off, and a cl
 tell its own mistake from the server's. `RequestCheck` wraps the server's ASGI app, reads the
 body of each `POST` to the chat endpoint, and asks `check` what is wrong with it: a reason
 becomes a `400` in the OpenAI error shape, naming it; nothing wrong, and the app gets the same
-body. A body that is not a JSON object goes to the app, whose own validation answers it.
+body. A body nested past the JSON parser's depth is a 400 too (the server answered it with a
+bare 500); one that is not JSON, or not an object, goes to the app, whose own validation
+answers it.
 
 Nothing here imports llama_cpp: the check is the handler's own (`llama_child`).
 """
@@ -66,7 +68,9 @@ class RequestCheck:
     def _problem(self, body: bytes) -> str | None:
         try:
             data = json.loads(body)
-        except (ValueError, RecursionError):  # nested past the parser's depth: the app's to say
+        except RecursionError:
+            return "the request body is nested too deeply to read"
+        except ValueError:
             return None
         if not isinstance(data, dict):
             return None
